@@ -1,0 +1,74 @@
+"""Tokenizer for SMT-LIB 2.6 text, including the z3 and cvc5 dialects found in bug reports."""
+
+from __future__ import annotations
+
+import re
+
+from sphinxfuzz.smtlib.errors import SmtParseError
+
+# One alternation, tried at each position; the group name is the token kind. Order matters:
+# decimals before numerals, and a digit-led run that continues with symbol characters (as in
+# `1e5` in some dialects) is read as one symbol so it prints back unchanged.
+_SYMBOL_CHARS = r"A-Za-z0-9~!@$%^&*_\-+=<>.?/"
+_TOKEN = re.compile(
+    rf"""
+    (?P<ws>[ \t\r\n\f\v]+)
+  | (?P<comment>;[^\n]*)
+  | (?P<lpar>\()
+  | (?P<rpar>\))
+  | (?P<string>"[^"]*(?:""[^"]*)*")
+  | (?P<qsymbol>\|[^|\\]*\|)
+  | (?P<keyword>:[{_SYMBOL_CHARS}]+)
+  | (?P<hex>\#x[0-9A-Fa-f]+(?![{_SYMBOL_CHARS}]))
+  | (?P<binary>\#b[01]+(?![{_SYMBOL_CHARS}]))
+  | (?P<literal>\#[{_SYMBOL_CHARS}]+)
+  | (?P<decimal>[0-9]+\.[0-9]+(?![{_SYMBOL_CHARS}]))
+  | (?P<numeral>[0-9]+(?![{_SYMBOL_CHARS}]))
+  | (?P<symbol>[{_SYMBOL_CHARS}]+)
+    """,
+    re.VERBOSE,
+)
+
+_SIMPLE_SYMBOL = re.compile(rf"[A-Za-z~!@$%^&*_\-+=<>.?/][{_SYMBOL_CHARS}]*\Z")
+
+
+def is_simple_symbol(name: str) -> bool:
+    return bool(_SIMPLE_SYMBOL.match(name))
+
+
+Token = tuple[str, str, int, int]  # kind, text, line, column
+
+
+def tokenize(text: str, filename: str = "<string>") -> list[Token]:
+    """All tokens of `text` except white space and comments, with 1-based positions."""
+    tokens: list[Token] = []
+    append = tokens.append
+    match = _TOKEN.match
+    pos = 0
+    line = 1
+    line_start = 0
+    end = len(text)
+    while pos < end:
+        m = match(text, pos)
+        if m is None:
+            col = pos - line_start + 1
+            char = text[pos]
+            if char == '"':
+                cause = "unterminated string literal"
+            elif char == "|":
+                cause = "unterminated or invalid |quoted symbol| (no '|' or '\\' allowed inside)"
+            else:
+                cause = f"unexpected character {char!r}"
+            raise SmtParseError(filename, line, col, cause)
+        kind = m.lastgroup
+        token_text = m.group()
+        if kind != "ws" and kind != "comment":
+            if kind == "qsymbol":
+                kind = "symbol"
+            append((kind, token_text, line, pos - line_start + 1))  # type: ignore[arg-type]
+        newlines = token_text.count("\n")
+        if newlines:
+            line += newlines
+            line_start = pos + token_text.rfind("\n") + 1
+        pos = m.end()
+    return tokens
