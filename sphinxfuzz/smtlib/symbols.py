@@ -105,9 +105,12 @@ class SymbolTable:
                 self.add_fun(selector, FunSig((sort,), field_sort, datatype.params))
 
     def constants(self) -> dict[str, Sort]:
-        """Nullary, non-generic function symbols visible now (declared constants)."""
+        """Nullary, non-generic function symbols visible now (declared or defined constants;
+        constructors such as `nil` are values, not variables, and are left out)."""
         found: dict[str, Sort] = {}
         for name, sigs in self.funs.items():
+            if name in self.constructors:
+                continue
             for sig in sigs:
                 if not sig.args and not sig.params:
                     found[name] = sig.result

@@ -1,0 +1,22 @@
+"""Mutation: skeletons of seed scripts, filled with generated terms adapted to the seed."""
+
+from sphinxfuzz.mutate import dialect
+from sphinxfuzz.mutate.fill import FillReport, Insertion, TermSource
+from sphinxfuzz.mutate.mutant import Mutant, MutationError, mutate
+from sphinxfuzz.mutate.seed import Seed, SeedError, load_seed
+from sphinxfuzz.mutate.skeleton import find_atoms, is_atom
+
+__all__ = [
+    "FillReport",
+    "Insertion",
+    "Mutant",
+    "MutationError",
+    "Seed",
+    "SeedError",
+    "TermSource",
+    "dialect",
+    "find_atoms",
+    "is_atom",
+    "load_seed",
+    "mutate",
+]

@@ -1,0 +1,105 @@
+"""Keeping `set-logic` honest: a mutant whose inserted terms need more than the seed's logic
+declares gets the logic ALL (every solver we target accepts it)."""
+
+from __future__ import annotations
+
+from sphinxfuzz.smtlib import Atom, Node, SList, walk
+from sphinxfuzz.smtlib.infer import SortInfo
+
+
+def logic_features(logic: str) -> set[str] | None:
+    """What a logic name allows, as feature letters; None when it allows everything."""
+    if logic in ("ALL", "ALL_SUPPORTED") or logic.startswith("HO_") or logic == "HORN":
+        return None
+    features: set[str] = set()
+    quantifier_free = logic.startswith("QF_")
+    rest = logic[3:] if quantifier_free else logic
+    if not quantifier_free:
+        features.add("quantifiers")
+    for part in ("AX", "UF", "BV", "FP", "DT", "FF"):
+        if part in rest:
+            features.add("A" if part == "AX" else part)
+            rest = rest.replace(part, "", 1)
+    if rest.startswith("A"):
+        features.add("A")
+        rest = rest[1:]
+    if rest.startswith("S"):
+        features.add("S")
+        rest = rest[1:]
+    if rest in ("IDL", "LIA", "NIA", "LIRA", "NIRA"):
+        features.add("Int")
+    if rest in ("RDL", "LRA", "NRA", "LIRA", "NIRA"):
+        features.add("Real")
+    if rest.startswith("N"):
+        features.add("nonlinear")
+    if rest.startswith("L") or rest.startswith("N") or rest in ("IDL", "RDL"):
+        features.add("linear")
+    return features
+
+
+_SORT_FEATURES = {
+    "Int": "Int",
+    "Real": "Real",
+    "BitVec": "BV",
+    "FloatingPoint": "FP",
+    "RoundingMode": "FP",
+    "Array": "A",
+    "String": "S",
+    "RegLan": "S",
+}
+_NONLINEAR = {"*", "/", "div", "mod", "^", "abs"}
+
+
+def term_features(
+    nodes: list[Node], info: SortInfo, datatypes: set[str], sorts: set[str], functions: set[str]
+) -> set[str]:
+    """Features the given terms use; `exotic` for anything only ALL covers."""
+    features: set[str] = set()
+    for root in nodes:
+        for node in walk(root):
+            sort = info.sort_of(node)
+            if sort is not None:
+                name = sort.name
+                if name in _SORT_FEATURES:
+                    features.add(_SORT_FEATURES[name])
+                elif name in datatypes:
+                    features.add("DT")
+                elif name in sorts:
+                    features.add("UF")
+                elif name != "Bool":
+                    features.add("exotic")
+            if isinstance(node, SList):
+                head = node.head_name()
+                if head in functions:
+                    features.add("UF")
+                if head in ("forall", "exists"):
+                    features.add("quantifiers")
+                elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
+                    features.add("nonlinear")
+                elif head in ("lambda",):
+                    features.add("exotic")
+    return features
+
+
+def _is_literal(node: Node) -> bool:
+    return isinstance(node, Atom) and node.kind in ("numeral", "decimal")
+
+
+def needs_widening(logic: str, inserted: set[str]) -> bool:
+    allowed = logic_features(logic)
+    if allowed is None:
+        return False
+    if "exotic" in inserted:
+        return True
+    if "nonlinear" in inserted and "nonlinear" not in allowed:
+        return True
+    if "UF" in inserted and "UF" not in allowed:
+        return True
+    return bool(inserted - allowed - {"nonlinear", "linear"})
+
+
+def set_logic_index(commands: list[SList]) -> int | None:
+    for index, command in enumerate(commands):
+        if command.head_name() == "set-logic" and len(command.items) == 2 and isinstance(command.items[1], Atom):
+            return index
+    return None

@@ -1,0 +1,158 @@
+"""One mutation step: skeleton of the base script, placeholders filled with generated terms."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.mutate.fill import (
+    FillReport,
+    Insertion,
+    TermSource,
+    _Names,
+    adapt,
+    symbol_names,
+    visible_at,
+)
+from sphinxfuzz.mutate.logic import needs_widening, set_logic_index, term_features
+from sphinxfuzz.mutate.seed import Seed
+from sphinxfuzz.mutate.skeleton import find_atoms
+from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, print_script
+
+# At most this many placeholders per mutant: enough to change the formula, few enough that
+# the seed's structure (what made it interesting) survives.
+MAX_PLACEHOLDERS = 4
+
+
+class MutationError(ValueError):
+    """The base script has no atom to replace."""
+
+
+@dataclass
+class Mutant:
+    script: Script
+    seed: Seed
+    number: int  # 1 for the first mutant of a seed
+    theories: list[str]
+    report: FillReport = field(default_factory=FillReport)
+
+    @cached_property
+    def text(self) -> str:
+        return print_script(self.script)
+
+    def text_for(self, family: str) -> str:
+        """The mutant as sent to a solver of `family` (other solvers' lines dropped)."""
+        return for_family(self.script, family)
+
+
+def _sym(name: str) -> Atom:
+    return Atom(name, "symbol")
+
+
+def _command(*items: Node) -> SList:
+    return SList(list(items))
+
+
+def mutate(
+    base: Seed | Mutant,
+    rng: random.Random,
+    terms: TermSource,
+    *,
+    rename_prob: float = 0.8,
+    max_placeholders: int = MAX_PLACEHOLDERS,
+) -> Mutant:
+    """Make one mutant of `base`: replace a random non-empty subset of its atoms with generated
+    terms. Deterministic in `rng` and in what `terms` returns for the seeds it is given."""
+    seed = base if isinstance(base, Seed) else base.seed
+    number = 1 if isinstance(base, Seed) else base.number + 1
+    script = Script([copy_node(c) for c in base.script.commands], base.script.filename)  # type: ignore[misc]
+    atoms, info = find_atoms(script)
+    if not atoms:
+        raise MutationError(f"{seed.path}: no atomic formula to replace")
+    theories = sorted(terms.theories)
+    if not theories:
+        raise MutationError("no generator to draw terms from")
+    count = rng.randint(1, min(max_placeholders, len(atoms)))
+    chosen = sorted(rng.sample(range(len(atoms)), count))
+    names = _Names(symbol_names(script))
+    report = FillReport()
+    inserted_by_command: dict[int, list[SList]] = {}
+    new_terms: list[Node] = []
+    inserted_theories: list[str] = []
+    # Sites are recorded after their children, so walking the chosen ones backwards meets an
+    # enclosing atom before the atoms inside it; those are then skipped (already gone).
+    replaced: list[Node] = []
+    for index in reversed(chosen):
+        site = atoms[index]
+        if any(_contains(outer, site.node) for outer in replaced):
+            continue
+        theory = rng.choice(theories)
+        generator_seed = rng.getrandbits(32)
+        try:
+            decls, term = terms.generate(theory, generator_seed)
+            generated = adapt(decls, term, visible_at(site, info.constants_at), names, rng, rename_prob)
+        except ValueError as exc:
+            report.rejected.append(f"{theory}: {exc}")
+            continue
+        replaced.append(site.node)
+        site.parent.items[site.index] = generated.term
+        inserted_by_command.setdefault(site.command, []).extend(generated.declarations)
+        new_terms.append(generated.term)
+        inserted_theories.append(theory)
+        report.insertions.append(Insertion(theory, generated.renamed, generated.fresh))
+    commands: list[SList] = []
+    for index, command in enumerate(script.commands):
+        commands.extend(inserted_by_command.get(index, ()))
+        commands.append(command)
+    script = Script(commands, script.filename)
+    if new_terms:
+        _widen_logic(script, new_terms)
+    _ensure_models(script)
+    return Mutant(script, seed, number, inserted_theories, report)
+
+
+def _contains(outer: Node, inner: Node) -> bool:
+    if outer is inner:
+        return True
+    if isinstance(outer, SList):
+        return any(_contains(item, inner) for item in outer.items)
+    return False
+
+
+def _widen_logic(script: Script, new_terms: list[Node]) -> None:
+    index = set_logic_index(script.commands)
+    if index is None:
+        return
+    logic_atom = script.commands[index].items[1]
+    assert isinstance(logic_atom, Atom)
+    info = infer_sorts(script)
+    symbols = info.symbols
+    datatypes = {n for n, d in symbols.sorts.items() if d.kind == "datatype"}
+    sorts = {n for n, d in symbols.sorts.items() if d.kind == "declared"}
+    functions = {n for n, sigs in symbols.funs.items() if any(s.args for s in sigs) and n not in symbols.constructors}
+    features = term_features(new_terms, info, datatypes, sorts, functions)
+    if needs_widening(logic_atom.name, features):
+        script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+
+
+def _ensure_models(script: Script) -> None:
+    """Models on, a check-sat present, and a get-model after every check-sat (the oracle
+    checks the model of whichever answer disagrees)."""
+    commands = [
+        c
+        for c in script.commands
+        if not (c.head_name() == "set-option" and len(c.items) >= 2 and isinstance(c.items[1], Atom) and c.items[1].text == ":produce-models")
+    ]
+    commands.insert(0, _command(_sym("set-option"), Atom(":produce-models", "keyword"), _sym("true")))
+    if not any(c.head_name() in ("check-sat", "check-sat-using", "check-sat-assuming") for c in commands):
+        commands.append(_command(_sym("check-sat")))
+    result: list[SList] = []
+    for position, command in enumerate(commands):
+        result.append(command)
+        if command.head_name() in ("check-sat", "check-sat-using", "check-sat-assuming"):
+            following = commands[position + 1] if position + 1 < len(commands) else None
+            if following is None or following.head_name() != "get-model":
+                result.append(_command(_sym("get-model")))
+    script.commands[:] = result

@@ -1,0 +1,49 @@
+"""Skeletons: the atoms of a script's assertions, the places a placeholder may go.
+
+An atom is a Bool-sorted term whose head is not a Boolean connective (`not and or => xor`,
+a Bool `ite`, `=`/`distinct` over Bool). Binders (`let`, quantifiers, `!`, `match`) are
+structure, not atoms: the search goes through them, so atoms under them are found with the
+bound variables in scope.
+"""
+
+from __future__ import annotations
+
+from sphinxfuzz.smtlib import Atom, Script, SList, infer_sorts
+from sphinxfuzz.smtlib.infer import SortInfo, TermSite
+from sphinxfuzz.smtlib.sorts import BOOL
+
+_CONNECTIVES = {"not", "and", "or", "=>", "xor", "ite", "implies", "iff", "if"}
+_STRUCTURE = {"let", "forall", "exists", "!", "match", "lambda"}
+_EQUALITIES = {"=", "distinct"}
+
+
+def is_atom(site: TermSite, info: SortInfo) -> bool:
+    if site.sort != BOOL:
+        return False
+    node = site.node
+    if isinstance(node, Atom):
+        return node.kind == "symbol"  # a Bool constant or variable
+    head = node.head_name()
+    if head in _CONNECTIVES or head in _STRUCTURE:
+        return False
+    if head in _EQUALITIES:
+        # `=` over Bool is a connective (iff); over other sorts it is an atom
+        return info.sort_of(node.items[1]) != BOOL if len(node.items) > 1 else False
+    return True
+
+
+def find_atoms(script: Script) -> tuple[list[TermSite], SortInfo]:
+    """The atom sites of every `assert` of `script` (in order), with the inference result."""
+    info = infer_sorts(script, collect_sites=True)
+    assert info.sites is not None
+    commands = script.commands
+    atoms = [
+        site
+        for site in info.sites
+        if commands[site.command].head_name() == "assert" and is_atom(site, info)
+    ]
+    return atoms, info
+
+
+def command_of(script: Script, site: TermSite) -> SList:
+    return script.commands[site.command]

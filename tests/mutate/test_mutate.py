@@ -1,0 +1,201 @@
+"""Skeletons, filling and sort adaptation, checked with real z3."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+
+import pytest
+
+from sphinxfuzz.mutate import Mutant, SeedError, find_atoms, load_seed, mutate
+from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.smtlib import Atom, infer_sorts, parse_script, print_node, walk
+
+SEED = """(set-logic ALL)
+(declare-const x Int)
+(declare-const y Int)
+(declare-const r Real)
+(declare-const p Bool)
+(declare-const b (_ BitVec 8))
+(assert (and (> x 0) (or p (< y 5)) (= (= x y) p)))
+(assert (forall ((q Real) (k Int)) (=> (> q r) (let ((m (+ k 1))) (> m k)))))
+(assert (exists ((c (_ BitVec 8))) (bvult c b)))
+(push 1)
+(declare-const z Int)
+(assert (distinct z x))
+(check-sat)
+(pop 1)
+(check-sat)
+"""
+
+
+class SortedSource:
+    """A test term source whose terms declare fresh constants of several sorts, so that
+    renaming has something of each sort to choose from."""
+
+    theories = ("Mixed",)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        rng = random.Random(seed)
+        shape = rng.randrange(4)
+        if shape == 0:
+            return "(declare-const i1 Int)\n(declare-const i2 Int)", f"(> (+ i1 {rng.randint(0, 9)}) i2)"
+        if shape == 1:
+            return "(declare-const f Real)", "(< f 2.5)"
+        if shape == 2:
+            return "(declare-const v (_ BitVec 8))", "(bvule v #x7f)"
+        return "(declare-const s String)\n(declare-const i Int)", "(= (str.len s) i)"
+
+
+def z3_output(text: str) -> str:
+    """z3's answers, without the error a get-model after unsat causes (not a rejection)."""
+    out = subprocess.run(["z3", "-in", "-T:10"], input=text, capture_output=True, text=True).stdout
+    return "\n".join(line for line in out.splitlines() if "model is not available" not in line)
+
+
+@pytest.fixture
+def seed(tmp_path):
+    path = tmp_path / "seed.smt2"
+    path.write_text(SEED)
+    return load_seed(path)
+
+
+def test_atoms_exclude_connectives_and_include_binder_bodies(seed) -> None:
+    atoms, _info = find_atoms(seed.script)
+    texts = {print_node(site.node) for site in atoms}
+    assert {"(> x 0)", "p", "(< y 5)", "(> q r)", "(> m k)", "(bvult c b)", "(distinct z x)"} <= texts
+    assert "(= (= x y) p)" not in texts  # = over Bool is a connective
+    assert "(= x y)" in texts
+    assert not any(t.startswith(("(and", "(or", "(=>", "(forall", "(let", "(exists")) for t in texts)
+
+
+def _check_adapted(mutant: Mutant, seed_script) -> None:
+    """Every symbol of an inserted term is declared in scope with the right sort: the whole
+    mutant types, and z3 accepts it without any error."""
+    info = infer_sorts(mutant.script)
+    assert info.fully_sorted, (info.problems, mutant.text)
+    out = z3_output(mutant.text)
+    assert "error" not in out, (out, mutant.text)
+    assert out.split()[0] in ("sat", "unsat", "unknown")
+
+
+def test_mutants_are_well_sorted_and_accepted_by_z3(seed) -> None:
+    rng = random.Random(7)
+    source = SortedSource()
+    base = seed
+    renamed = 0
+    for _ in range(25):
+        mutant = mutate(base, rng, source, rename_prob=0.9)
+        _check_adapted(mutant, seed.script)
+        renamed += sum(i.renamed for i in mutant.report.insertions)
+        base = mutant if rng.random() < 0.5 else seed
+    assert renamed > 10  # renaming to seed variables really happens
+
+
+def test_renamed_constants_use_in_scope_variables_of_the_same_sort(seed) -> None:
+    rng = random.Random(3)
+    source = SortedSource()
+    seed_sorts = {"x": "Int", "y": "Int", "r": "Real", "p": "Bool", "b": "(_ BitVec 8)", "z": "Int"}
+    for _ in range(40):
+        mutant = mutate(seed, rng, source, rename_prob=1.0)
+        script = mutant.script
+        info = infer_sorts(script, collect_sites=True)
+        assert info.sites is not None
+        for site in info.sites:
+            node = site.node
+            if not isinstance(node, Atom) or node.kind != "symbol":
+                continue
+            name = node.name
+            if name in site.env:  # a bound variable: must be bound here, by construction
+                continue
+            if name in seed_sorts:
+                visible = info.constants_at.get(site.command, {})
+                assert name in visible, f"{name} used out of scope in {print_node(script.commands[site.command])}"
+                assert str(site.sort) == seed_sorts[name]
+        # `z` lives only between push and pop: never used after the pop
+        after_pop = script.commands[[c.head_name() for c in script.commands].index("pop") :]
+        assert not any(isinstance(n, Atom) and n.name == "z" for c in after_pop for n in walk(c))
+
+
+def test_quantified_variables_are_used_only_under_their_quantifier(seed) -> None:
+    rng = random.Random(11)
+    source = SortedSource()
+    used_bound = 0
+    for _ in range(60):
+        mutant = mutate(seed, rng, source, rename_prob=1.0)
+        quantified = mutant.script.commands
+        for command in quantified:
+            if command.head_name() != "assert":
+                continue
+            text = print_node(command)
+            for var in ("q", "k", "m", "c"):
+                if f" {var})" in text or f" {var} " in text:
+                    # bound variables may only occur inside their own binder's assertion
+                    assert ("forall" in text or "exists" in text), text
+                    used_bound += 1
+        _check_adapted(mutant, seed.script)
+    assert used_bound > 0
+
+
+def test_same_seed_same_mutants(seed) -> None:
+    def run(n: int) -> list[str]:
+        rng = random.Random(42)
+        base = seed
+        texts = []
+        for _ in range(n):
+            base = mutate(base, rng, SortedSource())
+            texts.append(base.text)
+        return texts
+
+    assert run(8) == run(8)
+
+
+def test_mutant_has_models_and_fresh_names_apart(seed) -> None:
+    mutant = mutate(seed, random.Random(5), SortedSource(), rename_prob=0.0)
+    heads = [c.head_name() for c in mutant.script.commands]
+    assert print_node(mutant.script.commands[0]) == "(set-option :produce-models true)"
+    assert heads.count("get-model") == heads.count("check-sat")
+    assert all(heads[i + 1] == "get-model" for i, h in enumerate(heads) if h == "check-sat")
+    # fresh constants were kept apart from the seed's (rename_prob 0): no clash, all declared
+    declared = [print_node(c.items[1]) for c in mutant.script.commands if c.head_name() == "declare-const"]
+    assert len(declared) == len(set(declared))
+
+
+def test_logic_is_widened_only_when_inserted_terms_need_it(tmp_path) -> None:
+    path = tmp_path / "lia.smt2"
+    path.write_text("(set-logic QF_LIA)(declare-const x Int)(assert (> x 0))(assert (< x 9))(check-sat)")
+    seed = load_seed(path)
+    logics = set()
+    for index in range(30):
+        mutant = mutate(seed, random.Random(index), SortedSource(), rename_prob=1.0)
+        logic = print_node(mutant.script.commands[1])
+        needs_more = any(kind in mutant.text for kind in ("BitVec", "Real", "str.len", "2.5"))
+        assert logic == ("(set-logic ALL)" if needs_more else "(set-logic QF_LIA)"), mutant.text
+        logics.add(logic)
+        assert "error" not in z3_output(mutant.text), mutant.text
+    assert logics == {"(set-logic ALL)", "(set-logic QF_LIA)"}
+
+
+def test_dialect_lines_go_only_to_their_solver() -> None:
+    script = parse_script(
+        "(set-option :smt.arith.solver 2)(set-option :strings-exp true)(set-option :produce-models true)"
+        "(declare-const x Int)(assert (> x 0))(check-sat-using smt)(get-model)"
+    )
+    z3_text = for_family(script, "z3")
+    cvc5_text = for_family(script, "cvc5")
+    assert ":smt.arith.solver" in z3_text and ":strings-exp" not in z3_text
+    assert ":strings-exp" in cvc5_text and ":smt.arith.solver" not in cvc5_text
+    assert "(check-sat-using smt)" in z3_text and "(check-sat)" in cvc5_text
+    assert ":produce-models" in z3_text and ":produce-models" in cvc5_text
+    assert z3_output(z3_text).split()[0] == "sat"
+
+
+def test_seed_errors_name_the_place(tmp_path) -> None:
+    bad = tmp_path / "bad.smt2"
+    bad.write_text("(declare-const x Int)\n(assert (> x 0)\n")
+    with pytest.raises(SeedError, match=r"bad.smt2:2:1: '\(' is never closed"):
+        load_seed(bad)
+    empty = tmp_path / "empty.smt2"
+    empty.write_text("(check-sat)\n")
+    with pytest.raises(SeedError, match="no assert"):
+        load_seed(empty)
