@@ -8,17 +8,19 @@ not hide the sorts of everything else.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from sphinxfuzz.smtlib.nodes import Atom, Node, SList
 from sphinxfuzz.smtlib.reader import Script
-from sphinxfuzz.smtlib.sorts import BOOL, Sort, SortError
+from sphinxfuzz.smtlib.sorts import BOOL, INT, REAL, Sort, SortError
 from sphinxfuzz.smtlib.symbols import Datatype, FunSig, SortDef, SymbolTable
 from sphinxfuzz.smtlib.theories import CONSTANTS, RULES, indexed_constant, literal_sort
 
 Env = Mapping[str, Sort]
+_NEGATIVE_LITERAL = re.compile(r"-[0-9]+(\.[0-9]+)?\Z")
 _EMPTY_ENV: dict[str, Sort] = {}
 
 # Commands whose arguments after the name are all terms.
@@ -118,6 +120,9 @@ class _Checker:
         constant = CONSTANTS.get(name)
         if constant is not None:
             return constant
+        negative = _NEGATIVE_LITERAL.match(name)
+        if negative:  # z3 reads -1 and -2.5 as literals
+            return REAL if negative.group(1) else INT
         self.problem(node, f"unknown symbol {name!r}")
         return None
 

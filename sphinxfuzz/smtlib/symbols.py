@@ -66,6 +66,17 @@ class SymbolTable:
         self.sorts: dict[str, SortDef] = {}
         self.constructors: dict[str, Datatype] = {}
         self._undo: list[list[tuple[dict, str, object]]] = []
+        self._add_z3_list()
+
+    def _add_z3_list(self) -> None:
+        """z3's built-in parametric `(List T)`: nil, insert, head, tail. A script that
+        declares its own `List` replaces it, as in z3."""
+        element = Sort("T", param=True)
+        datatype = Datatype("List", (element,))
+        datatype.constructors["nil"] = []
+        datatype.constructors["insert"] = [("head", element), ("tail", datatype.sort())]
+        self.add_sort("List", SortDef("datatype", arity=1, datatype=datatype))
+        self.add_datatype(datatype)
 
     # -- scopes ---------------------------------------------------------------------------
     def _set(self, table: dict, key: str, value: object) -> None:

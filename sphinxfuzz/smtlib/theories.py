@@ -313,9 +313,13 @@ RULES.update(
         "int.log2": _const(INT),
         "iand": _const(INT),
         "sqrt": _const(REAL),
+        "~": _arith,  # z3's unary minus
         **{
             name: _const(REAL)
-            for name in "exp sin cos tan csc sec cot arcsin arccos arctan arccsc arcsec arccot".split()
+            for name in (
+                "exp sin cos tan csc sec cot arcsin arccos arctan arccsc arcsec arccot "
+                "sinh cosh tanh asinh acosh atanh"
+            ).split()
         },
         # bit-vectors
         "concat": _concat,
@@ -436,6 +440,11 @@ RULES.update(
 CONSTANTS: dict[str, Sort] = {
     "true": BOOL,
     "false": BOOL,
+    # z3 reads a connective without arguments as its neutral element
+    "and": BOOL,
+    "or": BOOL,
+    "xor": BOOL,
+    "distinct": BOOL,
     "re.none": REGLAN,
     "re.all": REGLAN,
     "re.allchar": REGLAN,
