@@ -1,0 +1,124 @@
+"""Reading a solver's output: answers, model, errors, crashes.
+
+Choices worth knowing:
+- An error printed after an `unsat` for `get-model`/`get-value` ("model is not available")
+  is not a rejection: the mutants we send always ask for a model.
+- Running out of memory under the limit is a resource limit, not a bug: outcome `unknown`
+  with `failure_line` "memory limit".
+- Sanitizer, assertion and fatal-failure text, a signal, or a non-zero exit with no error
+  message is a crash, whatever else was printed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sphinxfuzz.smtlib import Atom, SList, SmtParseError, parse_nodes, print_node
+from sphinxfuzz.solvers.result import Outcome
+
+ANSWERS = ("sat", "unsat", "unknown")
+_BENIGN_ERRORS = re.compile(
+    r"model is not available|cannot get model|cannot get value|not available|"
+    r"after a SAT or UNKNOWN response|no model|produce-models",
+    re.IGNORECASE,
+)
+_MODEL_CHECK = re.compile(
+    r"invalid model|check-model|model check|checkModel|model does not satisfy|incorrect model"
+    r"|model violates",
+    re.IGNORECASE,
+)
+_MEMORY = re.compile(r"out of memory|std::bad_alloc|MemoryError|cannot allocate memory", re.IGNORECASE)
+_CRASH = re.compile(
+    r"Segmentation fault|ASSERTION VIOLATION|Assertion .* failed|assertion failure|"
+    r"Fatal failure|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
+    r"panicked at|UNREACHABLE|Unreachable code|Traceback \(most recent call last\)|"
+    r"Internal error|terminate called|Aborted|core dumped|uncaught exception",
+)
+_ERROR_LINE = re.compile(r'^\(error "(.*)"\)\s*$', re.DOTALL)
+
+
+@dataclass
+class Classified:
+    outcome: Outcome
+    answers: list[str]
+    model: str | None
+    failure_line: str | None
+    model_check_failed: bool
+
+
+def _first_line(pattern: re.Pattern[str], text: str) -> str | None:
+    for line in text.splitlines():
+        if pattern.search(line):
+            return line.strip()
+    return None
+
+
+def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
+    """(answers, first model, error messages) of stdout."""
+    answers: list[str] = []
+    errors: list[str] = []
+    model: str | None = None
+    try:
+        nodes = parse_nodes(stdout, "<stdout>")
+    except SmtParseError:
+        nodes = None
+    if nodes is None:  # not S-expressions (a crash dump, say): read line by line
+        for line in stdout.splitlines():
+            line = line.strip()
+            if line in ANSWERS:
+                answers.append(line)
+            elif line.startswith("(error"):
+                errors.append(line)
+        return answers, model, errors
+    for node in nodes:
+        if isinstance(node, Atom):
+            if node.text in ANSWERS:
+                answers.append(node.text)
+            continue
+        if node.head_name() == "error":
+            message = node.items[1] if len(node.items) > 1 else None
+            errors.append(message.text.strip('"') if isinstance(message, Atom) else print_node(node))
+        elif model is None and answers and answers[-1] in ("sat", "unknown") and _is_model(node):
+            model = print_node(node)
+    return answers, model, errors
+
+
+def _is_model(node: SList) -> bool:
+    items = node.items
+    if node.head_name() == "model":
+        return True
+    return all(isinstance(i, SList) and i.head_name() in ("define-fun", "declare-fun", "define-fun-rec", "declare-datatypes", "define-funs-rec", "declare-sort") for i in items)
+
+
+def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Classified:
+    answers, model, errors = _scan(stdout)
+    serious = [e for e in errors if not _BENIGN_ERRORS.search(e)]
+    model_check_failed = any(_MODEL_CHECK.search(e) for e in errors) or bool(
+        _MODEL_CHECK.search(stderr) and "error" in stderr.lower()
+    )
+    if timed_out:
+        return Classified(Outcome.TIMEOUT, answers, model, "time limit", model_check_failed)
+    everything = stderr + "\n" + stdout
+    memory = _first_line(_MEMORY, everything)
+    crash = _first_line(_CRASH, stderr) or _first_line(_CRASH, "\n".join(
+        line for line in stdout.splitlines() if not line.startswith("(error")
+    ))
+    if memory is not None and (exit_code != 0 or serious):
+        return Classified(Outcome.UNKNOWN, answers, model, "memory limit", model_check_failed)
+    if crash is not None or exit_code < 0:
+        line = crash or f"killed by signal {-exit_code}"
+        return Classified(Outcome.CRASH, answers, model, line, model_check_failed)
+    if model_check_failed:
+        # the solver answered and then its own model check failed: keep the answer
+        outcome = Outcome(answers[-1]) if answers else Outcome.ERROR
+        line = next((e for e in errors if _MODEL_CHECK.search(e)), None) or _first_line(_MODEL_CHECK, stderr)
+        return Classified(outcome, answers, model, line, True)
+    if serious:
+        return Classified(Outcome.ERROR, answers, model, serious[0], False)
+    if exit_code != 0 and not answers:
+        line = (stderr.strip().splitlines() or [f"exit code {exit_code}"])[0]
+        return Classified(Outcome.CRASH, answers, model, line, False)
+    if not answers:
+        return Classified(Outcome.ERROR, answers, model, "no answer", False)
+    return Classified(Outcome(answers[-1]), answers, model, None, False)

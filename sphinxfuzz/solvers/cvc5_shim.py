@@ -1,0 +1,118 @@
+"""A child process that behaves like the cvc5 binary, built on the cvc5 Python wheel.
+
+    python -m sphinxfuzz.solvers.cvc5_shim [options] [FILE]
+
+It reads an SMT-LIB script (FILE, or standard input), runs each command and prints what the
+binary prints: answers, models, `(error "...")`. Like the binary reading a file it stops at
+the first error with exit code 1. Options follow the binary: `--name=value`, `--name`
+(true), `--no-name` (false), `-m` (produce-models), `-i` (incremental), `-q` (quiet),
+`--lang smt2`, `--version`. An unexpected failure inside cvc5 surfaces as a traceback and
+exit code 70 (a crash), never as an answer.
+
+Kept lean on purpose: it starts once per solver call, so it imports only cvc5.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+_SHORT = {"-m": ("produce-models", "true"), "-i": ("incremental", "true"), "-q": ("quiet", "true")}
+_IGNORED = {"quiet", "lang", "input-language", "output-lang", "output-language", "stats-every-query"}
+_CHECK_SAT = re.compile(r"\(\s*(check-sat|push|pop|check-sat-assuming)\b")
+
+
+def parse_options(argv: list[str]) -> tuple[list[tuple[str, str]], str | None, bool]:
+    """(options, file, wants version)."""
+    options: list[tuple[str, str]] = []
+    path: str | None = None
+    version = False
+    args = iter(argv)
+    for arg in args:
+        if arg in ("--version", "-V"):
+            version = True
+        elif arg in _SHORT:
+            options.append(_SHORT[arg])
+        elif arg in ("--lang", "-L", "--output-lang"):
+            next(args, None)
+        elif arg.startswith("--"):
+            body = arg[2:]
+            if "=" in body:
+                name, value = body.split("=", 1)
+            elif body.startswith("no-"):
+                name, value = body[3:], "false"
+            else:
+                name, value = body, "true"
+            options.append((name, value))
+        elif arg.startswith("-") and arg != "-":
+            raise SystemExit(f"(error \"unknown option {arg}\")")
+        else:
+            path = None if arg == "-" else arg
+    return options, path, version
+
+
+def main(argv: list[str]) -> int:
+    options, path, version = parse_options(argv)
+    import cvc5
+
+    if version:
+        print(f"This is cvc5 version {cvc5.__version__} [sphinxfuzz shim over the cvc5 Python wheel]")
+        return 0
+    text = sys.stdin.read() if path is None else open(path, encoding="utf-8").read()
+    tm = cvc5.TermManager()
+    solver = cvc5.Solver(tm)
+    names = {name for name, _ in options}
+    # The binary on a file with a single query runs non-incrementally (some theories, such
+    # as separation logic, refuse incremental mode); with several queries it must be.
+    if "incremental" not in names:
+        solver.setOption("incremental", "true" if len(_CHECK_SAT.findall(text)) > 1 else "false")
+    for name, value in options:
+        if name in _IGNORED:
+            continue
+        try:
+            solver.setOption(name, value)
+        except Exception as exc:  # noqa: BLE001 - cvc5 reports bad options as exceptions
+            print(f'(error "{_escape(str(exc))}")', flush=True)
+            return 1
+    symbols = cvc5.SymbolManager(tm)
+    parser = cvc5.InputParser(solver, symbols)
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, path or "<stdin>")
+    out = sys.stdout
+    while True:
+        try:
+            command = parser.nextCommand()
+        except RuntimeError as exc:  # parse errors come as RuntimeError from the parser
+            out.write(f'(error "Parse Error: {_escape(str(exc))}")\n')
+            out.flush()
+            return 1
+        if command.isNull():
+            return 0
+        try:
+            printed = command.invoke(solver, symbols)
+        except (RuntimeError, cvc5.CVC5ApiException) as exc:
+            out.write(f'(error "{_escape(str(exc))}")\n')
+            out.flush()
+            return 1
+        if printed:
+            out.write(printed)
+            out.flush()
+            if printed.startswith("(error") and "cannot get model" not in printed and "cannot get value" not in printed:
+                return 1
+        if command.getCommandName() == "exit":
+            return 0
+
+
+def _escape(message: str) -> str:
+    return message.replace('"', '""').strip()
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except SystemExit:
+        raise
+    except BaseException:  # an unexpected failure is a crash, shown as the binary's would be
+        import traceback
+
+        traceback.print_exc()
+        sys.exit(70)

@@ -1,0 +1,38 @@
+"""What one solver run produced."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sphinxfuzz.solvers.spec import SolverSpec
+
+
+class Outcome(StrEnum):
+    SAT = "sat"
+    UNSAT = "unsat"
+    UNKNOWN = "unknown"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    ERROR = "error"  # the solver rejected the input (parse error, unsupported feature)
+
+
+@dataclass
+class SolverResult:
+    spec: SolverSpec
+    outcome: Outcome
+    answers: list[str] = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0  # negative: killed by that signal
+    elapsed: float = 0.0
+    model: str | None = None  # the first get-model answer
+    version: str = ""
+    failure_line: str | None = None  # what explains a crash, an error or a resource limit
+    model_check_failed: bool = False  # the solver's own model check reported a wrong model
+
+    @property
+    def decided(self) -> bool:
+        return self.outcome in (Outcome.SAT, Outcome.UNSAT)
