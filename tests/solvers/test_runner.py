@@ -1,0 +1,128 @@
+"""Solver runners on real z3, cvc5 and yices, and on stand-in scripts for crashes."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs, run_solver
+
+FAKES = Path(__file__).resolve().parent.parent / "fixtures" / "fake_solvers"
+SAT = "(set-option :produce-models true)(set-logic QF_LIA)\n(declare-const x Int)(assert (> x 41))(check-sat)(get-model)\n"
+UNSAT = "(declare-const x Int)(assert (> x 0))(assert (< x 0))(check-sat)(get-model)\n"
+# Sum of three cubes equal to 33: no solver finds the (huge) solution quickly.
+HARD = (
+    "(set-logic QF_NIA)(declare-const x Int)(declare-const y Int)(declare-const z Int)"
+    "(assert (= (+ (* x x x) (* y y y) (* z z z)) 33))"
+    "(assert (> (* x x) 1000000))(check-sat)\n"
+)
+SYNTAX_ERROR = "(declare-const x Int)(assert (> x 0)\n(check-sat)\n"
+UNKNOWN_SYMBOL = "(declare-const x Int)(assert (> y 0))(check-sat)\n"
+
+
+@pytest.fixture(scope="module", params=["z3", "cvc5", "yices"])
+def solver(request):
+    return parse_specs(request.param)[0]
+
+
+def test_sat_with_model(solver) -> None:
+    result = run_solver(solver, SAT, timeout=30)
+    assert result.outcome is Outcome.SAT, result.stdout + result.stderr
+    assert result.answers == ["sat"]
+    assert result.model is not None and "x" in result.model
+    assert result.version and result.version != "unknown"
+
+
+def test_unsat_and_get_model_after_unsat_is_not_an_error(solver) -> None:
+    result = run_solver(solver, "(set-logic QF_LIA)" + UNSAT, timeout=30)
+    assert result.outcome is Outcome.UNSAT, result.stdout + result.stderr
+    assert result.model is None
+
+
+@pytest.mark.parametrize("script", [SYNTAX_ERROR, UNKNOWN_SYMBOL])
+def test_rejected_input_is_an_error(solver, script: str) -> None:
+    result = run_solver(solver, "(set-logic QF_LIA)" + script, timeout=30)
+    assert result.outcome is Outcome.ERROR, result.stdout + result.stderr
+    assert result.failure_line
+
+
+def test_unknown_when_the_solver_gives_up() -> None:
+    z3 = parse_specs("z3")[0]
+    result = run_solver(z3, "(set-option :timeout 200)" + HARD, timeout=30)
+    assert result.outcome is Outcome.UNKNOWN
+    cvc5 = parse_specs("cvc5 --tlimit-per=300")[0]
+    result = run_solver(cvc5, HARD, timeout=30)
+    assert result.outcome is Outcome.UNKNOWN, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("name", ["z3", "cvc5"])
+def test_timeout_is_enforced_and_the_group_killed(name: str) -> None:
+    spec = parse_specs(name)[0]
+    started = time.perf_counter()
+    result = run_solver(spec, HARD, timeout=1.5)
+    assert time.perf_counter() - started < 1.5 + 1.0
+    assert result.outcome is Outcome.TIMEOUT
+    assert result.failure_line == "time limit"
+
+
+def test_crash_by_signal_is_a_crash() -> None:
+    spec = parse_specs(str(FAKES / "abort_solver.py"))[0]
+    result = run_solver(spec, "(assert CRASH-ME)(check-sat)")
+    assert result.outcome is Outcome.CRASH
+    assert result.exit_code == -6  # SIGABRT
+    assert "Assertion" in (result.failure_line or "")
+    assert run_solver(spec, "(assert true)(check-sat)").outcome is Outcome.SAT
+
+
+def test_assertion_text_is_a_crash() -> None:
+    spec = parse_specs(str(FAKES / "assert_solver.py"))[0]
+    result = run_solver(spec, "(check-sat)")
+    assert result.outcome is Outcome.CRASH
+    assert result.failure_line == "ASSERTION VIOLATION"
+
+
+def test_model_check_failure_keeps_the_answer_and_flags_it() -> None:
+    spec = parse_specs(str(FAKES / "bad_model_solver.py"))[0]
+    result = run_solver(spec, "(check-sat)")
+    assert result.outcome is Outcome.SAT
+    assert result.model_check_failed
+    assert "invalid model" in (result.failure_line or "")
+
+
+def test_memory_limit_is_enforced_and_reported_not_crashed() -> None:
+    spec = parse_specs(str(FAKES / "hungry_solver.py"))[0]
+    result = run_solver(spec, SAT, memory_mb=256)
+    assert result.outcome is Outcome.UNKNOWN
+    assert result.failure_line == "memory limit"
+
+
+def test_specs_parse_like_command_lines() -> None:
+    specs = parse_specs("z3 model_validate=true; cvc5 --check-models --strings-exp ;z3")
+    assert [s.name for s in specs] == ["z3", "cvc5", "z3#2"]
+    assert [s.family for s in specs] == ["z3", "cvc5", "z3"]
+    assert specs[0].argv[-1] == "model_validate=true"
+    assert specs[1].argv[-2:] == ("--check-models", "--strings-exp")
+    assert os.access(specs[0].argv[0], os.X_OK)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("", "no solver"), ("no-such-solver-xyz", "neither a built-in"), ("z3 'open", "No closing")],
+)
+def test_bad_specs_are_clear_errors(text: str, message: str) -> None:
+    with pytest.raises(SolverSpecError, match=message):
+        parse_specs(text)
+
+
+def test_cvc5_shim_maps_options() -> None:
+    # strings-exp off is fine here; check-models and produce-models reach the solver
+    spec = parse_specs("cvc5 --check-models --produce-models -q")[0]
+    result = run_solver(spec, "(declare-const x Int)(assert (> x 1))(check-sat)(get-model)")
+    assert result.outcome is Outcome.SAT and result.model is not None
+    bad = parse_specs("cvc5 --no-such-option=1")[0]
+    result = run_solver(bad, SAT)
+    assert result.outcome is Outcome.ERROR
+    assert "no-such-option" in (result.failure_line or "")
