@@ -85,10 +85,11 @@ def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
 
 
 def _is_model(node: SList) -> bool:
-    items = node.items
+    """A get-model answer: `(model ...)` or a list of definitions (z3 adds `forall`
+    cardinality constraints and comments for uninterpreted sorts)."""
     if node.head_name() == "model":
         return True
-    return all(isinstance(i, SList) and i.head_name() in ("define-fun", "declare-fun", "define-fun-rec", "declare-datatypes", "define-funs-rec", "declare-sort") for i in items)
+    return all(isinstance(item, SList) for item in node.items)
 
 
 def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Classified:

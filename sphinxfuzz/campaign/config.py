@@ -1,0 +1,55 @@
+"""What a campaign is (stored, and checked again on `--resume`) and how long this run lasts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class CampaignConfig:
+    """Everything that decides which mutants are made and how they are judged."""
+
+    seeds: tuple[str, ...]
+    solvers: str
+    generators: str
+    campaign_seed: int
+    mutants_per_seed: int = 10
+    rename_prob: float = 0.8
+    timeout: float = 10.0
+    memory_mb: int = 4096
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["seeds"] = list(self.seeds)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> CampaignConfig:
+        values = dict(data)
+        values["seeds"] = tuple(values["seeds"])  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When this run stops; with neither limit the run makes one pass over the seeds."""
+
+    seconds: float | None = None
+    mutants: int | None = None
+
+    @property
+    def unlimited(self) -> bool:
+        return self.seconds is None and self.mutants is None
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> float:
+    """`90`, `90s`, `10m`, `2h`, `1d` -> seconds."""
+    match = _DURATION.match(text)
+    if not match or float(match.group(1)) <= 0:
+        raise ValueError(f"{text!r} is not a duration (examples: 90s, 10m, 2h)")
+    return float(match.group(1)) * _UNIT[match.group(2)]

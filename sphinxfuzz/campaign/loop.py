@@ -1,0 +1,314 @@
+"""One worker's fuzz loop (Algorithm 2): seed -> N mutants -> every solver -> oracle -> store.
+
+Worker k of N takes positions k, k+N, k+2N, ... (see `seeds.SeedOrder`). For position p the
+mutants come from `random.Random(f"{campaign_seed}:{p}")` alone: seed checks, solver answers
+and timing never touch that generator, so a fixed campaign seed gives the same mutants.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinxfuzz.campaign.config import Budget, CampaignConfig
+from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
+from sphinxfuzz.campaign.stats import Stats
+from sphinxfuzz.campaign.store import Store
+from sphinxfuzz.campaign.targets import CampaignError, generator_entries, target_specs
+from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
+from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
+from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
+from sphinxfuzz.smtlib import Script
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
+
+# Seed status values kept in the store.
+SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
+
+
+@dataclass
+class Event:
+    """What a worker tells the coordinator: `stats` (its cumulative counters for this run,
+    as JSON), `message` (a line for the user)."""
+
+    kind: str
+    worker: int
+    payload: object
+
+
+Report = Callable[[Event], None]
+
+
+class Worker:
+    def __init__(
+        self,
+        config: CampaignConfig,
+        root: Path,
+        *,
+        worker: int = 0,
+        jobs: int = 1,
+        budget: Budget | None = None,
+        deadline: float | None = None,
+        report: Report = lambda event: None,
+        stop_requested: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.config = config
+        self.root = root
+        self.worker = worker
+        self.jobs = jobs
+        self.budget = budget = budget or Budget()
+        self.deadline = deadline
+        self.report = report
+        self.stop_requested = stop_requested
+        self.stats = Stats()
+        self.started = time.monotonic()
+        share = budget.mutants
+        # the mutant budget is split so that all workers together make exactly that many
+        self.mutant_limit = (
+            None if share is None else share // jobs + (1 if worker < share % jobs else 0)
+        )
+        self.specs: list[SolverSpec] = target_specs(config.solvers)
+
+    # -- stopping -------------------------------------------------------------------------
+    def _out_of_budget(self) -> bool:
+        if self.stop_requested():
+            return True
+        if self.deadline is not None and time.time() >= self.deadline:
+            return True
+        return self.mutant_limit is not None and self.stats.mutants >= self.mutant_limit
+
+    # -- running solvers ------------------------------------------------------------------
+    def _run(self, spec: SolverSpec, script: Script | str) -> SolverResult:
+        result = run_solver(
+            spec,
+            for_family(script, spec.family),
+            timeout=self.config.timeout,
+            memory_mb=self.config.memory_mb,
+        )
+        stats = self.stats
+        stats.solver_calls += 1
+        stats.solver_time += result.elapsed
+        stats.unknowns += result.outcome == Outcome.UNKNOWN
+        stats.timeouts += result.outcome == Outcome.TIMEOUT
+        stats.errors += result.outcome == Outcome.ERROR
+        return result
+
+    def _judge(self, text: str, results: list[SolverResult]) -> Judgement:
+        judgement = judge(text, results, self._run)
+        self.stats.unconfirmed += judgement.unconfirmed
+        return judgement
+
+    def _publish(self) -> None:
+        self.stats.wall_time = time.monotonic() - self.started
+        self.report(Event("stats", self.worker, self.stats.to_json()))
+
+    def _say(self, message: str) -> None:
+        self.report(Event("message", self.worker, message))
+
+    # -- the loop -------------------------------------------------------------------------
+    def run(self) -> Stats:
+        config = self.config
+        seeds = collect_seeds(list(config.seeds))
+        order = SeedOrder(seeds, config.campaign_seed)
+        entries = generator_entries(config.generators, self.specs)
+        with Store(self.root) as store, GeneratorPool(entries) as pool:
+            if not pool.theories:
+                failures = "; ".join(
+                    f"{t}: {why.strip().splitlines()[-1]}" for t, why in pool.load_failures.items()
+                )
+                raise CampaignError(
+                    f"no generator could be loaded from {config.generators}: {failures}"
+                )
+            done = store.done_positions()
+            current_round, usable = 0, False
+            for position in itertools.count(self.worker, self.jobs):
+                if self._out_of_budget():
+                    break
+                round_ = order.round_of(position)
+                if round_ != current_round:
+                    if self.budget.unlimited:
+                        break  # without a budget: one pass over the seeds
+                    if not usable:
+                        self._say("no usable seed in a whole round: stopping this worker")
+                        break
+                    current_round, usable = round_, False
+                seed_file = order.seed_at(position)
+                if position in done:  # by an earlier run
+                    status = store.seed_status(seed_file)
+                    usable = usable or status is None or status[0] == SEED_OK
+                    continue
+                seed = self._usable_seed(store, seed_file)
+                usable = usable or seed is not None
+                if seed is not None and not self._fuzz_seed(store, pool, position, seed):
+                    break  # stopped inside the seed: it is not done, a resume redoes it
+                store.mark_done(position, seed_file)
+                self._publish()
+        self._publish()
+        return self.stats
+
+    def _usable_seed(self, store: Store, seed_file: str) -> Seed | None:
+        known = store.seed_status(seed_file)
+        if known is not None and known[0] != SEED_OK:
+            return None
+        try:
+            seed = load_seed(seed_file)
+        except SeedError as exc:
+            self.stats.seeds_malformed += 1
+            self._say(f"skipping seed: {exc}")
+            store.set_seed_status(seed_file, SEED_MALFORMED, str(exc))
+            return None
+        if known is None:
+            status, detail = self._check_seed(store, seed)
+            store.set_seed_status(seed_file, status, detail)
+            if status != SEED_OK:
+                return None
+        self.stats.seeds_used += 1
+        return seed
+
+    def _check_seed(self, store: Store, seed: Seed) -> tuple[str, str]:
+        """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
+        the fuzzer's making; a seed some solver rejects or cannot answer is set aside."""
+        results = [self._run(spec, seed.script) for spec in self.specs]
+        judgement = self._judge(seed.text, results)
+        verdicts = list(judgement.verdicts)
+        if not verdicts and judgement.unconfirmed:
+            answers = {r.spec.name: r.answers for r in results}
+            verdicts.append(
+                Verdict(VerdictKind.DISAGREEMENT, None, "seed disagreement", {"answers": answers})
+            )
+        if verdicts:
+            for verdict in verdicts:
+                store.record_seed_finding(seed.path, seed.text, verdict, results)
+            self.stats.seed_findings += len(verdicts)
+            kinds = ", ".join(f"{v.kind} ({v.solver or 'all'})" for v in verdicts)
+            self._say(f"seed finding in {seed.path}: {kinds}")
+            return SEED_FINDING, kinds
+        unanswered = [r for r in results if r.outcome in (Outcome.ERROR, Outcome.TIMEOUT)]
+        if unanswered:
+            self.stats.seeds_set_aside += 1
+            why = "; ".join(
+                f"{r.spec.name}: {r.outcome}" + (f" ({r.failure_line})" if r.failure_line else "")
+                for r in unanswered
+            )
+            return SEED_SET_ASIDE, why
+        return SEED_OK, ""
+
+    def _fuzz_seed(self, store: Store, pool: GeneratorPool, position: int, seed: Seed) -> bool:
+        """Make and judge the seed's mutants; False when stopped before the last one."""
+        config = self.config
+        rng = random.Random(f"{config.campaign_seed}:{position}")
+        previous: Mutant | None = None
+        log: list[tuple[int, int, str, list[str]]] = []
+        try:
+            for number in range(config.mutants_per_seed):
+                if self._out_of_budget():
+                    return False
+                base: Seed | Mutant = seed
+                if previous is not None and rng.random() < 0.5:
+                    base = previous
+                try:
+                    mutant = mutate(base, rng, pool, rename_prob=config.rename_prob)
+                except GeneratorFailure as exc:
+                    self.stats.generator_failures += 1
+                    self._say(f"generator failure at {seed.path} mutant {number}: {exc}")
+                    continue
+                except MutationError as exc:
+                    self.stats.mutation_errors += 1
+                    if base is seed:
+                        self._say(f"cannot mutate {seed.path}: {exc}")
+                        return True  # nothing to gain from more attempts on this seed
+                    previous = None
+                    continue
+                previous = mutant
+                digest = hashlib.sha256(mutant.text.encode("utf-8")).hexdigest()
+                log.append((position, number, digest, list(mutant.theories)))
+                if not self._test_mutant(store, position, number, seed, mutant):
+                    return False
+                self._publish()
+            return True
+        finally:
+            if log:
+                store.log_mutants(log)
+
+    def _test_mutant(
+        self, store: Store, position: int, number: int, seed: Seed, mutant: Mutant
+    ) -> bool:
+        results = [self._run(spec, mutant.script) for spec in self.specs]
+        if self.stop_requested():
+            # Ctrl-C may have reached the solver processes too: do not judge what it killed
+            return False
+        stats = self.stats
+        stats.mutants += 1
+        stats.accepted += all(r.outcome != Outcome.ERROR for r in results)
+        stats.theories.update(set(mutant.theories))
+        judgement = self._judge(mutant.text, results)
+        for verdict in judgement.verdicts:
+            ident = store.record_bug(
+                verdict,
+                mutant_text=mutant.text,
+                seed_file=seed.path,
+                position=position,
+                mutant=number,
+                theories=mutant.theories,
+                results=results,
+                campaign_seed=self.config.campaign_seed,
+                check_script=judgement.check_script,
+                check_results=judgement.check_results,
+            )
+            if ident is None:
+                stats.duplicates += 1
+            else:
+                stats.bugs[str(verdict.kind)] += 1
+                self._say(
+                    f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}"
+                )
+        return True
+
+
+def worker_main(
+    config_json: dict[str, object],
+    root: str,
+    worker: int,
+    jobs: int,
+    budget: tuple[float | None, int | None],
+    deadline: float | None,
+    queue: object,
+    stop: object,
+    parent_pid: int,
+) -> None:
+    """Entry point of a spawned worker process: events go to the coordinator's queue."""
+    import signal
+    import traceback
+
+    # The coordinator turns Ctrl-C into `stop`; a worker must finish its mutant, not die.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def report(event: Event) -> None:
+        queue.put(event)  # type: ignore[attr-defined]
+
+    def stop_requested() -> bool:
+        # an orphaned worker (coordinator killed) stops too
+        return stop.is_set() or os.getppid() != parent_pid  # type: ignore[attr-defined]
+
+    try:
+        Worker(
+            CampaignConfig.from_json(config_json),
+            Path(root),
+            worker=worker,
+            jobs=jobs,
+            budget=Budget(*budget),
+            deadline=deadline,
+            report=report,
+            stop_requested=stop_requested,
+        ).run()
+        report(Event("done", worker, None))
+    except CampaignError as exc:  # a clear message needs no traceback
+        report(Event("failed", worker, str(exc)))
+    except BaseException:
+        report(Event("failed", worker, traceback.format_exc()))

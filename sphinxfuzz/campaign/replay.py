@@ -1,0 +1,107 @@
+"""Finding stored bugs again, and re-running them on the stored solver command lines."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinxfuzz.campaign.store import DB_NAME, Store, StoreError
+from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
+from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs, run_solver
+
+DEFAULT_CAMPAIGNS = Path("campaigns")
+
+
+def latest_campaign(parent: Path = DEFAULT_CAMPAIGNS) -> Path:
+    """The newest campaign folder under `parent` (names are timestamps, so they sort)."""
+    candidates = (
+        sorted(p for p in parent.glob("*") if (p / DB_NAME).is_file()) if parent.is_dir() else []
+    )
+    if not candidates:
+        raise StoreError(f"no campaign folder in {parent}/; name one, e.g. `campaigns/<timestamp>`")
+    return candidates[-1]
+
+
+def resolve_campaign(campaign: str | None) -> Path:
+    if campaign is None:
+        return latest_campaign()
+    path = Path(campaign)
+    if not (path / DB_NAME).is_file():
+        raise StoreError(f"{path}: not a campaign folder (no {DB_NAME})")
+    return path
+
+
+def find_bug(bug: str, campaign: str | None) -> Path:
+    """A bug folder from a path to it, or from an id in the campaign (default: the latest)."""
+    path = Path(bug)
+    if (path / "verdict.json").is_file():
+        return path
+    root = resolve_campaign(campaign)
+    for kind in ("bugs", "seed-findings"):
+        folder = root / kind / bug
+        if (folder / "verdict.json").is_file():
+            return folder
+    with Store(root) as store:
+        known = [row.id for row in store.bugs()]
+    hint = f"; known: {', '.join(known[:10])}" if known else "; it has no bugs yet"
+    raise StoreError(f"{root}: no bug {bug!r}{hint}")
+
+
+def load_meta(folder: Path) -> dict[str, object]:
+    path = folder / "verdict.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path}: unreadable bug record: {exc}") from None
+
+
+@dataclass
+class Replay:
+    original: Verdict
+    judgement: Judgement
+    results: list[SolverResult]
+
+    @property
+    def reproduced(self) -> bool:
+        """Same crash signature, or the same disagreement blamed on the same solver."""
+        for verdict in self.judgement.verdicts:
+            if verdict.kind != self.original.kind or verdict.solver != self.original.solver:
+                continue
+            if (
+                self.original.kind != VerdictKind.CRASH
+                or verdict.signature == self.original.signature
+            ):
+                return True
+        if self.original.kind == VerdictKind.DISAGREEMENT:
+            return self.judgement.unconfirmed
+        return False
+
+
+def _stored_timeout(folder: Path) -> float:
+    for root in (folder.parent.parent,):
+        if (root / DB_NAME).is_file():
+            with Store(root) as store:
+                config = store.config() or {}
+            return float(config.get("timeout", 10.0))  # type: ignore[arg-type]
+    return 10.0
+
+
+def replay(folder: Path, *, timeout: float | None = None) -> Replay:
+    """Run the stored formula on the stored command lines and judge it again."""
+    meta = load_meta(folder)
+    formula = folder / ("mutant.smt2" if (folder / "mutant.smt2").is_file() else "seed.smt2")
+    text = formula.read_text(encoding="utf-8")
+    limit = timeout if timeout is not None else _stored_timeout(folder)
+    specs: list[SolverSpec] = []
+    for solver in meta["solvers"]:  # type: ignore[attr-defined]
+        specs.extend(parse_specs(str(solver["spec"])))
+
+    def run(spec: SolverSpec, script: str) -> SolverResult:
+        return run_solver(spec, for_family(script, spec.family), timeout=limit)
+
+    results = [run(spec, text) for spec in specs]
+    judgement = judge(text, results, run)
+    original = Verdict.from_json(meta["verdict"])  # type: ignore[arg-type]
+    return Replay(original, judgement, results)

@@ -1,0 +1,241 @@
+"""Starting, resuming and coordinating a campaign (one worker in-process, or N spawned).
+
+Workers write bugs, progress and the mutant log to the shared store themselves (SQLite WAL):
+a bug is on disk the moment it is found, whatever happens to the coordinator. Counters go to
+the coordinator over a queue instead, because it alone shows the live line and writes one
+statistics row per minute; a coordinator killed mid-minute loses at most that minute of
+counters, never a bug.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue as queue_module
+import signal
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+from sphinxfuzz.campaign.config import Budget, CampaignConfig
+from sphinxfuzz.campaign.loop import Event, Worker, worker_main
+from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
+from sphinxfuzz.campaign.stats import Stats
+from sphinxfuzz.campaign.store import Store
+from sphinxfuzz.campaign.targets import CampaignError, generator_entries, target_specs
+
+Progress = Callable[[Stats, float], None]  # (this run's counters, seconds since start)
+Message = Callable[[str], None]
+
+STATS_PERIOD = 60.0  # seconds between statistics rows
+
+
+def prepare(root: Path, config: CampaignConfig, *, resume: bool) -> Store:
+    """Open (or create) the campaign folder and check that it matches `config`."""
+    if resume:
+        store = Store(root)
+        stored = store.config()
+        if stored is None:
+            store.close()
+            raise CampaignError(f"{root}: nothing to resume (the campaign has no config)")
+        mine = config.to_json()
+        differing = sorted(k for k in set(stored) | set(mine) if stored.get(k) != mine.get(k))
+        if differing:
+            store.close()
+            detail = ", ".join(
+                f"{k}: stored {stored.get(k)!r}, given {mine.get(k)!r}" for k in differing
+            )
+            raise CampaignError(f"{root}: --resume needs the stored config ({detail})")
+        return store
+    if (root / "campaign.sqlite").exists():
+        raise CampaignError(
+            f"{root}: already holds a campaign; continue it with --resume or choose another --out"
+        )
+    store = Store(root, create=True)
+    store.save_config(config.to_json())
+    return store
+
+
+def validate(config: CampaignConfig) -> None:
+    """Fail before any process starts: solvers, seeds and generators must all be usable."""
+    specs = target_specs(config.solvers)
+    try:
+        collect_seeds(list(config.seeds))
+    except SeedsError as exc:
+        raise CampaignError(f"{exc} (name seed files or folders with --seeds)") from None
+    generator_entries(config.generators, specs)
+
+
+class _Aggregator:
+    """Sums the workers' counters and writes a statistics row each minute."""
+
+    def __init__(self, store: Store, run: int, progress: Progress, started: float) -> None:
+        self.store = store
+        self.run = run
+        self.progress = progress
+        self.started = started
+        self.latest: dict[int, Stats] = {}
+        self.minute = 0
+
+    def total(self) -> Stats:
+        total = Stats()
+        for stats in self.latest.values():
+            total.add(stats)
+        return total
+
+    def update(self, worker: int, data: dict[str, object]) -> None:
+        self.latest[worker] = Stats.from_json(data)
+        elapsed = time.monotonic() - self.started
+        self.progress(self.total(), elapsed)
+        if elapsed >= (self.minute + 1) * STATS_PERIOD:
+            self.minute = int(elapsed // STATS_PERIOD)
+            self.store.save_stats(self.run, self.minute, self.total())
+
+    def flush(self) -> Stats:
+        total = self.total()
+        self.minute = max(self.minute, int((time.monotonic() - self.started) // STATS_PERIOD))
+        self.store.save_stats(self.run, self.minute, total)
+        return total
+
+
+class _StopOnSignal:
+    """Ctrl-C / SIGTERM ask for a graceful stop: finish the current mutant, record, flush."""
+
+    def __init__(self, event: threading.Event | object) -> None:
+        self.event = event
+        self.previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.event.set()  # type: ignore[attr-defined]
+
+    def __enter__(self) -> _StopOnSignal:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+
+
+def run_campaign(
+    config: CampaignConfig,
+    root: Path,
+    budget: Budget,
+    *,
+    jobs: int = 1,
+    resume: bool = False,
+    on_progress: Progress = lambda stats, elapsed: None,
+    on_message: Message = lambda text: None,
+) -> Stats:
+    """Run (or resume) a campaign until its budget is spent, the seeds run out (no budget:
+    one pass) or a stop is requested. Returns this run's counters."""
+    if jobs < 1:
+        raise CampaignError(f"--jobs {jobs}: must be at least 1")
+    validate(config)
+    store = prepare(root, config, resume=resume)
+    try:
+        run = store.start_run(jobs)
+        started = time.monotonic()
+        deadline = None if budget.seconds is None else time.time() + budget.seconds
+        aggregator = _Aggregator(store, run, on_progress, started)
+        if jobs == 1:
+            _run_inline(config, root, budget, deadline, aggregator, on_message)
+        else:
+            _run_spawned(config, root, budget, deadline, jobs, aggregator, on_message)
+        return aggregator.flush()
+    finally:
+        store.close()
+
+
+def _run_inline(
+    config: CampaignConfig,
+    root: Path,
+    budget: Budget,
+    deadline: float | None,
+    aggregator: _Aggregator,
+    on_message: Message,
+) -> None:
+    stop = threading.Event()
+
+    def report(event: Event) -> None:
+        if event.kind == "stats":
+            aggregator.update(event.worker, event.payload)  # type: ignore[arg-type]
+        elif event.kind == "message":
+            on_message(str(event.payload))
+
+    with _StopOnSignal(stop):
+        Worker(
+            config, root, budget=budget, deadline=deadline, report=report,
+            stop_requested=stop.is_set,
+        ).run()  # fmt: skip
+
+
+def _run_spawned(
+    config: CampaignConfig,
+    root: Path,
+    budget: Budget,
+    deadline: float | None,
+    jobs: int,
+    aggregator: _Aggregator,
+    on_message: Message,
+) -> None:
+    # spawn, not fork: the coordinator may hold SQLite connections and threads
+    context = multiprocessing.get_context("spawn")
+    events = context.Queue()
+    stop = context.Event()
+    processes = [
+        context.Process(
+            target=worker_main,
+            args=(
+                config.to_json(),
+                str(root),
+                k,
+                jobs,
+                (budget.seconds, budget.mutants),
+                deadline,
+                events,
+                stop,
+                os.getpid(),
+            ),
+            name=f"sphinxfuzz-worker-{k}",
+        )  # fmt: skip
+        for k in range(jobs)
+    ]
+    failures: list[str] = []
+    with _StopOnSignal(stop):
+        for process in processes:
+            process.start()
+        running = set(range(jobs))
+        try:
+            while running:
+                try:
+                    event: Event = events.get(timeout=0.5)
+                except queue_module.Empty:
+                    for k in list(running):
+                        if not processes[k].is_alive():  # died without a word
+                            running.discard(k)
+                            failures.append(f"worker {k} exited with {processes[k].exitcode}")
+                    continue
+                if event.kind == "stats":
+                    aggregator.update(event.worker, event.payload)  # type: ignore[arg-type]
+                elif event.kind == "message":
+                    on_message(f"[worker {event.worker}] {event.payload}")
+                elif event.kind == "done":
+                    running.discard(event.worker)
+                elif event.kind == "failed":
+                    running.discard(event.worker)
+                    failures.append(f"worker {event.worker} failed:\n{event.payload}")
+                    stop.set()
+        finally:
+            stop.set()
+            for process in processes:
+                process.join(timeout=60)
+                if process.is_alive():
+                    process.kill()
+                    process.join()
+    if failures:
+        raise CampaignError("\n".join(failures))

@@ -1,0 +1,51 @@
+"""Which seed the campaign works on at each position.
+
+Position p (0, 1, 2, ...) is seed number p % n of round p // n, where each round is its own
+shuffle of the sorted seed list, derived from the campaign seed alone. So the sequence never
+depends on solver answers or timing, workers can split positions by residue, and a resumed
+campaign finds the same seed at the same position.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+
+class SeedsError(ValueError):
+    """Seed paths that give no seed files."""
+
+
+def collect_seeds(paths: list[str]) -> list[str]:
+    """Every `.smt2` file named or below a named folder, sorted, without duplicates."""
+    found: set[str] = set()
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found.update(str(p) for p in path.rglob("*.smt2") if p.is_file())
+        elif path.is_file():
+            found.add(str(path))
+        else:
+            raise SeedsError(f"{given}: no such seed file or folder")
+    if not found:
+        raise SeedsError(f"no .smt2 seed files in {', '.join(paths)}")
+    return sorted(found)
+
+
+class SeedOrder:
+    def __init__(self, seeds: list[str], campaign_seed: int) -> None:
+        self.seeds = seeds
+        self.campaign_seed = campaign_seed
+        self._rounds: dict[int, list[str]] = {}
+
+    def round_of(self, position: int) -> int:
+        return position // len(self.seeds)
+
+    def seed_at(self, position: int) -> str:
+        round_, index = divmod(position, len(self.seeds))
+        order = self._rounds.get(round_)
+        if order is None:
+            order = list(self.seeds)
+            random.Random(f"{self.campaign_seed}:order:{round_}").shuffle(order)
+            self._rounds = {round_: order}  # workers move forward: keep one round
+        return order[index]

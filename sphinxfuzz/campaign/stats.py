@@ -1,0 +1,69 @@
+"""Campaign counters: what the live line shows, the store keeps per minute and the bench reads."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, fields
+
+
+@dataclass
+class Stats:
+    mutants: int = 0
+    solver_calls: int = 0  # every solver process: seeds, mutants, model checks
+    accepted: int = 0  # mutants no solver rejected (no `error` outcome)
+    unknowns: int = 0  # solver answers, per call
+    timeouts: int = 0
+    errors: int = 0
+    unconfirmed: int = 0  # sat/unsat disagreements whose model check decided nothing
+    duplicates: int = 0  # crash hits whose signature was already stored
+    generator_failures: int = 0
+    mutation_errors: int = 0  # a base with nothing left to replace
+    seeds_used: int = 0
+    seeds_set_aside: int = 0  # rejected or unanswered by a solver before mutation
+    seeds_malformed: int = 0
+    seed_findings: int = 0
+    solver_time: float = 0.0  # seconds inside solver processes
+    wall_time: float = 0.0  # seconds of work, summed over workers
+    bugs: Counter[str] = field(default_factory=Counter)  # kind -> new bugs stored
+    theories: Counter[str] = field(default_factory=Counter)  # theory -> mutants using it
+
+    def add(self, other: Stats) -> None:
+        for f in fields(self):
+            mine = getattr(self, f.name)
+            if isinstance(mine, Counter):
+                mine.update(getattr(other, f.name))
+            else:
+                setattr(self, f.name, mine + getattr(other, f.name))
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = dict(value) if isinstance(value, Counter) else value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Stats:
+        stats = cls()
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            value = data[f.name]
+            if isinstance(getattr(stats, f.name), Counter):
+                assert isinstance(value, dict)
+                setattr(stats, f.name, Counter({str(k): int(v) for k, v in value.items()}))
+            else:
+                setattr(stats, f.name, type(getattr(stats, f.name))(value))  # type: ignore[call-arg]
+        return stats
+
+    # -- derived shares (0 when nothing happened yet) -------------------------------------
+    @property
+    def acceptance(self) -> float:
+        return self.accepted / self.mutants if self.mutants else 0.0
+
+    @property
+    def outside_share(self) -> float:
+        """Share of worker time spent outside solver processes (the fuzzer's own overhead)."""
+        if self.wall_time <= 0:
+            return 0.0
+        return max(0.0, 1.0 - self.solver_time / self.wall_time)

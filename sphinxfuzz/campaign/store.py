@@ -1,0 +1,354 @@
+"""The campaign folder: `campaign.sqlite` (the index) and one folder per bug.
+
+Layout:
+    campaign.sqlite          config, bugs, signatures (with hit counts), hits, stats per
+                             minute, seed findings, seed status, progress, mutant hash log
+    bugs/<id>/               mutant.smt2, verdict.json, <solver>.stdout/.stderr, check.smt2
+    seed-findings/<id>/      the same for seeds that misbehave before any mutation
+
+A bug folder is written (staged, then renamed) before its index row is committed, so the
+index never names a missing folder. SQLite runs in WAL mode so `--jobs` workers, each with
+its own connection, write concurrently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinxfuzz.campaign.files import write_folder_atomic
+from sphinxfuzz.campaign.stats import Stats
+from sphinxfuzz.oracle import Verdict, VerdictKind
+from sphinxfuzz.solvers import SolverResult
+
+DB_NAME = "campaign.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS config (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (run INTEGER PRIMARY KEY AUTOINCREMENT, started REAL NOT NULL,
+    jobs INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS bugs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, solver TEXT,
+    signature TEXT NOT NULL, seed_file TEXT NOT NULL, position INTEGER NOT NULL,
+    mutant INTEGER NOT NULL, theories TEXT NOT NULL, found_at REAL NOT NULL,
+    folder TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS signatures (signature TEXT PRIMARY KEY, kind TEXT NOT NULL,
+    solver TEXT, first_bug TEXT NOT NULL, count INTEGER NOT NULL, first_seen REAL NOT NULL,
+    last_seen REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS hits (position INTEGER, mutant INTEGER, solver TEXT, kind TEXT,
+    signature TEXT NOT NULL, PRIMARY KEY (position, mutant, solver, kind));
+CREATE TABLE IF NOT EXISTS stats (run INTEGER, minute INTEGER, data TEXT NOT NULL,
+    PRIMARY KEY (run, minute));
+CREATE TABLE IF NOT EXISTS seed_findings (id TEXT PRIMARY KEY, seed_file TEXT NOT NULL,
+    kind TEXT NOT NULL, solver TEXT, signature TEXT NOT NULL, found_at REAL NOT NULL,
+    folder TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seed_status (seed_file TEXT PRIMARY KEY, status TEXT NOT NULL,
+    detail TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS progress (position INTEGER PRIMARY KEY, seed_file TEXT NOT NULL,
+    finished_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS mutants (position INTEGER, mutant INTEGER, sha256 TEXT NOT NULL,
+    theories TEXT NOT NULL, PRIMARY KEY (position, mutant));
+"""
+
+
+class StoreError(ValueError):
+    """A campaign folder that cannot be used as asked (missing, or config mismatch)."""
+
+
+@dataclass(frozen=True)
+class BugRow:
+    id: str
+    kind: str
+    solver: str | None
+    signature: str
+    seed_file: str
+    position: int
+    mutant: int
+    theories: list[str]
+    found_at: float
+    folder: Path
+    count: int  # hits of its signature (1 for bugs that are never deduplicated)
+
+
+def safe_name(name: str) -> str:
+    return re.sub(r"[^\w.+-]", "_", name)
+
+
+def bug_id(position: int, mutant: int, verdict: Verdict) -> str:
+    """Deterministic: the same mutant found again after a resume gets the same id."""
+    return f"{position}-{mutant}-{safe_name(verdict.solver or 'all')}-{verdict.kind}"
+
+
+def result_files(results: Sequence[SolverResult], prefix: str = "") -> dict[str, str]:
+    files: dict[str, str] = {}
+    for result in results:
+        name = safe_name(result.spec.name)
+        files[f"{prefix}{name}.stdout"] = result.stdout
+        files[f"{prefix}{name}.stderr"] = result.stderr
+    return files
+
+
+def result_summary(result: SolverResult) -> dict[str, object]:
+    return {
+        "name": result.spec.name,
+        "spec": result.spec.text,
+        "family": result.spec.family,
+        "argv": list(result.spec.argv),
+        "version": result.version,
+        "outcome": str(result.outcome),
+        "answers": list(result.answers),
+        "exit_code": result.exit_code,
+        "elapsed": round(result.elapsed, 4),
+        "failure_line": result.failure_line,
+        "model_check_failed": result.model_check_failed,
+    }
+
+
+class Store:
+    """One connection to a campaign folder (open one per process)."""
+
+    def __init__(self, root: Path, *, create: bool = False) -> None:
+        self.root = Path(root)
+        db = self.root / DB_NAME
+        if not db.exists():
+            if not create:
+                raise StoreError(f"{self.root}: not a campaign folder (no {DB_NAME})")
+            self.root.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(db, timeout=60.0, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        # IMMEDIATE takes the write lock up front: no upgrade deadlocks between workers
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- config and runs ------------------------------------------------------------------
+    def config(self) -> dict[str, object] | None:
+        rows = self.db.execute("SELECT key, value FROM config").fetchall()
+        return {k: json.loads(v) for k, v in rows} or None
+
+    def save_config(self, config: dict[str, object]) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO config VALUES (?, ?)",
+                [(k, json.dumps(v, sort_keys=True)) for k, v in config.items()],
+            )
+
+    def start_run(self, jobs: int) -> int:
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO runs (started, jobs) VALUES (?, ?)", (time.time(), jobs)
+            )
+            return int(cursor.lastrowid or 0)
+
+    # -- statistics -----------------------------------------------------------------------
+    def save_stats(self, run: int, minute: int, stats: Stats) -> None:
+        """The run's cumulative counters at `minute` (one row per minute per run)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO stats VALUES (?, ?, ?)",
+                (run, minute, json.dumps(stats.to_json(), sort_keys=True)),
+            )
+
+    def total_stats(self) -> Stats:
+        """Sum over runs of each run's last recorded counters."""
+        total = Stats()
+        rows = self.db.execute(
+            "SELECT s.data FROM stats s JOIN (SELECT run, MAX(minute) AS m FROM stats GROUP BY run) "
+            "last ON s.run = last.run AND s.minute = last.m"
+        ).fetchall()
+        for (data,) in rows:
+            total.add(Stats.from_json(json.loads(data)))
+        return total
+
+    def stats_rows(self) -> list[tuple[int, int, Stats]]:
+        rows = self.db.execute("SELECT run, minute, data FROM stats ORDER BY run, minute")
+        return [(r, m, Stats.from_json(json.loads(d))) for r, m, d in rows.fetchall()]
+
+    # -- progress and mutant log ----------------------------------------------------------
+    def done_positions(self) -> set[int]:
+        return {p for (p,) in self.db.execute("SELECT position FROM progress").fetchall()}
+
+    def mark_done(self, position: int, seed_file: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO progress VALUES (?, ?, ?)",
+                (position, seed_file, time.time()),
+            )
+
+    def log_mutants(self, rows: Sequence[tuple[int, int, str, list[str]]]) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO mutants VALUES (?, ?, ?, ?)",
+                [(p, m, digest, json.dumps(th)) for p, m, digest, th in rows],
+            )
+
+    def mutant_log(self) -> list[tuple[int, int, str]]:
+        rows = self.db.execute(
+            "SELECT position, mutant, sha256 FROM mutants ORDER BY position, mutant"
+        )
+        return [(int(p), int(m), str(h)) for p, m, h in rows.fetchall()]
+
+    # -- seeds ----------------------------------------------------------------------------
+    def seed_status(self, seed_file: str) -> tuple[str, str] | None:
+        row = self.db.execute(
+            "SELECT status, detail FROM seed_status WHERE seed_file = ?", (seed_file,)
+        ).fetchone()
+        return (str(row[0]), str(row[1])) if row else None
+
+    def set_seed_status(self, seed_file: str, status: str, detail: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO seed_status VALUES (?, ?, ?)", (seed_file, status, detail)
+            )
+
+    def record_seed_finding(
+        self, seed_file: str, seed_text: str, verdict: Verdict, results: Sequence[SolverResult]
+    ) -> str:
+        # the stem names the seed; a hash of its path keeps seeds of one name in two folders apart
+        digest = hashlib.sha1(seed_file.encode("utf-8")).hexdigest()[:6]
+        stem = safe_name(Path(seed_file).stem)
+        ident = f"{stem}-{digest}-{safe_name(verdict.solver or 'all')}-{verdict.kind}"
+        folder = self.root / "seed-findings" / ident
+        files = {"seed.smt2": seed_text, **result_files(results)}
+        files["verdict.json"] = json.dumps(
+            {
+                "id": ident,
+                "seed_file": seed_file,
+                "verdict": verdict.to_json(),
+                "solvers": [result_summary(r) for r in results],
+            },
+            indent=2,
+            default=str,
+        )
+        with self.transaction() as db:
+            write_folder_atomic(folder, files)
+            db.execute(
+                "INSERT OR REPLACE INTO seed_findings VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (ident, seed_file, str(verdict.kind), verdict.solver, verdict.signature,
+                 time.time(), str(folder.relative_to(self.root))),
+            )  # fmt: skip
+        return ident
+
+    def seed_findings(self) -> list[tuple[str, str, str, str | None, str]]:
+        rows = self.db.execute(
+            "SELECT id, seed_file, kind, solver, signature FROM seed_findings ORDER BY found_at"
+        )
+        return [tuple(r) for r in rows.fetchall()]  # type: ignore[misc]
+
+    # -- bugs -----------------------------------------------------------------------------
+    def record_bug(
+        self,
+        verdict: Verdict,
+        *,
+        mutant_text: str,
+        seed_file: str,
+        position: int,
+        mutant: int,
+        theories: Sequence[str],
+        results: Sequence[SolverResult],
+        campaign_seed: int,
+        check_script: str | None = None,
+        check_results: Sequence[SolverResult] = (),
+    ) -> str | None:
+        """Store one verdict. Returns the new bug's id, or None when it only counted a hit of
+        a crash signature already stored (or a hit already recorded before a resume)."""
+        assert verdict.kind != VerdictKind.NONE
+        ident = bug_id(position, mutant, verdict)
+        now = time.time()
+        dedupe = verdict.kind == VerdictKind.CRASH
+        with self.transaction() as db:
+            fresh_hit = db.execute(
+                "INSERT OR IGNORE INTO hits VALUES (?, ?, ?, ?, ?)",
+                (position, mutant, verdict.solver, str(verdict.kind), verdict.signature),
+            ).rowcount
+            if not fresh_hit:
+                return None
+            known = db.execute(
+                "SELECT first_bug FROM signatures WHERE signature = ?", (verdict.signature,)
+            ).fetchone()
+            if known is not None:
+                db.execute(
+                    "UPDATE signatures SET count = count + 1, last_seen = ? WHERE signature = ?",
+                    (now, verdict.signature),
+                )
+                if dedupe:
+                    return None
+            else:
+                db.execute(
+                    "INSERT INTO signatures VALUES (?, ?, ?, ?, 1, ?, ?)",
+                    (verdict.signature, str(verdict.kind), verdict.solver, ident, now, now),
+                )
+            folder = self.root / "bugs" / ident
+            meta = {
+                "id": ident,
+                "seed_file": seed_file,
+                "campaign_seed": campaign_seed,
+                "position": position,
+                "mutant": mutant,
+                "theories": list(theories),
+                "verdict": verdict.to_json(),
+                "solvers": [result_summary(r) for r in results],
+                "check": [result_summary(r) for r in check_results],
+            }
+            files = {
+                "mutant.smt2": mutant_text,
+                "verdict.json": json.dumps(meta, indent=2, default=str),
+                **result_files(results),
+            }
+            if check_script is not None:
+                files["check.smt2"] = check_script
+                files.update(result_files(check_results, prefix="check-"))
+            write_folder_atomic(folder, files)  # the folder exists before its index row
+            db.execute(
+                "INSERT OR REPLACE INTO bugs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (ident, str(verdict.kind), verdict.solver, verdict.signature, seed_file,
+                 position, mutant, json.dumps(list(theories)), now,
+                 str(folder.relative_to(self.root))),
+            )  # fmt: skip
+        return ident
+
+    def bugs(self) -> list[BugRow]:
+        rows = self.db.execute(
+            "SELECT b.id, b.kind, b.solver, b.signature, b.seed_file, b.position, b.mutant, "
+            "b.theories, b.found_at, b.folder, COALESCE(s.count, 1) FROM bugs b "
+            "LEFT JOIN signatures s ON s.signature = b.signature AND s.first_bug = b.id "
+            "ORDER BY b.found_at, b.id"
+        ).fetchall()
+        return [
+            BugRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8],
+                   self.root / r[9], r[10])
+            for r in rows
+        ]  # fmt: skip
+
+    def bug(self, ident: str) -> BugRow | None:
+        return next((b for b in self.bugs() if b.id == ident), None)
+
+    def signature_counts(self) -> list[tuple[str, str, str | None, int]]:
+        rows = self.db.execute(
+            "SELECT signature, kind, solver, count FROM signatures ORDER BY count DESC, signature"
+        )
+        return [tuple(r) for r in rows.fetchall()]  # type: ignore[misc]

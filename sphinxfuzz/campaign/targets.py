@@ -1,0 +1,57 @@
+"""The solvers a campaign targets and the generator theories it may use for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sphinxfuzz.generators.catalogue import Catalogue, CatalogueEntry, load_catalogue
+from sphinxfuzz.solvers import SolverSpec, parse_specs
+
+
+class CampaignError(ValueError):
+    """A campaign that cannot start or go on; the message says why and what to do."""
+
+
+def target_specs(text: str) -> list[SolverSpec]:
+    try:
+        specs = parse_specs(text)
+    except ValueError as exc:
+        raise CampaignError(f"--solvers {text!r}: {exc}") from None
+    if not specs:
+        raise CampaignError(f"--solvers {text!r}: names no solver")
+    return specs
+
+
+def select_theories(catalogue: Catalogue, specs: list[SolverSpec]) -> list[str]:
+    """Theories every target family supports. Targets all of one family (versions of one
+    solver) get every theory of that family. An `other` solver (any binary) promises
+    nothing either way, so it does not narrow the choice."""
+    families = {spec.family for spec in specs} - {"other"}
+    if not families:
+        return sorted(catalogue.entries)
+    return sorted(catalogue.theories_for(families))
+
+
+def generator_entries(generators_dir: str, specs: list[SolverSpec]) -> list[CatalogueEntry]:
+    path = Path(generators_dir)
+    if not path.is_dir():
+        raise CampaignError(
+            f"--generators {generators_dir}: no such folder. Build generators with "
+            "`sphinxfuzz build-generators` or point --generators at a folder of them "
+            "(for a quick try: --generators tests/fixtures/generators)."
+        )
+    try:
+        catalogue = load_catalogue(path)
+    except ValueError as exc:
+        raise CampaignError(f"--generators {generators_dir}: {exc}") from None
+    theories = select_theories(catalogue, specs)
+    if not theories:
+        names = ", ".join(f"{s.name} ({s.family})" for s in specs)
+        have = ", ".join(sorted(catalogue.entries)) or "none"
+        raise CampaignError(
+            f"no generator in {path} supports every target solver: {names}. Generators "
+            f"there: {have}. Build generators with `sphinxfuzz build-generators`, or point "
+            "--generators at a folder that has some (for a quick try: "
+            "--generators tests/fixtures/generators)."
+        )
+    return [catalogue.entries[theory] for theory in theories]

@@ -1,0 +1,164 @@
+"""`sphinxfuzz bugs`: list, show and replay the bugs a campaign stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from sphinxfuzz.campaign import Store, StoreError
+from sphinxfuzz.campaign.replay import find_bug, load_meta, replay, resolve_campaign
+from sphinxfuzz.campaign.store import safe_name
+
+bugs_app = typer.Typer(
+    help="""List, show and replay stored bugs.
+
+\b
+Examples:
+  sphinxfuzz bugs list                    (newest campaign in campaigns/)
+  sphinxfuzz bugs list campaigns/night
+  sphinxfuzz bugs show 17-3-cvc5-crash
+  sphinxfuzz bugs replay 17-3-cvc5-crash  (does it still happen?)
+  sphinxfuzz bugs replay campaigns/night/bugs/17-3-cvc5-crash""",
+    no_args_is_help=True,
+)
+
+CampaignOption = Annotated[
+    str | None,
+    typer.Option("--campaign", "-c", help="Campaign folder (default: newest in campaigns/)."),
+]
+BugArgument = Annotated[
+    str, typer.Argument(help="Bug id (see `bugs list`) or path to a bug folder.")
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(2)
+
+
+@bugs_app.command("list")
+def list_bugs(
+    campaign: Annotated[
+        str | None, typer.Argument(help="Campaign folder (default: newest in campaigns/).")
+    ] = None,
+) -> None:
+    """Every stored bug with its signature and how often the signature was hit."""
+    console = Console(soft_wrap=True)
+    try:
+        root = resolve_campaign(campaign)
+        with Store(root) as store:
+            rows = store.bugs()
+            findings = store.seed_findings()
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    # plain aligned lines, never truncated: ids get copied and lines get grepped
+    console.print(f"bugs in {root}", style="bold", highlight=False)
+    _print_rows(
+        console,
+        ("id", "kind", "solver", "hits", "seed", "signature"),
+        [(r.id, r.kind, r.solver or "-", str(r.count), Path(r.seed_file).name, r.signature)
+         for r in rows],
+    )  # fmt: skip
+    if findings:
+        console.print("seed findings (the unmutated seed already misbehaves)", style="bold")
+        _print_rows(
+            console,
+            ("id", "kind", "solver", "seed", "signature"),
+            [(i, k, s or "-", Path(f).name, sig) for i, f, k, s, sig in findings],
+        )
+    if not rows and not findings:
+        console.print("no bugs stored yet")
+
+
+def _print_rows(console: Console, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    if not rows:
+        return
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        console.print("  ".join([*cells, row[-1]]), highlight=False, markup=False, soft_wrap=True)
+
+
+@bugs_app.command("show")
+def show_bug(
+    bug: BugArgument,
+    campaign: CampaignOption = None,
+) -> None:
+    """The bug's verdict, formula and every solver's command line, version and output."""
+    console = Console(soft_wrap=True)
+    try:
+        folder = find_bug(bug, campaign)
+        meta = load_meta(folder)
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    verdict = meta["verdict"]
+    assert isinstance(verdict, dict)
+    console.print(f"[bold]{meta['id']}[/]  {folder}", highlight=False)
+    console.print(f"kind: {verdict['kind']}   blamed: {verdict['solver']}", highlight=False)
+    console.print(f"signature: {verdict['signature']}", highlight=False, markup=False)
+    if "campaign_seed" in meta:
+        console.print(
+            f"seed file: {meta['seed_file']}   campaign seed {meta['campaign_seed']}, "
+            f"position {meta['position']}, mutant {meta['mutant']}   theories: "
+            f"{', '.join(meta['theories']) or '-'}",  # type: ignore[arg-type]
+            highlight=False,
+        )
+    evidence = verdict.get("evidence") or {}
+    if evidence:
+        shown = {k: v for k, v in evidence.items() if k != "model"}
+        console.print("evidence: " + json.dumps(shown, indent=1), highlight=False, markup=False)
+    formula = folder / ("mutant.smt2" if (folder / "mutant.smt2").is_file() else "seed.smt2")
+    console.rule(formula.name)
+    console.print(formula.read_text(encoding="utf-8"), highlight=False, markup=False)
+    for solver in meta["solvers"]:  # type: ignore[attr-defined]
+        console.rule(f"{solver['name']} ({solver['version']})")
+        console.print(
+            f"command: {' '.join(solver['argv'])} <formula>", highlight=False, markup=False
+        )
+        console.print(f"outcome: {solver['outcome']}  exit {solver['exit_code']}  "
+                      f"{solver['elapsed']} s", highlight=False)  # fmt: skip
+        for stream in ("stdout", "stderr"):
+            path = folder / f"{safe_name(solver['name'])}.{stream}"
+            text = path.read_text(encoding="utf-8") if path.is_file() else ""
+            if text.strip():
+                console.print(f"{stream}:\n{text.rstrip()}", highlight=False, markup=False)
+
+
+@bugs_app.command("replay")
+def replay_bug(
+    bug: BugArgument,
+    campaign: CampaignOption = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", help="Seconds per solver call (default: the campaign's)."),
+    ] = None,
+) -> None:
+    """Re-run the stored formula on the stored command lines; exit 0 if it reproduces, 1 if not."""
+    console = Console(soft_wrap=True)
+    try:
+        folder = find_bug(bug, campaign)
+        outcome = replay(folder, timeout=timeout)
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    for result in outcome.results:
+        console.print(f"{result.spec.name}: {result.outcome} {' '.join(result.answers)}"
+                      + (f"  [{result.failure_line}]" if result.failure_line else ""),
+                      highlight=False, markup=False)  # fmt: skip
+    original = outcome.original
+    now = outcome.judgement.verdicts
+    if outcome.reproduced:
+        console.print(f"[bold green]reproduces[/]: {original.kind} in {original.solver}: "
+                      f"{original.signature}", highlight=False)  # fmt: skip
+        return
+    found = "; ".join(f"{v.kind} in {v.solver}: {v.signature}" for v in now) or "no bug"
+    console.print(f"[bold yellow]does not reproduce[/]: stored {original.kind} in "
+                  f"{original.solver}; now {found}", highlight=False)  # fmt: skip
+    raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(bugs_app, name="bugs")

@@ -1,0 +1,205 @@
+"""`sphinxfuzz fuzz`: run or resume a fuzz campaign."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from sphinxfuzz.campaign import (
+    Budget,
+    CampaignConfig,
+    CampaignError,
+    Stats,
+    Store,
+    StoreError,
+    parse_duration,
+    run_campaign,
+)
+from sphinxfuzz.campaign.runner import validate
+
+DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
+
+HELP = (
+    "Fuzz solvers: mutate seeds with generated terms, store crashes and wrong answers.\n\n"
+    "Each seed formula's atoms are replaced by terms from the generators (their variables "
+    "renamed to seed variables of the same sort); every target solver runs each mutant; "
+    "crashes, soundness bugs (sat vs unsat, settled by checking the model) and invalid "
+    "models are stored in a campaign folder, each reproducible from the campaign seed.\n\n"
+    "\b\n"
+    "Examples:\n"
+    "  sphinxfuzz fuzz --time 10m\n"
+    "    z3 vs cvc5, shipped skeletons/ and generators, ten minutes\n"
+    "  sphinxfuzz fuzz --seeds ../shared/seeds/bug-triggers --jobs 2 --time 2h \\\n"
+    "                  --out campaigns/night\n"
+    "    another seed folder, two worker processes, two hours\n"
+    "  sphinxfuzz fuzz --out campaigns/night --resume --time 1h\n"
+    "    continue a stopped or killed campaign with its stored configuration\n"
+    '  sphinxfuzz fuzz --solvers "z3;/opt/z3-4.8.10/bin/z3" --mutants 500 --seed 7\n'
+    "    two versions of one solver (every z3 theory is used), fixed seed\n"
+    "  sphinxfuzz fuzz --generators tests/fixtures/generators --mutants 50\n"
+    "    a quick try with the hand-written test generators\n\n"
+    "Without --time or --mutants the campaign makes one pass over the seeds. Ctrl-C stops "
+    "gracefully: the current mutant is finished and recorded, statistics are flushed. "
+    "Then: sphinxfuzz bugs list | show ID | replay ID."
+)
+
+
+def default_seeds() -> Path:
+    """The repository's `skeletons/`, next to the package in a source checkout."""
+    return Path(__file__).resolve().parents[2] / "skeletons"
+
+
+def _default_generators() -> str:
+    from sphinxfuzz.generators.catalogue import default_generators_dir
+
+    return str(default_generators_dir())
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(2)
+
+
+def _live_line(stats: Stats, elapsed: float) -> Text:
+    rate = stats.mutants / elapsed if elapsed > 0 else 0.0
+    calls = stats.solver_calls / elapsed if elapsed > 0 else 0.0
+    bugs = ", ".join(f"{k} {v}" for k, v in sorted(stats.bugs.items())) or "none"
+    return Text(
+        f"{elapsed:7.0f}s  mutants {stats.mutants} ({rate:.2f}/s)  calls {calls:.2f}/s  "
+        f"accepted {stats.acceptance:.0%}  unknown {stats.unknowns}  timeout {stats.timeouts}  "
+        f"bugs: {bugs}"
+    )
+
+
+def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary") -> Table:
+    table = Table(title=title, show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value", justify="right")
+    per = (lambda n: f"{n / elapsed:.2f}/s") if elapsed > 0 else (lambda n: "-")
+    rows = [
+        ("wall time", f"{elapsed:.1f} s"),
+        ("mutants", f"{stats.mutants} ({per(stats.mutants)})"),
+        ("solver calls", f"{stats.solver_calls} ({per(stats.solver_calls)})"),
+        ("accepted by every solver", f"{stats.acceptance:.1%}"),
+        ("unknown answers", str(stats.unknowns)),
+        ("timeouts", str(stats.timeouts)),
+        ("rejected (error) answers", str(stats.errors)),
+        ("unconfirmed disagreements", str(stats.unconfirmed)),
+        ("time outside solvers", f"{stats.outside_share:.1%}"),
+        ("seeds used / set aside / malformed", f"{stats.seeds_used} / {stats.seeds_set_aside} / {stats.seeds_malformed}"),
+        ("seed findings", str(stats.seed_findings)),
+        ("generator failures", str(stats.generator_failures)),
+        ("repeated crash signatures", str(stats.duplicates)),
+    ]  # fmt: skip
+    for kind in ("crash", "soundness", "invalid-model"):
+        rows.append((f"bugs: {kind}", str(stats.bugs.get(kind, 0))))
+    for theory, count in sorted(stats.theories.items()):
+        rows.append((f"mutants with {theory}", str(count)))
+    for what, value in rows:
+        table.add_row(what, value)
+    return table
+
+
+def _config_from_options(
+    stored: dict[str, object] | None,
+    given: dict[str, object | None],
+) -> CampaignConfig:
+    """The stored config on --resume (options given must agree), else options + defaults."""
+    if stored is not None:
+        config = CampaignConfig.from_json(stored)
+        current = config.to_json()
+        for key, value in given.items():
+            if value is not None and current[key] != value:
+                raise CampaignError(
+                    f"--resume keeps the stored {key} {current[key]!r}; {value!r} was given"
+                )
+        return config
+    seeds = given["seeds"] or [str(default_seeds())]
+    return CampaignConfig(
+        seeds=tuple(seeds),  # type: ignore[arg-type]
+        solvers=str(given["solvers"] or DEFAULT_SOLVERS),
+        generators=str(given["generators"] or _default_generators()),
+        campaign_seed=int(
+            given["campaign_seed"] if given["campaign_seed"] is not None else time.time_ns() % 2**31
+        ),  # type: ignore[arg-type]
+        mutants_per_seed=int(given["mutants_per_seed"] or 10),  # type: ignore[arg-type]
+        rename_prob=float(given["rename_prob"] if given["rename_prob"] is not None else 0.8),  # type: ignore[arg-type]
+        timeout=float(given["timeout"] or 10.0),  # type: ignore[arg-type]
+    )
+
+
+def fuzz(
+    seeds: Annotated[list[str] | None, typer.Option("--seeds", help="Seed .smt2 files or folders (repeatable). Default: the repository's skeletons/.")] = None,
+    solvers: Annotated[str | None, typer.Option("--solvers", help=f"Solver command lines separated by ';'. Default: {DEFAULT_SOLVERS!r}.")] = None,
+    generators: Annotated[str | None, typer.Option("--generators", help="Folder of generator modules. Default: the shipped generated_generators/.")] = None,
+    time_limit: Annotated[str | None, typer.Option("--time", help="Stop after this long: 90s, 10m, 2h.")] = None,
+    mutants: Annotated[int | None, typer.Option("--mutants", min=1, help="Stop after this many mutants (over all jobs).")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes; worker k takes seed positions k, k+N, ...")] = 1,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds per solver call. Default: 10.")] = None,
+    campaign_seed: Annotated[int | None, typer.Option("--seed", help="Campaign seed: fixes seed order and every mutant. Default: from the clock.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Campaign folder. Default: campaigns/<timestamp>.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the campaign in --out with its stored configuration.")] = False,
+    mutants_per_seed: Annotated[int | None, typer.Option("--mutants-per-seed", min=1, help="Mutants made from each seed. Default: 10.")] = None,
+    rename_prob: Annotated[float | None, typer.Option("--rename-prob", min=0.0, max=1.0, help="Chance that a fresh generated variable is renamed to a seed variable of its sort. Default: 0.8.")] = None,
+) -> None:  # fmt: skip
+    console = Console(soft_wrap=True)
+    try:
+        seconds = parse_duration(time_limit) if time_limit is not None else None
+    except ValueError as exc:
+        raise _fail(f"--time: {exc}") from None
+    if resume and out is None:
+        raise _fail("--resume needs --out: the campaign folder to continue")
+    root = out or Path("campaigns") / time.strftime("%Y%m%d-%H%M%S")
+    given: dict[str, object | None] = {
+        "seeds": list(seeds) if seeds else None,
+        "solvers": solvers,
+        "generators": generators,
+        "campaign_seed": campaign_seed,
+        "mutants_per_seed": mutants_per_seed,
+        "rename_prob": rename_prob,
+        "timeout": timeout,
+    }
+    try:
+        stored = None
+        if resume:
+            with Store(root) as store:
+                stored = store.config()
+        config = _config_from_options(stored, given)
+        validate(config)
+    except (CampaignError, StoreError) as exc:
+        raise _fail(str(exc)) from None
+    console.print(
+        f"campaign [bold]{root}[/] seed {config.campaign_seed}, solvers {config.solvers!r}, "
+        f"{'resuming' if resume else 'starting'} with {jobs} job(s)",
+        highlight=False,
+    )
+    started = time.monotonic()
+    with Live(Text("starting..."), console=console, refresh_per_second=4, transient=True) as live:
+
+        def progress(stats: Stats, elapsed: float) -> None:
+            live.update(_live_line(stats, elapsed))
+
+        def message(text: str) -> None:
+            live.console.print(text, highlight=False, markup=False)
+
+        try:
+            stats = run_campaign(
+                config, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
+                on_progress=progress, on_message=message,
+            )  # fmt: skip
+        except (CampaignError, StoreError) as exc:
+            live.stop()
+            raise _fail(str(exc)) from None
+    console.print(summary_table(stats, time.monotonic() - started))
+    console.print(f"bugs stored in {root}/bugs; list them with `sphinxfuzz bugs list {root}`")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("fuzz", help=HELP)(fuzz)

@@ -1,0 +1,25 @@
+"""Fixtures of the campaign tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+# pytest runs with --import-mode=importlib: make the helpers importable by the test modules
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from campaign_helpers import CRASHER, SEEDS, config_for  # noqa: E402
+
+from sphinxfuzz.campaign import Budget, run_campaign
+
+
+@pytest.fixture(scope="session")
+def crash_campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """One campaign over every fixture seed with the crashing stand-in next to z3."""
+    root = tmp_path_factory.mktemp("crash") / "campaign"
+    messages: list[str] = []
+    config = config_for([SEEDS], f"z3;{CRASHER}", per_seed=3)
+    run_campaign(config, root, Budget(), on_message=messages.append)
+    return root, messages

@@ -1,0 +1,197 @@
+"""Campaigns end to end on real solvers: crashes, seed findings, malformed seeds,
+determinism, and a SIGKILLed campaign that keeps its bugs and resumes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from campaign_helpers import CRASHER, FIXTURES, GENERATORS, LIAR_UNSAT, SEEDS, config_for
+
+from sphinxfuzz.campaign import Budget, CampaignError, Store, run_campaign
+
+
+def test_crash_is_stored_once_per_signature(crash_campaign: tuple[Path, list[str]]) -> None:
+    root, _messages = crash_campaign
+    with Store(root) as store:
+        bugs = store.bugs()
+        signatures = store.signature_counts()
+        stats = store.total_stats()
+    crashes = [b for b in bugs if b.kind == "crash"]
+    # every mutant of crash.smt2 crashes the stand-in, with a different failure line each time
+    assert len(crashes) == 1, bugs
+    bug = crashes[0]
+    assert bug.solver == "crash_on_marker.py"
+    assert bug.signature.startswith("other: ASSERTION VIOLATION")
+    assert bug.count == 3 and stats.duplicates == 2
+    assert [count for sig, _k, _s, count in signatures if sig == bug.signature] == [3]
+    folder = bug.folder
+    assert {"mutant.smt2", "verdict.json", "z3.stdout", "crash_on_marker.py.stderr"} <= {
+        p.name for p in folder.iterdir()
+    }
+    assert "crash_marker" in (folder / "mutant.smt2").read_text()
+
+
+def test_seed_findings_and_malformed_seeds_do_not_stop_the_campaign(
+    crash_campaign: tuple[Path, list[str]],
+) -> None:
+    root, messages = crash_campaign
+    with Store(root) as store:
+        findings = store.seed_findings()
+        stats = store.total_stats()
+        logged = store.mutant_log()
+    malformed = [m for m in messages if m.startswith("skipping seed: ")]
+    assert len(malformed) == 1
+    assert f"{SEEDS / 'bad.smt2'}:3:1:" in malformed[0]  # file:line:col of the open '('
+    assert stats.seeds_malformed == 1
+    # finding.smt2 crashes the stand-in unmutated: kept apart, never mutated
+    assert [(Path(f[1]).name, f[2]) for f in findings] == [("finding.smt2", "crash")]
+    assert stats.seed_findings == 1
+    assert stats.seeds_used == 2 and stats.mutants == 6 and len(logged) == 6
+    assert stats.solver_calls >= 2 * stats.mutants
+    assert sum(stats.theories.values()) >= stats.mutants
+
+
+def test_fixed_seed_gives_identical_mutant_sequences(tmp_path: Path) -> None:
+    config = config_for([SEEDS / "plain.smt2", SEEDS / "crash.smt2"], "z3", seed=42, per_seed=4)
+    logs = []
+    for name in ("one", "two"):
+        run_campaign(config, tmp_path / name, Budget(mutants=6))
+        with Store(tmp_path / name) as store:
+            logs.append(store.mutant_log())
+    assert len(logs[0]) == 6
+    assert logs[0] == logs[1]
+    other = config_for([SEEDS / "plain.smt2", SEEDS / "crash.smt2"], "z3", seed=43, per_seed=4)
+    run_campaign(other, tmp_path / "three", Budget(mutants=6))
+    with Store(tmp_path / "three") as store:
+        assert store.mutant_log() != logs[0]
+
+
+def test_soundness_bug_found_by_fuzzing(tmp_path: Path) -> None:
+    seed = tmp_path / "lie.smt2"
+    seed.write_text(
+        "(declare-const lie_marker Int)\n(declare-const x Int)\n"
+        "(assert (> x lie_marker))\n(assert (< lie_marker 100))\n(check-sat)\n"
+    )
+    config = config_for([seed], f"z3;{LIAR_UNSAT}", seed=3, per_seed=4)
+    stats = run_campaign(config, tmp_path / "c", Budget())
+    with Store(tmp_path / "c") as store:
+        bugs = store.bugs()
+    # the liar answers unsat on every mutant: those z3 finds sat (with a model that holds)
+    # are soundness bugs of the liar, and nothing is ever blamed on z3
+    assert bugs, "no mutant of a satisfiable seed stayed satisfiable"
+    assert {(b.kind, b.solver) for b in bugs} == {("soundness", "liar_unsat.py")}
+    assert stats.bugs["soundness"] == len(bugs)
+    assert all((b.folder / "check.smt2").is_file() for b in bugs)
+
+
+def test_missing_generators_fail_with_advice(tmp_path: Path) -> None:
+    empty = tmp_path / "gens"
+    empty.mkdir()
+    config = config_for([SEEDS / "plain.smt2"], "z3;cvc5")
+    config = type(config)(**{**config.__dict__, "generators": str(empty)})
+    with pytest.raises(CampaignError, match="no generator .* supports every target solver"):
+        run_campaign(config, tmp_path / "c", Budget(mutants=1))
+
+
+def test_killed_campaign_keeps_bugs_and_resumes(tmp_path: Path) -> None:
+    root = tmp_path / "killed"
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    crash = (SEEDS / "crash.smt2").read_text()
+    for index in range(6):  # several crashing seeds: plenty of work to interrupt
+        (seeds / f"crash{index}.smt2").write_text(crash)
+    args = ["--seeds", str(seeds), "--solvers", f"z3;{CRASHER}", "--generators", str(GENERATORS),
+            "--seed", "5", "--mutants-per-seed", "4", "--timeout", "5"]  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from sphinxfuzz.cli import main; main()", "fuzz", "--out", str(root), *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            bug_dirs = list((root / "bugs").glob("*")) if (root / "bugs").exists() else []
+            if any((d / "verdict.json").exists() for d in bug_dirs) and _done(root) >= 1:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the campaign stored no bug within 60 s")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    with Store(root) as store:
+        before = {b.id for b in store.bugs()}
+        done_before = store.done_positions()
+    assert before and len(done_before) < 6
+    resumed = subprocess.run(
+        [sys.executable, "-c", "from sphinxfuzz.cli import main; main()", "fuzz", "--out", str(root),
+         "--resume"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr + resumed.stdout
+    with Store(root) as store:
+        after = store.bugs()
+        assert store.done_positions() == set(range(6))
+        assert len(store.mutant_log()) == 24
+    assert before <= {b.id for b in after}
+    crash_rows = [b for b in after if b.kind == "crash"]
+    assert len(crash_rows) == 1 and crash_rows[0].count == 24
+
+
+def test_ctrl_c_stops_gracefully(tmp_path: Path) -> None:
+    root = tmp_path / "interrupted"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from sphinxfuzz.cli import main; main()", "fuzz", "--out", str(root),
+         "--seeds", str(SEEDS / "plain.smt2"), "--solvers", "z3", "--generators", str(GENERATORS),
+         "--seed", "4", "--time", "5m", "--timeout", "5"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while _done(root) < 1 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, stderr
+    assert "campaign summary" in stdout
+    with Store(root) as store:
+        stats = store.total_stats()  # flushed on the way out
+    assert stats.mutants >= 10
+
+
+def _done(root: Path) -> int:
+    try:
+        with Store(root) as store:
+            return len(store.done_positions())
+    except Exception:  # the database may not exist yet
+        return 0
+
+
+def test_resume_refuses_a_different_config(tmp_path: Path) -> None:
+    config = config_for([SEEDS / "plain.smt2"], "z3", per_seed=1)
+    run_campaign(config, tmp_path / "c", Budget(mutants=1))
+    changed = config_for([SEEDS / "plain.smt2"], "z3", per_seed=2)
+    with pytest.raises(CampaignError, match="mutants_per_seed"):
+        run_campaign(changed, tmp_path / "c", Budget(mutants=1), resume=True)
+    with pytest.raises(CampaignError, match="already holds a campaign"):
+        run_campaign(config, tmp_path / "c", Budget(mutants=1))
+
+
+def test_two_jobs_share_the_store(tmp_path: Path) -> None:
+    config = config_for([SEEDS / "plain.smt2", SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=2)
+    stats = run_campaign(config, tmp_path / "c", Budget(), jobs=2)
+    with Store(tmp_path / "c") as store:
+        assert store.done_positions() == {0, 1}
+        assert len(store.mutant_log()) == 4
+        assert [b.kind for b in store.bugs()] == ["crash"]
+    assert stats.mutants == 4
+    assert FIXTURES.is_dir()

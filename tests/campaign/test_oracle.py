@@ -1,0 +1,128 @@
+"""The oracle on real solvers: signatures, model-check scripts, both disagreement directions."""
+
+from __future__ import annotations
+
+import pytest
+from campaign_helpers import FIXTURES, LIAR_SAT, LIAR_UNSAT
+
+from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.oracle import (
+    ModelCheckError,
+    VerdictKind,
+    build_model_check,
+    judge,
+    normalise_failure,
+)
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, parse_specs, run_solver
+
+SAT_FORMULA = """(set-option :produce-models true)
+(declare-const lie_marker Int)
+(declare-const x Int)
+(declare-const y Int)
+(assert (> x (+ y 3)))
+(assert (= lie_marker (* 2 y)))
+(check-sat)
+(get-model)
+"""
+
+UNSAT_FORMULA = """(set-option :produce-models true)
+(declare-const lie_marker Int)
+(declare-const x Int)
+(assert (> x 5))
+(assert (< x (- lie_marker 1)))
+(assert (< lie_marker 3))
+(check-sat)
+(get-model)
+"""
+
+UNINTERPRETED = """(set-option :produce-models true)
+(declare-sort U 0)
+(declare-const a U)
+(declare-const b U)
+(declare-fun f (U) Int)
+(declare-const arr (Array Int Int))
+(declare-const r Real)
+(assert (distinct a b))
+(assert (> (f a) (f b)))
+(assert (= (select arr 3) 7))
+(assert (= (* 3.0 r) 1.0))
+(check-sat)
+(get-model)
+"""
+
+
+def run(spec: SolverSpec, text: str) -> SolverResult:
+    return run_solver(spec, for_family(text, spec.family), timeout=10.0)
+
+
+def test_failure_lines_normalise_to_one_signature() -> None:
+    one = normalise_failure("ASSERTION VIOLATION File: /tmp/b1/src/theory.cpp Line: 12 at 0x7f00ab")
+    two = normalise_failure("ASSERTION VIOLATION File: /home/u/z3/src/theory.cpp Line: 977 at 0x1")
+    assert one == two
+    assert "12" not in one and "/tmp" not in one
+    assert normalise_failure("Fatal failure within void foo()") != one
+
+
+@pytest.mark.parametrize("family", ["z3", "cvc5"])
+def test_model_check_pins_every_model_format(family: str) -> None:
+    """z3 and cvc5 models (uninterpreted universes, arrays, reals, functions) become a
+    check script that z3 finds sat, and that turns unsat once an assertion contradicts it."""
+    spec = parse_specs(family)[0]
+    result = run(spec, UNINTERPRETED)
+    assert result.outcome == Outcome.SAT, result.stderr
+    # the model as printed (after the `sat` line), read here independently of the runner
+    model = result.stdout.split("sat", 1)[1]
+    check = build_model_check(UNINTERPRETED, model)
+    assert "(check-sat)" in check and "get-model" not in check
+    assert "declare-const a " not in check  # pinned by its definition
+    z3 = parse_specs("z3")[0]
+    assert run(z3, check).answers == ["sat"]
+    # the same model against a formula that forbids it: the check says unsat
+    contradicting = UNINTERPRETED.replace("(check-sat)", "(assert (= a b))\n(check-sat)")
+    wrong = build_model_check(contradicting, model)
+    assert run(z3, wrong).answers == ["unsat"]
+
+
+def test_model_check_rejects_unreadable_models() -> None:
+    with pytest.raises(ModelCheckError):
+        build_model_check(SAT_FORMULA, "sat (")
+
+
+def test_model_that_holds_blames_the_unsat_solver() -> None:
+    specs = parse_specs(f"z3;{LIAR_UNSAT}")
+    results = [run(spec, SAT_FORMULA) for spec in specs]
+    assert [r.answers[:1] for r in results] == [["sat"], ["unsat"]]
+    judgement = judge(SAT_FORMULA, results, run)
+    verdict = judgement.verdict
+    assert verdict.kind == VerdictKind.SOUNDNESS
+    assert verdict.solver == specs[1].name
+    assert judgement.check_script is not None and not judgement.unconfirmed
+    assert {r.spec.name for r in judgement.check_results} == {s.name for s in specs}
+
+
+def test_model_that_fails_blames_the_sat_solver() -> None:
+    specs = parse_specs(f"z3;{LIAR_SAT}")
+    results = [run(spec, UNSAT_FORMULA) for spec in specs]
+    assert [r.answers[:1] for r in results] == [["unsat"], ["sat"]]
+    verdict = judge(UNSAT_FORMULA, results, run).verdict
+    assert verdict.kind == VerdictKind.INVALID_MODEL
+    assert verdict.solver == specs[1].name
+
+
+def test_agreement_and_unknown_make_no_verdict() -> None:
+    specs = parse_specs(f"z3;{LIAR_UNSAT}")
+    plain = SAT_FORMULA.replace("lie_marker", "m")  # no marker: the stand-in is z3
+    results = [run(spec, plain) for spec in specs]
+    judgement = judge(plain, results, run)
+    assert judgement.verdicts == [] and not judgement.unconfirmed
+
+
+def test_own_model_check_failure_is_an_invalid_model() -> None:
+    specs = parse_specs(f"z3;{FIXTURES / 'own_check_fails.py'}")
+    formula = SAT_FORMULA.replace("lie_marker", "check_marker")
+    results = [run(spec, formula) for spec in specs]
+    assert results[1].model_check_failed
+    judgement = judge(formula, results, run)
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [
+        (VerdictKind.INVALID_MODEL, "own_check_fails.py")
+    ]
