@@ -5,6 +5,7 @@ Choices worth knowing:
   is not a rejection: the mutants we send always ask for a model.
 - Running out of memory under the limit is a resource limit, not a bug: outcome `unknown`
   with `failure_line` "memory limit".
+- A clean exit with no answer (a script without check-sat) is `unknown`, "no answer".
 - Sanitizer, assertion and fatal-failure text, a signal, or a non-zero exit with no error
   message is a crash, whatever else was printed.
 """
@@ -78,7 +79,11 @@ def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
             continue
         if node.head_name() == "error":
             message = node.items[1] if len(node.items) > 1 else None
-            errors.append(message.text.strip('"') if isinstance(message, Atom) else print_node(node))
+            errors.append(
+                message.text[1:-1].replace('""', '"').strip()
+                if isinstance(message, Atom) and message.kind == "string"
+                else print_node(node)
+            )
         elif model is None and answers and answers[-1] in ("sat", "unknown") and _is_model(node):
             model = print_node(node)
     return answers, model, errors
@@ -121,5 +126,6 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
         line = (stderr.strip().splitlines() or [f"exit code {exit_code}"])[0]
         return Classified(Outcome.CRASH, answers, model, line, False)
     if not answers:
-        return Classified(Outcome.ERROR, answers, model, "no answer", False)
+        # a clean exit without answers: the script asked nothing (a parse-only check)
+        return Classified(Outcome.UNKNOWN, answers, model, "no answer", False)
     return Classified(Outcome(answers[-1]), answers, model, None, False)

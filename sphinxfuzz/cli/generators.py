@@ -1,0 +1,232 @@
+"""`sphinxfuzz generators`: list, sample and validate the generator catalogue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sphinxfuzz.generators.catalogue import (
+    Catalogue,
+    CatalogueError,
+    default_generators_dir,
+    load_catalogue,
+)
+from sphinxfuzz.generators.sandbox import sample_terms
+from sphinxfuzz.generators.static_check import UnsafeGenerator
+from sphinxfuzz.generators.theory_docs import (
+    TheoryDoc,
+    TheoryDocError,
+    default_docs_dir,
+    load_corpus,
+)
+
+BUILT_IN_FAMILIES = ("z3", "cvc5", "yices")
+
+generators_app = typer.Typer(
+    help="""List, sample and validate the term generators.
+
+\b
+Examples:
+  sphinxfuzz generators list
+  sphinxfuzz generators sample Ints -n 5 --seed 7
+  sphinxfuzz generators validate                      every theory, its own solvers
+  sphinxfuzz generators validate Ints Strings -n 200 --solvers 'z3;cvc5'""",
+    no_args_is_help=True,
+)
+
+GeneratorsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--generators", help="Generators folder (default: the repo's generated_generators/)."
+    ),
+]
+DocsOption = Annotated[
+    Path | None,
+    typer.Option("--docs", help="Theory documents folder (default: the repo's docs_corpus/)."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(generators_app, name="generators")
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(2)
+
+
+def _catalogue(directory: Path | None, *, strict: bool) -> Catalogue:
+    try:
+        return load_catalogue(directory or default_generators_dir(), strict=strict)
+    except CatalogueError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _corpus(directory: Path | None) -> dict[str, TheoryDoc]:
+    root = directory or default_docs_dir()
+    if directory is None and not root.is_dir():
+        return {}
+    try:
+        return load_corpus(root)
+    except TheoryDocError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _manifest_validity(manifest: dict[str, Any] | None) -> str:
+    """The validity the build recorded last, under the names a manifest may use."""
+    if not manifest:
+        return "-"
+    for holder in (manifest.get("final"), manifest.get("validation"), manifest):
+        if isinstance(holder, dict):
+            for key in ("validity", "final_validity", "valid_ratio"):
+                value = holder.get(key)
+                if isinstance(value, int | float):
+                    return f"{value:.0%}"
+    return "-"
+
+
+@generators_app.command("list")
+def list_generators(generators: GeneratorsOption = None, docs: DocsOption = None) -> None:
+    """Every generator: theory, solver families, kind, and the validity its build recorded."""
+    catalogue = _catalogue(generators, strict=False)
+    corpus = _corpus(docs)
+    console = Console()
+    table = Table(title=f"generators in {catalogue.directory}")
+    for column in ("theory", "solvers", "kind", "validity"):
+        table.add_column(column)
+    for theory, entry in sorted(catalogue.entries.items()):
+        doc = corpus.get(theory)
+        table.add_row(
+            theory,
+            ", ".join(entry.solvers),
+            doc.kind if doc else "-",
+            _manifest_validity(entry.manifest),
+        )
+    console.print(table)
+    for name, problem in sorted(catalogue.errors.items()):
+        console.print(f"[yellow]skipped {name}:[/] {problem}", highlight=False)
+    if not catalogue.entries and not catalogue.errors:
+        console.print("no generators yet (run `sphinxfuzz build-generators`)")
+
+
+@generators_app.command("sample")
+def sample(
+    theory: Annotated[str, typer.Argument(help="Theory name, e.g. Ints.")],
+    n: Annotated[int, typer.Option("-n", help="Number of terms.")] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of random.Random.")] = 0,
+    generators: GeneratorsOption = None,
+) -> None:
+    """Print the declarations and terms of N samples (run in the sandbox)."""
+    catalogue = _catalogue(generators, strict=True)
+    entry = catalogue.entries.get(theory)
+    if entry is None:
+        raise _fail(f"no generator for {theory!r}; known: {', '.join(sorted(catalogue.entries))}")
+    try:
+        report = sample_terms(entry.source, n, seed, filename=str(entry.path))
+    except UnsafeGenerator as exc:
+        raise _fail(str(exc)) from None
+    for index, (decls, term) in enumerate(report.samples):
+        typer.echo(f"; sample {index} (seed {seed})")
+        if decls.strip():
+            typer.echo(decls)
+        typer.echo(term)
+        typer.echo()
+    if not report.ok:
+        raise _fail(f"{report.kind}: {report.failure}")
+
+
+@generators_app.command("validate")
+def validate(
+    theories: Annotated[
+        list[str] | None, typer.Argument(help="Theories to validate (default: all).")
+    ] = None,
+    n: Annotated[int, typer.Option("-n", help="Terms per theory.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of random.Random.")] = 0,
+    solvers: Annotated[
+        str | None,
+        typer.Option(
+            "--solvers", help='Solver spec, e.g. "z3;cvc5" (default: each theory\'s own).'
+        ),
+    ] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per solver call.")] = 10.0,
+    generators: GeneratorsOption = None,
+    docs: DocsOption = None,
+) -> None:
+    """Sample each generator, check the terms with solvers, and report quality measures."""
+    # Imported here: validation runs solvers, the other commands do not need that layer.
+    from sphinxfuzz.generators.validate import ValidationReport, validate_theory
+    from sphinxfuzz.solvers import parse_specs
+
+    catalogue = _catalogue(generators, strict=True)
+    corpus = _corpus(docs)
+    chosen = theories or sorted(catalogue.entries)
+    unknown = [t for t in chosen if t not in catalogue.entries]
+    if unknown:
+        raise _fail(
+            f"no generator for {', '.join(unknown)}; known: {', '.join(sorted(catalogue.entries))}"
+        )
+    try:
+        fixed_specs = parse_specs(solvers) if solvers else None
+    except ValueError as exc:
+        raise _fail(f"--solvers: {exc}") from None
+    console = Console()
+    reports: list[ValidationReport] = []
+    for theory in chosen:
+        entry = catalogue.entries[theory]
+        families = [f for f in entry.solvers if f in BUILT_IN_FAMILIES]
+        specs = fixed_specs if fixed_specs is not None else parse_specs(";".join(families))
+        if not specs:
+            raise _fail(
+                f"{entry.path}: SOLVERS {entry.solvers} names no built-in solver; use --solvers"
+            )
+        with console.status(f"validating {theory} ({n} terms)"):
+            reports.append(
+                validate_theory(entry, corpus.get(theory), specs, n=n, seed=seed, timeout=timeout)
+            )
+    console.print(_report_table(reports))
+    for report in reports:
+        notes = []
+        if report.sample_kind != "ok":
+            notes.append(
+                f"generator stopped after {report.samples} terms: {report.sample_kind}: {report.sample_failure}"
+            )
+        if report.grammar_error:
+            notes.append(report.grammar_error)
+        if report.missing_operators:
+            notes.append("operators never used: " + " ".join(report.missing_operators))
+        notes += [f"error: {message}" for message in report.errors]
+        if notes:
+            console.print(f"[bold]{report.theory}[/]", highlight=False)
+            for note in notes:
+                console.print(f"  {note}", highlight=False, markup=False)
+
+
+def _report_table(reports: list[Any]) -> Table:
+    solver_names: list[str] = []
+    for report in reports:
+        solver_names += [name for name in report.validity_by_solver if name not in solver_names]
+    table = Table(title="generator validation")
+    table.add_column("theory")
+    for name in solver_names:
+        table.add_column(f"valid {name}", justify="right")
+    for column in ("valid (any)", "grammar", "coverage", "ms/term", "terms"):
+        table.add_column(column, justify="right")
+
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1%}"
+
+    for report in reports:
+        table.add_row(
+            report.theory,
+            *(share(report.validity_by_solver.get(name)) for name in solver_names),
+            share(report.validity),
+            share(report.conformance),
+            share(report.coverage),
+            f"{report.seconds_per_term * 1000:.3f}",
+            str(report.samples),
+        )
+    return table

@@ -1,0 +1,113 @@
+"""The catalogue of generators: `<dir>/<Theory>/generator.py` plus optional `manifest.json`.
+
+Everything here is read statically: THEORY and SOLVERS come from the module's AST, so the
+parent process never executes untrusted generator code.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sphinxfuzz.generators.static_check import UnsafeGenerator, read_header, require_safe
+
+GENERATOR_FILE = "generator.py"
+MANIFEST_FILE = "manifest.json"
+GRAMMAR_FILE = "grammar.lark"
+
+
+class CatalogueError(ValueError):
+    """A catalogue directory that cannot be used; the message names the file and the cause."""
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    theory: str
+    solvers: tuple[str, ...]
+    path: Path  # the generator.py file
+    source: str
+    manifest: dict[str, Any] | None = None
+
+    @property
+    def grammar_path(self) -> Path | None:
+        """`grammar.lark` beside the generator, when the build left one."""
+        candidate = self.path.with_name(GRAMMAR_FILE)
+        return candidate if candidate.is_file() else None
+
+
+@dataclass
+class Catalogue:
+    directory: Path
+    entries: dict[str, CatalogueEntry] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # dir name -> why skipped (strict=False)
+
+    def theories_for(self, families: set[str]) -> list[str]:
+        """Theories whose SOLVERS include every family in `families`, sorted."""
+        return sorted(t for t, e in self.entries.items() if families <= set(e.solvers))
+
+
+def default_generators_dir() -> Path:
+    """The repository's `generated_generators/`, next to the package in a source checkout."""
+    return Path(__file__).resolve().parents[2] / "generated_generators"
+
+
+def load_catalogue(directory: Path | str, *, strict: bool = True) -> Catalogue:
+    """Read every `<directory>/<Theory>/generator.py`.
+
+    With `strict` (the default) the first unusable directory raises `CatalogueError`; without
+    it, unusable directories are skipped and described in `Catalogue.errors`.
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise CatalogueError(f"{root}: generators directory does not exist")
+    catalogue = Catalogue(root)
+    for child in sorted(root.iterdir()):
+        if not child.is_dir() or child.name.startswith((".", "_")):
+            continue
+        try:
+            entry = load_entry(child)
+        except CatalogueError as exc:
+            if strict:
+                raise
+            catalogue.errors[child.name] = str(exc)
+            continue
+        catalogue.entries[entry.theory] = entry
+    return catalogue
+
+
+def load_entry(theory_dir: Path) -> CatalogueEntry:
+    """One catalogue directory; raises `CatalogueError` naming the offending file."""
+    path = theory_dir / GENERATOR_FILE
+    if not path.is_file():
+        raise CatalogueError(f"{path}: missing generator (the directory has no {GENERATOR_FILE})")
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogueError(f"{path}: cannot read generator: {exc}") from exc
+    try:
+        require_safe(source, str(path))
+        header = read_header(source, str(path))
+    except UnsafeGenerator as exc:
+        raise CatalogueError(str(exc)) from exc
+    if header.theory != theory_dir.name:
+        raise CatalogueError(
+            f"{path}: THEORY is {header.theory!r} but the directory is named {theory_dir.name!r}"
+        )
+    return CatalogueEntry(header.theory, header.solvers, path, source, _manifest(theory_dir))
+
+
+def _manifest(theory_dir: Path) -> dict[str, Any] | None:
+    path = theory_dir / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CatalogueError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogueError(f"{path}: cannot read manifest: {exc}") from exc
+    if not isinstance(data, dict):
+        raise CatalogueError(f"{path}: manifest must be a JSON object, not {type(data).__name__}")
+    return data

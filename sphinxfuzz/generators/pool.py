@@ -1,0 +1,190 @@
+"""A persistent sandboxed child process that hosts several generators (fuzz-loop hot path).
+
+One child per pool; requests and answers are single JSON lines over pipes. `generate` is
+deterministic in its seed: the child calls `generate(random.Random(seed))` and, by default,
+re-executes the generator module first so no state leaks from one call into the next. A call
+that raises is reported and the child keeps serving; a call that hangs past `timeout`, or
+that kills the child, is reported and the child is restarted on the next call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from types import TracebackType
+from typing import IO, Any, Protocol
+
+from sphinxfuzz.generators.child_process import describe_exit, header, kill, spawn
+from sphinxfuzz.generators.static_check import require_safe
+
+START_TIMEOUT = 20.0  # seconds for the child to start and execute every module once
+
+
+class PoolEntry(Protocol):
+    """What the pool needs of a catalogue entry."""
+
+    @property
+    def theory(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def path(self) -> os.PathLike[str] | str: ...
+
+
+class GeneratorFailure(RuntimeError):
+    """A generator raised, hung, exhausted memory, returned bad output or failed to load."""
+
+    def __init__(self, theory: str, kind: str, detail: str, seed: int | None = None) -> None:
+        self.theory = theory
+        self.kind = kind
+        self.detail = detail
+        self.seed = seed
+        where = f" (seed {seed})" if seed is not None else ""
+        super().__init__(f"generator {theory!r} failed{where}: {kind}: {detail}")
+
+
+class GeneratorPool:
+    """Serve `generate(theory, seed)` from one sandboxed child. Not thread-safe."""
+
+    def __init__(
+        self,
+        entries: Iterable[PoolEntry] | Mapping[str, PoolEntry],
+        *,
+        timeout: float = 5.0,
+        memory_mb: int = 1024,
+        fresh_state: bool = True,
+    ) -> None:
+        items = list(entries.values()) if isinstance(entries, Mapping) else list(entries)
+        self._sources: dict[str, tuple[str, str]] = {}
+        for entry in items:
+            filename = str(entry.path)
+            require_safe(entry.source, filename)
+            if entry.theory in self._sources:
+                raise ValueError(f"{filename}: theory {entry.theory!r} is given twice")
+            self._sources[entry.theory] = (filename, entry.source)
+        self.timeout = timeout
+        self.memory_mb = memory_mb
+        self.fresh_state = fresh_state
+        self.load_failures: dict[str, str] = {}  # theory -> traceback of module-level code
+        self.restarts = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
+        self._buffer = b""
+        self._start()
+
+    @property
+    def theories(self) -> list[str]:
+        """Theories that loaded and can be asked for terms, sorted."""
+        return sorted(t for t in self._sources if t not in self.load_failures)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        """`(declarations, term)` from `theory`'s generator seeded with `seed`."""
+        if theory not in self._sources:
+            raise KeyError(f"no generator for theory {theory!r}; pool has {sorted(self._sources)}")
+        if theory in self.load_failures:
+            raise GeneratorFailure(theory, "exception", self.load_failures[theory], seed)
+        if self._process is None or self._process.poll() is not None:
+            self._restart()
+        answer = self._ask({"t": theory, "s": seed}, self.timeout, theory, seed)
+        if "ok" in answer:
+            decls, term = answer["ok"]
+            return decls, term
+        kind = str(answer["kind"])
+        if kind == "memory":
+            self._stop()  # the child's heap may be fragmented to the limit; start clean
+        raise GeneratorFailure(theory, kind, str(answer["failure"]), seed)
+
+    def close(self) -> None:
+        self._stop()
+
+    def __enter__(self) -> GeneratorPool:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self._stop()
+
+    def _start(self) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        self._process = spawn(self._stderr)
+        self._buffer = b""
+        generators = [[t, f, s] for t, (f, s) in self._sources.items()]
+        first = header("pool", self.memory_mb, None, generators=generators, fresh=self.fresh_state)
+        ready = self._ask(first, START_TIMEOUT + self.timeout * len(generators), "(all)", None)
+        self.load_failures = dict(ready["failed"])
+
+    def _restart(self) -> None:
+        self._stop()
+        self.restarts += 1
+        self._start()
+
+    def _stop(self) -> None:
+        process = getattr(self, "_process", None)
+        if process is not None:
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    stream.close()
+            kill(process)
+            self._process = None
+        stderr = getattr(self, "_stderr", None)
+        if stderr is not None:
+            stderr.close()
+            self._stderr = None
+
+    def _ask(self, message: dict[str, Any], timeout: float, theory: str, seed: int | None) -> Any:
+        process = self._process
+        assert process is not None and process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+            line = self._read_line(process.stdout.fileno(), timeout)
+        except TimeoutError:
+            self._stop()
+            raise GeneratorFailure(
+                theory, "timeout", f"no answer within {timeout:g} s; child restarted", seed
+            ) from None
+        except (BrokenPipeError, EOFError):
+            detail = self._death_notice(process)
+            self._stop()
+            raise GeneratorFailure(theory, "crash", detail, seed) from None
+        return json.loads(line)
+
+    def _read_line(self, fd: int, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            readable, _, _ = select.select([fd], [], [], remaining)
+            if not readable:
+                raise TimeoutError
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise EOFError
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line
+
+    def _death_notice(self, process: subprocess.Popen[bytes]) -> str:
+        process.wait()
+        text = ""
+        if self._stderr is not None:
+            self._stderr.seek(0)
+            text = self._stderr.read().decode("utf-8", "replace").strip()[-2000:]
+        return f"generator child {describe_exit(process.returncode)}" + (
+            f":\n{text}" if text else ""
+        )

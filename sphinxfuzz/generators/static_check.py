@@ -1,0 +1,409 @@
+"""Static safety and contract check of an untrusted generator module.
+
+Generators are written by an LLM, so before any of their code runs the AST is checked for
+(a) imports outside a small allow-list of pure standard-library modules, (b) names,
+attributes and string tricks that reach files, processes, code execution or the interpreter's
+internals, and (c) the module contract: literal `THEORY`, literal `SOLVERS` and a one-argument
+`generate`. The check is conservative: it may refuse odd but harmless code; the child-process
+sandbox (`sandbox.py`) is the second line of defence, not the first.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+# Pure modules without I/O. Left out on purpose: `sys`/`os`/`io`/`pathlib` (I/O and the
+# interpreter), `pickle`/`marshal`/`importlib`/`inspect`/`types` (code loading, frames),
+# `time`/`datetime`/`secrets`/`uuid` (non-determinism), `threading` (escapes the call).
+ALLOWED_MODULES: frozenset[str] = frozenset(
+    {
+        "__future__",
+        "abc",
+        "array",
+        "bisect",
+        "collections",
+        "collections.abc",
+        "copy",
+        "dataclasses",
+        "decimal",
+        "enum",
+        "fractions",
+        "functools",
+        "heapq",
+        "itertools",
+        "math",
+        "numbers",
+        "operator",
+        "random",
+        "re",
+        "statistics",
+        "string",
+        "struct",
+        "textwrap",
+        "typing",
+        "unicodedata",
+    }
+)
+
+# Built-in names that open files, run code, read input or expose namespaces.
+FORBIDDEN_NAMES: frozenset[str] = frozenset(
+    {
+        "open",
+        "exec",
+        "eval",
+        "compile",
+        "__import__",
+        "input",
+        "breakpoint",
+        "globals",
+        "locals",
+        "vars",
+        "dir",
+        "help",
+        "exit",
+        "quit",
+        "memoryview",
+        "copyright",
+        "credits",
+        "license",
+    }
+)
+
+# Reflection helpers: allowed only as direct calls with a literal, harmless attribute name.
+ATTRIBUTE_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+
+# Attribute names that lead to modules, frames or dynamic attribute lookup even without
+# dunders (`dataclasses.sys`, `gen.gi_frame.f_back.f_globals`, `string.Formatter().get_field`).
+FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset(
+    {
+        "sys",
+        "os",
+        "builtins",
+        "modules",
+        "subprocess",
+        "importlib",
+        "gi_frame",
+        "gi_code",
+        "gi_yieldfrom",
+        "cr_frame",
+        "cr_code",
+        "cr_await",
+        "ag_frame",
+        "ag_code",
+        "f_back",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+        "f_code",
+        "f_trace",
+        "tb_frame",
+        "tb_next",
+        "co_code",
+        "co_consts",
+        "Formatter",
+        "get_field",
+        "attrgetter",
+        "methodcaller",
+        "get_type_hints",
+        "ForwardRef",
+        "make_dataclass",
+        "SystemRandom",
+    }
+)
+
+# Dunders that cannot be turned into an escape on their own.
+HARMLESS_DUNDER_ATTRIBUTES: frozenset[str] = frozenset({"__init__", "__name__"})
+HARMLESS_DUNDER_NAMES: frozenset[str] = frozenset({"__name__", "__slots__", "__all__"})
+HARMLESS_DUNDER_STRINGS: frozenset[str] = frozenset({"__init__", "__name__", "__main__"})
+
+# Only the seeded generator class of `random`: module-level functions share hidden global
+# state, which would make `generate(random.Random(seed))` non-deterministic.
+RANDOM_MODULE_ALLOWED: frozenset[str] = frozenset({"Random"})
+
+_DUNDER_IN_STRING = re.compile(r"__[A-Za-z_]\w*__")
+_FAMILY = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a generator source is refused, with a 1-based position."""
+
+    line: int
+    col: int
+    message: str
+    filename: str = "generator.py"
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.col}: {self.message}"
+
+
+class UnsafeGenerator(ValueError):
+    """A generator source that must not run; `problems` lists every reason."""
+
+    def __init__(self, filename: str, problems: list[Problem]) -> None:
+        self.filename = filename
+        self.problems = problems
+        listing = "\n".join(f"  {p}" for p in problems)
+        super().__init__(f"{filename}: generator refused ({len(problems)} problem(s)):\n{listing}")
+
+
+@dataclass(frozen=True)
+class Header:
+    """The module-level constants a catalogue needs, read without running the code."""
+
+    theory: str
+    solvers: tuple[str, ...]
+
+
+def check_source(source: str, filename: str = "generator.py") -> list[Problem]:
+    """Every safety and contract problem of `source`, in source order (empty = acceptable)."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        return [Problem(exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}", filename)]
+    except ValueError as exc:  # e.g. NUL bytes in the source
+        return [Problem(1, 1, f"unreadable source: {exc}", filename)]
+    checker = _SafetyVisitor(filename)
+    try:
+        checker.visit(tree)
+    except RecursionError:
+        return [Problem(1, 1, "source is nested too deeply to check", filename)]
+    problems = checker.problems + _contract_problems(tree, filename)
+    return sorted(problems, key=lambda p: (p.line, p.col, p.message))
+
+
+def require_safe(source: str, filename: str = "generator.py") -> None:
+    """Raise `UnsafeGenerator` unless `check_source` finds nothing."""
+    problems = check_source(source, filename)
+    if problems:
+        raise UnsafeGenerator(filename, problems)
+
+
+def read_header(source: str, filename: str = "generator.py") -> Header:
+    """`THEORY` and `SOLVERS` as written in the source; raises `UnsafeGenerator` if unreadable."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        problem = Problem(exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}", filename)
+        raise UnsafeGenerator(filename, [problem]) from None
+    problems = _contract_problems(tree, filename)
+    if problems:
+        raise UnsafeGenerator(filename, problems)
+    theory = _literal_assignments(tree)["THEORY"][0]
+    solvers = _literal_assignments(tree)["SOLVERS"][0]
+    assert isinstance(theory, str) and isinstance(solvers, tuple)  # guaranteed by the check
+    return Header(theory, solvers)
+
+
+class _SafetyVisitor(ast.NodeVisitor):
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.problems: list[Problem] = []
+        self.random_aliases: set[str] = set()
+        self.random_class_names: set[str] = set()
+
+    def _report(self, node: ast.AST, message: str) -> None:
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0) + 1
+        self.problems.append(Problem(line, col, message, self.filename))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name not in ALLOWED_MODULES:
+                self._report(node, f"import of '{alias.name}' is not allowed ({_allowed_text()})")
+            elif alias.name == "random":
+                self.random_aliases.add(alias.asname or "random")
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if node.level or module not in ALLOWED_MODULES:
+            shown = "." * node.level + module
+            self._report(node, f"import from '{shown}' is not allowed ({_allowed_text()})")
+        for alias in node.names:
+            name = alias.name
+            if name == "*":
+                self._report(node, "'from ... import *' is not allowed; import names explicitly")
+            elif name.startswith("_") and module != "__future__":
+                self._report(node, f"import of private name '{name}' is not allowed")
+            elif name in FORBIDDEN_ATTRIBUTES or name in FORBIDDEN_NAMES:
+                self._report(node, f"import of '{name}' is not allowed")
+            elif module == "random" and name in RANDOM_MODULE_ALLOWED:
+                self.random_class_names.add(alias.asname or name)
+            elif module == "random":
+                self._report(
+                    node,
+                    f"'from random import {name}' uses the shared global generator; "
+                    "make every random choice through the rng argument",
+                )
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if name in FORBIDDEN_NAMES:
+            self._report(
+                node, f"use of '{name}' is not allowed (files, code execution or namespaces)"
+            )
+        elif _is_dunder(name) and name not in HARMLESS_DUNDER_NAMES:
+            self._report(node, f"use of '{name}' is not allowed (interpreter internals)")
+        elif name in ATTRIBUTE_BUILTINS:
+            # Reached only when not the callee of a checked call (see visit_Call).
+            self._report(
+                node, f"'{name}' may only be called directly with a literal attribute name"
+            )
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._check_attribute_name(node, node.attr, node.value)
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id in self.random_aliases
+            and node.attr not in RANDOM_MODULE_ALLOWED
+        ):
+            self._report(
+                node,
+                f"'{node.value.id}.{node.attr}' uses the shared global generator; "
+                "make every random choice through the rng argument",
+            )
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ATTRIBUTE_BUILTINS:
+            if len(node.args) < 2 or not _is_str_constant(node.args[1]):
+                self._report(node, f"'{func.id}' needs a literal attribute name as second argument")
+            else:
+                assert isinstance(node.args[1], ast.Constant)
+                self._check_attribute_name(node, node.args[1].value, node.args[0])
+            for child in [*node.args, *node.keywords]:
+                self.visit(child)
+            return
+        unseeded = not node.args and not node.keywords
+        if unseeded and (
+            (isinstance(func, ast.Name) and func.id in self.random_class_names)
+            or (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id in self.random_aliases
+                and func.attr == "Random"
+            )
+        ):
+            self._report(node, "Random() without a seed is not deterministic; use the rng argument")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        # A dunder spelled in a string feeds str.format field lookups or annotations eval.
+        if isinstance(node.value, str | bytes):
+            text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
+            for match in _DUNDER_IN_STRING.finditer(text):
+                if match.group(0) not in HARMLESS_DUNDER_STRINGS:
+                    self._report(node, f"string mentions interpreter internal '{match.group(0)}'")
+                    break
+
+    def _check_attribute_name(self, node: ast.AST, attr: str, owner: ast.expr) -> None:
+        if _is_dunder(attr):
+            if attr not in HARMLESS_DUNDER_ATTRIBUTES:
+                self._report(
+                    node, f"access to attribute '{attr}' is not allowed (interpreter internals)"
+                )
+        elif attr.startswith("_"):
+            if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                self._report(
+                    node, f"access to private attribute '{attr}' is only allowed on self/cls"
+                )
+        elif attr in FORBIDDEN_ATTRIBUTES:
+            self._report(node, f"access to attribute '{attr}' is not allowed")
+
+
+def _contract_problems(tree: ast.Module, filename: str) -> list[Problem]:
+    """Problems with the THEORY / SOLVERS / generate contract."""
+    problems: list[Problem] = []
+    assignments = _literal_assignments(tree)
+
+    def report(line: int, col: int, message: str) -> None:
+        problems.append(Problem(line, col, message, filename))
+
+    theory = assignments.get("THEORY")
+    if theory is None:
+        report(1, 1, 'missing module-level THEORY = "<theory name>"')
+    elif not (isinstance(theory[0], str) and theory[0].strip()):
+        report(theory[1], 1, "THEORY must be a non-empty string literal")
+    elif theory[2] > 1:
+        report(theory[1], 1, "THEORY must be assigned exactly once")
+
+    solvers = assignments.get("SOLVERS")
+    if solvers is None:
+        report(1, 1, 'missing module-level SOLVERS = ("z3", "cvc5", ...)')
+    elif not (
+        isinstance(solvers[0], tuple)
+        and solvers[0]
+        and all(isinstance(s, str) and _FAMILY.match(s) for s in solvers[0])
+    ):
+        report(
+            solvers[1],
+            1,
+            'SOLVERS must be a non-empty tuple of solver family names like ("z3", "cvc5")',
+        )
+    elif solvers[2] > 1:
+        report(solvers[1], 1, "SOLVERS must be assigned exactly once")
+
+    generates = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "generate"
+    ]
+    if not generates:
+        report(1, 1, "missing module-level function 'def generate(rng):'")
+    for node in generates:
+        args = node.args
+        if isinstance(node, ast.AsyncFunctionDef):
+            report(node.lineno, node.col_offset + 1, "generate must be a plain function, not async")
+        params = [*args.posonlyargs, *args.args]
+        if len(params) != 1 or args.defaults or args.vararg or args.kwarg or args.kwonlyargs:
+            report(
+                node.lineno, node.col_offset + 1, "generate must take exactly one parameter (rng)"
+            )
+    if len(generates) > 1:
+        report(generates[1].lineno, 1, "generate is defined more than once")
+    return problems
+
+
+def _literal_assignments(tree: ast.Module) -> dict[str, tuple[object, int, int]]:
+    """Module-level `THEORY`/`SOLVERS` assignments: name -> (literal value, line, count).
+
+    A value that is not a literal is kept as None so the caller can report it.
+    """
+    found: dict[str, tuple[object, int, int]] = {}
+    for node in tree.body:
+        targets: list[ast.expr]
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in ("THEORY", "SOLVERS"):
+                try:
+                    literal: object = ast.literal_eval(value)
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    literal = None
+                previous = found.get(target.id)
+                if previous is None:
+                    found[target.id] = (literal, node.lineno, 1)
+                else:
+                    found[target.id] = (previous[0], previous[1], previous[2] + 1)
+    return found
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _is_str_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _allowed_text() -> str:
+    return "allowed: " + ", ".join(sorted(m for m in ALLOWED_MODULES if m != "__future__"))

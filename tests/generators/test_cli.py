@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from sphinxfuzz.cli import app
+
+runner = CliRunner(env={"COLUMNS": "200"})  # wide enough that table headers stay on one line
+
+
+def test_list_and_sample(fixtures_dir: Path) -> None:
+    listed = runner.invoke(app, ["generators", "list", "--generators", str(fixtures_dir)])
+    assert listed.exit_code == 0, listed.output
+    for theory in ("Ints", "FixedSizeBitVectors", "Strings"):
+        assert theory in listed.output
+    sampled = runner.invoke(
+        app,
+        [
+            "generators",
+            "sample",
+            "Ints",
+            "-n",
+            "3",
+            "--seed",
+            "4",
+            "--generators",
+            str(fixtures_dir),
+        ],
+    )
+    assert sampled.exit_code == 0, sampled.output
+    assert sampled.output.count("; sample") == 3 and "(declare-const" in sampled.output
+
+
+def test_sample_unknown_theory(fixtures_dir: Path) -> None:
+    result = runner.invoke(
+        app, ["generators", "sample", "Reals", "--generators", str(fixtures_dir)]
+    )
+    assert result.exit_code == 2 and "no generator for 'Reals'" in result.output
+
+
+def test_validate_table(fixtures_dir: Path, tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "generators",
+            "validate",
+            "Strings",
+            "-n",
+            "40",
+            "--generators",
+            str(fixtures_dir),
+            "--docs",
+            str(tmp_path),
+        ],  # fmt: skip
+    )
+    assert result.exit_code == 0, result.output
+    assert "valid z3" in result.output and "valid cvc5" in result.output
+    assert "100.0%" in result.output

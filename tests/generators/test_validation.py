@@ -1,0 +1,97 @@
+"""Validation against the real z3 binary and the cvc5 shim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sphinxfuzz.generators.catalogue import load_catalogue
+from sphinxfuzz.generators.sandbox import sample_terms
+from sphinxfuzz.generators.solver_check import check_terms
+from sphinxfuzz.generators.term_metrics import distinct_errors
+from sphinxfuzz.generators.theory_docs import parse_theory_doc
+from sphinxfuzz.generators.validate import validate_theory
+from sphinxfuzz.solvers import SolverSpec, parse_specs
+
+INVALID = [
+    ("(declare-const x Int)", "(> x y)"),  # undeclared symbol
+    ("(declare-const x Int)", "(bvadd x 1)"),  # wrong sort
+    ("(declare-const x Int)", "(> x 1"),  # unbalanced: checked on its own
+    ("(declare-const x Int) (check-sat)", "(> x 1)"),  # declarations hold another command
+    ("", '(= "abc x)'),  # unterminated string
+    ("(declare-const x Int)", "(+ x 1)"),  # not Boolean
+]
+ONLY_CVC5 = ("(declare-const x Int)", "((_ divisible 3) x)")  # z3 5.4 lacks divisible
+
+
+@pytest.fixture(scope="module")
+def specs() -> list[SolverSpec]:
+    return parse_specs("z3;cvc5")
+
+
+@pytest.fixture(scope="module")
+def mixed(fixtures_dir_module: Path) -> list[tuple[str, str]]:
+    """Valid fixture terms with invalid ones interleaved (a term reuses `x` across scopes)."""
+    catalogue = load_catalogue(fixtures_dir_module)
+    pairs: list[tuple[str, str]] = []
+    for theory in ("Ints", "FixedSizeBitVectors", "Strings"):
+        report = sample_terms(catalogue.entries[theory].source, 8, seed=5)
+        assert report.kind == "ok"
+        pairs += report.samples
+    for offset, bad in enumerate([*INVALID, ONLY_CVC5]):
+        pairs.insert(3 * offset + 1, bad)
+    return pairs
+
+
+@pytest.fixture(scope="module")
+def fixtures_dir_module() -> Path:
+    return Path(__file__).resolve().parents[1] / "fixtures" / "generators"
+
+
+def test_valid_and_invalid_terms(specs: list[SolverSpec], mixed: list[tuple[str, str]]) -> None:
+    verdicts = check_terms(mixed, specs)
+    by_pair = {(v.decls, v.term): v for v in verdicts}
+    for bad in INVALID:
+        verdict = by_pair[bad]
+        assert not verdict.valid, bad
+        assert set(verdict.errors) == {"z3", "cvc5"}, (bad, verdict.errors)
+    assert "unknown constant y" in by_pair[INVALID[0]].errors["z3"]
+    only = by_pair[ONLY_CVC5]
+    assert only.valid and set(only.errors) == {"z3"} and "divisible" in only.errors["z3"]
+    good = [v for v in verdicts if (v.decls, v.term) not in {*INVALID, ONLY_CVC5}]
+    assert len(good) == 24 and all(v.valid and not v.errors for v in good)
+
+
+def test_batched_matches_one_call_per_term(
+    specs: list[SolverSpec], mixed: list[tuple[str, str]]
+) -> None:
+    batched = check_terms(mixed, specs, batch_size=10)
+    single = check_terms(mixed, specs, batched=False)
+    assert [(v.valid, sorted(v.errors)) for v in batched] == [
+        (v.valid, sorted(v.errors)) for v in single
+    ]
+    # Messages agree once positions are normalised (batch line numbers are translated).
+    assert distinct_errors(batched) == distinct_errors(single)
+    z3_batched = [v.errors.get("z3") for v in batched]
+    z3_single = [v.errors.get("z3") for v in single]
+    assert z3_batched == z3_single
+
+
+def test_validate_theory_ties_it_together(
+    specs: list[SolverSpec], fixtures_dir_module: Path, tmp_path: Path
+) -> None:
+    entry = load_catalogue(fixtures_dir_module).entries["Ints"]
+    doc = parse_theory_doc(
+        "---\ntheory: Ints\nsolvers: z3, cvc5\nlogic: QF_NIA\nkind: standard\n---\n"
+        "## Operators\n\n| op | syntax | signature | conditions |\n|---|---|---|---|\n"
+        "| `+` | | | |\n| `div` | | | |\n| `divisible` | | | |\n",
+        "Ints.md",
+    )
+    report = validate_theory(entry, doc, specs, n=60, seed=1)
+    assert report.samples == 60 and report.sample_kind == "ok"
+    assert report.validity == 1.0
+    assert report.validity_by_solver == {"z3": 1.0, "cvc5": 1.0}
+    assert report.coverage == pytest.approx(2 / 3) and report.missing_operators == ["divisible"]
+    assert report.conformance is None and report.errors == []
+    assert report.seconds_per_term > 0
