@@ -22,6 +22,7 @@ from sphinxfuzz.generators.theory_docs import (
     TheoryDocError,
     default_docs_dir,
     load_corpus,
+    spec_text_for,
 )
 
 BUILT_IN_FAMILIES = ("z3", "cvc5", "yices")
@@ -178,7 +179,11 @@ def validate(
     for theory in chosen:
         entry = catalogue.entries[theory]
         families = [f for f in entry.solvers if f in BUILT_IN_FAMILIES]
-        specs = fixed_specs if fixed_specs is not None else parse_specs(";".join(families))
+        specs = (
+            fixed_specs
+            if fixed_specs is not None
+            else parse_specs(spec_text_for(families, corpus.get(theory)))
+        )
         if not specs:
             raise _fail(
                 f"{entry.path}: SOLVERS {entry.solvers} names no built-in solver; use --solvers"
