@@ -1,0 +1,10 @@
+; arrays: two arrays differ somewhere
+(set-logic QF_AUFLIA)
+(declare-const a (Array Int Bool))
+(declare-const b (Array Int Bool))
+(declare-fun f (Int) Int)
+(assert (distinct a b))
+(assert (select a (f 0)))
+(assert (not (select b (f 0))))
+(assert (or (= (f 0) (f 1)) (> (f 1) 7)))
+(check-sat)

@@ -1,0 +1,10 @@
+; arrays of arrays indexed by bit-vectors
+(set-logic QF_ABV)
+(declare-const mem (Array (_ BitVec 4) (Array (_ BitVec 4) (_ BitVec 8))))
+(declare-const p (_ BitVec 4))
+(declare-const q (_ BitVec 4))
+(assert (= (select (select mem p) q) #x2a))
+(assert (distinct p q))
+(assert (bvult (select (select mem q) p) #x10))
+(assert (or (= p #x0) (bvugt q p) (= (select (select mem p) p) #xff)))
+(check-sat)

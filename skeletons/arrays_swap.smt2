@@ -1,0 +1,12 @@
+; arrays: swapping two cells keeps the multiset
+(set-logic QF_ALIA)
+(declare-const a (Array Int Int))
+(declare-const b (Array Int Int))
+(declare-const i Int)
+(declare-const j Int)
+(assert (= b (store (store a i (select a j)) j (select a i))))
+(assert (distinct i j))
+(assert (and (> (select a i) 3) (< (select a j) 0)))
+(assert (or (= (select b i) (select a j)) (> i 100)))
+(assert (=> (> j 0) (>= (select b j) 4)))
+(check-sat)

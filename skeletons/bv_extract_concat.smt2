@@ -1,0 +1,12 @@
+; bit-vectors: extract, concat, extensions across widths
+(set-logic QF_BV)
+(declare-const x (_ BitVec 16))
+(declare-const hi (_ BitVec 8))
+(declare-const lo (_ BitVec 8))
+(declare-const w (_ BitVec 32))
+(assert (= x (concat hi lo)))
+(assert (= w ((_ zero_extend 16) x)))
+(assert (and (= ((_ extract 15 12) x) #xa) (bvsgt lo #x10) (not (= hi lo))))
+(assert (= ((_ sign_extend 16) x) (bvor w #xffff0000)))
+(assert (xor (bvult lo #x40) (= ((_ extract 3 0) lo) #x5)))
+(check-sat)

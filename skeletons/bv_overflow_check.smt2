@@ -1,0 +1,10 @@
+; bit-vectors: unsigned addition overflow detected by comparison
+(set-logic QF_BV)
+(declare-const a (_ BitVec 8))
+(declare-const b (_ BitVec 8))
+(declare-const s (_ BitVec 8))
+(assert (= s (bvadd a b)))
+(assert (bvult s a))
+(assert (and (bvugt a #x80) (bvule b #x7f) (distinct a b)))
+(assert (or (= ((_ extract 0 0) s) #b1) (bvslt s #x00)))
+(check-sat)

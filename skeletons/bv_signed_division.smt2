@@ -1,0 +1,10 @@
+; bit-vectors: signed and unsigned division and remainders
+(set-logic QF_BV)
+(declare-const n (_ BitVec 8))
+(declare-const d (_ BitVec 8))
+(assert (distinct d #x00))
+(assert (= (bvsdiv n d) #xfd))
+(assert (= (bvsrem n d) #x01))
+(assert (or (bvslt n #x00) (bvsgt d #x03)))
+(assert (=> (bvult (bvurem n d) #x02) (= (bvsmod n d) (bvsmod n d))))
+(check-sat)

@@ -1,0 +1,11 @@
+; pure Boolean structure: xor, =>, ite and distinct over atoms at several depths
+(set-logic QF_LIA)
+(declare-const a Int)
+(declare-const b Int)
+(declare-const p Bool)
+(declare-const q Bool)
+(assert (xor p (> a b) (=> q (= a 0))))
+(assert (ite (and p q) (> (+ a b) 10) (or (< a 0) (distinct a b 0))))
+(assert (= q (not (= (> a 3) (< b 2)))))
+(assert (distinct p q))
+(check-sat)

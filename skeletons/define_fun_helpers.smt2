@@ -1,0 +1,12 @@
+; define-fun and define-sort helpers
+(set-logic QF_LIA)
+(define-sort Count () Int)
+(define-fun max2 ((a Int) (b Int)) Int (ite (>= a b) a b))
+(define-fun between ((v Int) (lo Int) (hi Int)) Bool (and (<= lo v) (<= v hi)))
+(declare-const p Count)
+(declare-const q Count)
+(assert (= (max2 p q) 12))
+(assert (between p 3 8))
+(assert (or (between q 10 20) (= q p)))
+(assert (not (between (+ p q) 0 15)))
+(check-sat)

@@ -1,0 +1,11 @@
+; datatypes: enumeration with nested ite and distinct
+(set-logic ALL)
+(declare-datatype Day ((mon) (tue) (wed) (thu) (fri)))
+(declare-const a Day)
+(declare-const b Day)
+(declare-const n Int)
+(assert (= n (ite (= a mon) 1 (ite (= a tue) 2 (ite (= a wed) 3 4)))))
+(assert (distinct a b mon))
+(assert (and (> n 2) (=> (= b fri) (= a thu))))
+(assert (xor (= a wed) (= b tue)))
+(check-sat)

@@ -1,0 +1,10 @@
+; datatypes: a list built with constructors and taken apart with selectors and testers
+(set-logic ALL)
+(declare-datatype IList ((inil) (icons (ihead Int) (itail IList))))
+(declare-const xs IList)
+(declare-const ys IList)
+(assert (= ys (icons 5 xs)))
+(assert (and ((_ is icons) xs) (> (ihead xs) (ihead ys))))
+(assert (or (= (itail xs) inil) (< (ihead (itail xs)) 0)))
+(assert (not ((_ is inil) (itail ys))))
+(check-sat)

@@ -1,0 +1,13 @@
+; datatypes: mutually recursive expressions and statements
+(set-logic ALL)
+(declare-datatypes ((Expr 0) (Stmt 0))
+  (((lit (lv Int)) (block (body Stmt)))
+   ((skip) (assign (target Int) (rhs Expr)) (seq2 (s1 Stmt) (s2 Stmt)))))
+(declare-const e Expr)
+(declare-const s Stmt)
+(assert (= e (block s)))
+(assert ((_ is seq2) s))
+(assert ((_ is assign) (s1 s)))
+(assert (= (rhs (s1 s)) (lit 7)))
+(assert (or ((_ is skip) (s2 s)) (> (target (s1 s)) 3)))
+(check-sat)

@@ -1,0 +1,10 @@
+; datatypes: parametric option and pair types
+(set-logic ALL)
+(declare-datatypes ((Opt 1) (Pair 2)) ((par (T) ((none) (some (val T)))) (par (A B) ((pair (fst A) (snd B))))))
+(declare-const o (Opt Int))
+(declare-const p (Pair Int Bool))
+(assert ((_ is some) o))
+(assert (= p (pair (val o) (> (val o) 10))))
+(assert (snd p))
+(assert (or (< (fst p) 20) (= o (as none (Opt Int)))))
+(check-sat)

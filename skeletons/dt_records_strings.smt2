@@ -1,0 +1,10 @@
+; datatypes with string and integer fields
+(set-logic ALL)
+(declare-datatype Person ((person (name String) (age Int))))
+(declare-const p Person)
+(declare-const q Person)
+(assert (= (str.len (name p)) 4))
+(assert (and (> (age p) 17) (< (age q) (age p))))
+(assert (= (name q) (str.++ (name p) "!")))
+(assert (or (str.prefixof "An" (name p)) (> (age q) 30)))
+(check-sat)

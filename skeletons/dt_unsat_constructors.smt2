@@ -1,0 +1,10 @@
+; unsat: distinct constructors never meet
+(set-logic ALL)
+(declare-datatype Color ((red) (green) (blue)))
+(declare-const c Color)
+(declare-const d Color)
+(assert (distinct c red))
+(assert (distinct c green))
+(assert (distinct c blue))
+(assert (or (= d c) (= d red)))
+(check-sat)

@@ -1,0 +1,10 @@
+; set-info, echo and :named assertions around a small problem
+(set-info :status sat)
+(set-logic QF_LIA)
+(declare-const a Int)
+(declare-const b Int)
+(assert (! (> a (* 2 b)) :named first))
+(assert (! (and (> b 1) (< a 20)) :named second))
+(echo "checking")
+(assert (or (= (+ a b) 12) (> b 5)))
+(check-sat)

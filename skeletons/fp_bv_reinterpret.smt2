@@ -1,0 +1,11 @@
+; floating point built from bit-vector fields
+(set-logic QF_BVFP)
+(declare-const s (_ BitVec 1))
+(declare-const e (_ BitVec 8))
+(declare-const m (_ BitVec 23))
+(declare-const f Float32)
+(assert (= f (fp s e m)))
+(assert (fp.isSubnormal f))
+(assert (or (= s #b1) (bvugt m #b00000000000000100000000)))
+(assert (not (fp.isZero f)))
+(check-sat)

@@ -1,0 +1,11 @@
+; floating point: conversions to and from reals and bit-vectors
+(set-logic ALL)
+(declare-const f Float32)
+(declare-const g Float64)
+(declare-const bv (_ BitVec 8))
+(assert (= g ((_ to_fp 11 53) RNE f)))
+(assert (fp.geq f ((_ to_fp 8 24) RNE 2.5)))
+(assert (= bv ((_ fp.to_ubv 8) RTZ f)))
+(assert (and (bvult bv #x0a) (fp.isNormal g)))
+(assert (or (> (fp.to_real f) 3.0) (= bv #x02)))
+(check-sat)

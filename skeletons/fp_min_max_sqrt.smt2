@@ -1,0 +1,11 @@
+; floating point: min, max, abs, neg and comparisons with constants
+(set-logic QF_FP)
+(declare-const a Float32)
+(declare-const b Float32)
+(declare-const c Float32)
+(assert (fp.eq (fp.max a b) a))
+(assert (fp.gt a ((_ to_fp 8 24) RNE 3.0)))
+(assert (fp.lt (fp.min b c) ((_ to_fp 8 24) RNE 0.0)))
+(assert (or (fp.isPositive (fp.sub RNE a b)) (fp.isNegative c)))
+(assert (not (fp.isNaN (fp.abs (fp.neg b)))))
+(check-sat)

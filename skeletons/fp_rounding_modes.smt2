@@ -1,0 +1,11 @@
+; floating point: rounding modes change a sum
+(set-logic QF_FP)
+(declare-const x Float32)
+(declare-const y Float32)
+(declare-const r RoundingMode)
+(assert (not (fp.isNaN x)))
+(assert (not (fp.isInfinite y)))
+(assert (fp.lt (fp.add RTZ x y) (fp.add RTP x y)))
+(assert (or (= r RNE) (= r RTN)))
+(assert (fp.gt (fp.mul r x y) ((_ to_fp 8 24) RNE 1.0)))
+(check-sat)

@@ -1,0 +1,10 @@
+; floating point: zeros, infinities and NaN
+(set-logic QF_FP)
+(declare-const a Float64)
+(declare-const b Float64)
+(assert (fp.isZero a))
+(assert (fp.isNegative a))
+(assert (= b (fp.div RNE (fp #b0 #b01111111111 #x0000000000000) a)))
+(assert (or (fp.isInfinite b) (fp.isNaN b)))
+(assert (not (fp.eq a (_ +zero 11 53))))
+(check-sat)

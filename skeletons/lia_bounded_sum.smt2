@@ -1,0 +1,12 @@
+; linear integer bounds, sums and a disjunctive case split
+(set-logic QF_LIA)
+(declare-const a Int)
+(declare-const b Int)
+(declare-const c Int)
+(declare-const d Int)
+(assert (and (<= 0 a 10) (<= 0 b 10) (<= (- 5) c 5) (>= d (- 20))))
+(assert (= (+ a b c d) 17))
+(assert (or (> a b) (= (- a b) (* 2 c)) (< (+ c d) 0)))
+(assert (distinct a b c))
+(assert (=> (> d 3) (< (+ a (* 3 b)) 25)))
+(check-sat)

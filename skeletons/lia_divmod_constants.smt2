@@ -1,0 +1,13 @@
+; div and mod by constants with ite
+(set-logic QF_LIA)
+(declare-const n Int)
+(declare-const q Int)
+(declare-const r Int)
+(declare-const flag Bool)
+(assert (= q (div n 7)))
+(assert (= r (mod n 7)))
+(assert (and (> n 50) (< n 200) (= r 3)))
+(assert (= flag (> q 10)))
+(assert (ite flag (< n 150) (> n 60)))
+(assert (xor (= (mod q 2) 0) (> r 5)))
+(check-sat)

@@ -1,0 +1,11 @@
+; linear real arithmetic with fractions and decimals
+(set-logic QF_LRA)
+(declare-const u Real)
+(declare-const v Real)
+(declare-const w Real)
+(assert (and (> u 0.5) (< v (/ 7 3)) (>= w (- 1.25))))
+(assert (= (+ u v w) 3.0))
+(assert (or (> (* 2.0 u) v) (= w 0.0) (< (- u w) 1.0)))
+(assert (distinct u v))
+(assert (=> (> w 1.0) (< u 0.75)))
+(check-sat)

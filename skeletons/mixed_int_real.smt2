@@ -1,0 +1,12 @@
+; mixed integer and real arithmetic: to_real, to_int, is_int
+(set-logic QF_LIRA)
+(declare-const i Int)
+(declare-const j Int)
+(declare-const r Real)
+(declare-const s Real)
+(assert (= r (/ (to_real i) 4.0)))
+(assert (and (> i 5) (< i 40) (not (is_int r))))
+(assert (= j (to_int s)))
+(assert (and (> s 2.5) (< s 3.5) (>= j 3)))
+(assert (or (> r s) (= (+ i j) 20) (< (- s r) 0.1)))
+(check-sat)

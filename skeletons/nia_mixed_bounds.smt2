@@ -1,0 +1,11 @@
+; non-linear integers: division by a variable
+(set-logic QF_NIA)
+(declare-const x Int)
+(declare-const y Int)
+(declare-const z Int)
+(assert (and (> y 0) (< y 10)))
+(assert (= (div x y) 7))
+(assert (= (mod x y) 2))
+(assert (= z (* y y)))
+(assert (or (> z 20) (= x 23)))
+(check-sat)

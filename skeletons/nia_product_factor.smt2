@@ -1,0 +1,10 @@
+; non-linear: factors of a product within bounds
+(set-logic QF_NIA)
+(declare-const p Int)
+(declare-const q Int)
+(declare-const m Int)
+(assert (= (* p q) 221))
+(assert (and (> p 1) (> q 1) (< p q)))
+(assert (= m (+ p q)))
+(assert (or (> m 20) (= (* m m) 900) (< p 0)))
+(check-sat)

@@ -1,0 +1,13 @@
+; push/pop with strings and declarations inside a scope
+(set-logic QF_SLIA)
+(declare-const s String)
+(assert (str.prefixof "ab" s))
+(push 1)
+(declare-const t String)
+(assert (= s (str.++ t t)))
+(assert (> (str.len t) 2))
+(check-sat)
+(pop 1)
+(assert (str.suffixof "ba" s))
+(assert (< (str.len s) 4))
+(check-sat)

@@ -1,0 +1,10 @@
+; unsat: a list of positives cannot start with a negative
+(set-logic ALL)
+(declare-datatype NList ((nnil) (ncons (nhd Int) (ntl NList))))
+(declare-fun allpos (NList) Bool)
+(assert (forall ((l NList)) (=> (and (allpos l) ((_ is ncons) l)) (and (> (nhd l) 0) (allpos (ntl l))))))
+(declare-const xs NList)
+(assert (allpos xs))
+(assert (= xs (ncons 3 (ncons (- 1) nnil))))
+(assert (or (> (nhd xs) 2) (= (ntl xs) nnil)))
+(check-sat)

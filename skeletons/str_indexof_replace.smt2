@@ -1,0 +1,12 @@
+; strings: indexof, substr and replace
+(set-logic QF_SLIA)
+(declare-const x String)
+(declare-const y String)
+(declare-const i Int)
+(assert (= i (str.indexof x "key" 0)))
+(assert (and (>= i 2) (< (str.len x) 12)))
+(assert (= y (str.replace x "key" "door")))
+(assert (= (str.substr y i 4) "door"))
+(assert (or (str.prefixof "ab" x) (= (str.len y) 9)))
+(assert (distinct x y))
+(check-sat)

@@ -1,0 +1,12 @@
+; strings: conversions between strings, integers and code points
+(set-logic QF_SLIA)
+(declare-const s String)
+(declare-const n Int)
+(declare-const c String)
+(assert (= n (str.to_int s)))
+(assert (and (> n 99) (< n 1000)))
+(assert (= (str.len s) 3))
+(assert (= c (str.from_code (+ 48 (mod n 10)))))
+(assert (or (= c "7") (str.is_digit c)))
+(assert (str.< "1" s))
+(check-sat)

@@ -1,0 +1,10 @@
+; strings: regular membership, length and concatenation
+(set-logic QF_SLIA)
+(declare-const s String)
+(declare-const t String)
+(assert (str.in_re s (re.+ (re.union (str.to_re "ab") (re.range "0" "9")))))
+(assert (= (str.len s) 6))
+(assert (= t (str.++ s "-" s)))
+(assert (and (str.contains t "9-a") (not (str.prefixof "0" s))))
+(assert (or (str.suffixof "b" s) (= (str.at s 2) "5")))
+(check-sat)

@@ -1,0 +1,11 @@
+; Boolean functions and nested connectives
+(set-logic QF_UF)
+(declare-fun p (Bool Bool) Bool)
+(declare-const a Bool)
+(declare-const b Bool)
+(declare-const c Bool)
+(assert (= (p a b) (not (p b a))))
+(assert (xor a b c))
+(assert (=> (and a (p c c)) (or b (not c))))
+(assert (ite a (p a c) (p c a)))
+(check-sat)

@@ -1,0 +1,10 @@
+; unsat: congruence closure refutes
+(set-logic QF_UF)
+(declare-sort S 0)
+(declare-fun h (S) S)
+(declare-const x S)
+(declare-const y S)
+(assert (= x y))
+(assert (distinct (h x) (h y)))
+(assert (or (= (h x) x) (= (h y) y)))
+(check-sat)

@@ -1,0 +1,10 @@
+; uninterpreted functions over integers
+(set-logic QF_UFLIA)
+(declare-fun cnt (Int) Int)
+(declare-fun ok (Int Int) Bool)
+(declare-const t Int)
+(assert (= (cnt (+ t 1)) (+ (cnt t) 2)))
+(assert (and (> (cnt t) 5) (ok t (cnt t))))
+(assert (or (not (ok (+ t 1) (cnt (+ t 1)))) (< t 0)))
+(assert (distinct (cnt t) (cnt (- t 1))))
+(check-sat)
