@@ -6,8 +6,10 @@ anything it started (the cvc5 shim is a Python process; a solver may fork portfo
 
 from __future__ import annotations
 
+import atexit
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -23,9 +25,11 @@ _SCRATCH: Path | None = None
 
 
 def _scratch_dir() -> Path:
+    """One folder per process for the scripts handed to solvers, removed at exit."""
     global _SCRATCH
     if _SCRATCH is None or not _SCRATCH.is_dir():
         _SCRATCH = Path(tempfile.mkdtemp(prefix="sphinxfuzz-run-"))
+        atexit.register(shutil.rmtree, _SCRATCH, True)
     return _SCRATCH
 
 
