@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.campaign.files import write_folder_atomic
 from sphinxfuzz.campaign.stats import Stats
+from sphinxfuzz.fileio import write_folder_atomic
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
 

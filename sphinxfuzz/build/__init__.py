@@ -1,0 +1,1 @@
+"""The LLM half: theory documents in, reviewed generator modules out."""

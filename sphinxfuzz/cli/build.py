@@ -1,0 +1,144 @@
+"""`sphinxfuzz build-generators`: the LLM pipeline, theory documents in, generators out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+HELP = """Build term generators from the theory documents with an LLM.
+
+\b
+For each theory (default: every document in docs_corpus/) the model distils a Lark grammar,
+writes a generator module, and refines it from the solvers' errors for up to --rounds
+rounds; the best version goes to --out/<Theory>/ with its grammar, transcript and manifest,
+for review.
+
+\b
+Where the model lives (--llm):
+  openai          any OpenAI-compatible endpoint, through the openai SDK:
+                    OpenAI:  export OPENAI_API_KEY=sk-...; --model gpt-4o
+                    vLLM:    export OPENAI_BASE_URL=http://localhost:8000/v1; --model <served model>
+                    Ollama:  export OPENAI_BASE_URL=http://localhost:11434/v1; --model qwen2.5-coder
+                  or an \\[llm] table (model, base_url, api_key_env, temperature) in
+                  ./sphinxfuzz.toml or ~/.config/sphinxfuzz/config.toml
+  replay:PATH     answer from a recorded transcript.jsonl (offline, reproducible)
+  exchange:DIR    write each prompt to DIR/NNNN-<theory>-<step>.prompt.md and wait for
+                  the matching .answer.md: any model or person can answer, offline
+
+\b
+Examples:
+  sphinxfuzz build-generators Ints --llm openai --model gpt-4o
+  sphinxfuzz build-generators --llm replay:generated_generators/Ints/transcript.jsonl Ints
+  sphinxfuzz build-generators Strings --llm exchange:/tmp/answers
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("build-generators", help=HELP)(build_generators)
+
+
+def build_generators(
+    theories: Annotated[list[str] | None, typer.Argument(help="Theories to build (default: all).")] = None,
+    llm: Annotated[str, typer.Option("--llm", help="openai, replay:PATH or exchange:DIR.")] = "openai",
+    model: Annotated[str | None, typer.Option("--model", help="Model name for the endpoint.")] = None,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Self-correction rounds at most.")] = 10,
+    samples: Annotated[int, typer.Option("--samples", min=1, help="Terms sampled per round.")] = 20,
+    docs: Annotated[Path | None, typer.Option("--docs", help="Theory documents (default docs_corpus/).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Output folder (default generated_generators/).")] = None,
+    prompts_dir: Annotated[Path | None, typer.Option("--prompts", help="Prompt templates (default prompts/).")] = None,
+    transcript: Annotated[Path | None, typer.Option("--transcript", help="Also append every exchange here.")] = None,
+    exchange_timeout: Annotated[
+        float | None, typer.Option("--exchange-timeout", help="Seconds to wait for an answer file.")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled terms.")] = 0,
+) -> None:
+    from sphinxfuzz.build.llm import LLMError, make_llm
+    from sphinxfuzz.build.output import make_manifest, write_theory
+    from sphinxfuzz.build.pipeline import BuildError, TheoryBuilder
+    from sphinxfuzz.build.prompts import PromptError, Prompts
+    from sphinxfuzz.build.transcript import Transcript
+    from sphinxfuzz.generators.catalogue import default_generators_dir
+    from sphinxfuzz.generators.theory_docs import (
+        TheoryDocError,
+        default_docs_dir,
+        load_corpus,
+        spec_text_for,
+    )
+    from sphinxfuzz.solvers import BUILTINS, parse_specs, solver_version
+
+    console = Console()
+    err = Console(stderr=True)
+    try:
+        corpus = load_corpus(docs or default_docs_dir())
+        prompts = Prompts(prompts_dir)
+    except (TheoryDocError, PromptError, OSError) as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    chosen = theories or sorted(corpus)
+    unknown = [t for t in chosen if t not in corpus]
+    if unknown:
+        err.print(f"[bold red]error:[/] no document for {', '.join(unknown)}; known: {', '.join(sorted(corpus))}")
+        raise typer.Exit(2)
+    log = Transcript(transcript)
+    try:
+        backend = make_llm(llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print)
+    except LLMError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    out_dir = out or default_generators_dir()
+    summary = Table(title="build-generators")
+    for column in ("theory", "rounds", "best", "valid", "grammar conformance", "result"):
+        summary.add_column(column)
+    failed = False
+    for theory in chosen:
+        doc = corpus[theory]
+        families = tuple(f for f in doc.solvers if f in BUILTINS)
+        specs = parse_specs(spec_text_for(families, doc))
+        first = len(log.records)
+        console.print(f"[bold]{theory}[/]: solvers {', '.join(s.text for s in specs)}")
+        builder = TheoryBuilder(
+            doc,
+            backend,
+            prompts,
+            specs,
+            rounds=rounds,
+            samples=samples,
+            seed=seed,
+            progress=lambda line, t=theory: console.print(f"  {t}: {line}", highlight=False),
+        )
+        try:
+            result = builder.build()
+        except (BuildError, LLMError) as exc:
+            failed = True
+            summary.add_row(theory, "-", "-", "-", "-", f"[red]{exc}[/]")
+            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            if isinstance(exc, LLMError):
+                break
+            continue
+        own = Transcript(None)
+        own.records = log.records[first:]
+        manifest = make_manifest(
+            result,
+            solvers=families,
+            model=backend.model,
+            backend=backend.backend,
+            prompt_hashes=prompts.hashes(),
+            solver_versions={s.name: solver_version(s) for s in specs},
+        )
+        folder = write_theory(out_dir, result, manifest, own.text())
+        best = result.best
+        summary.add_row(
+            theory,
+            str(len(result.rounds)),
+            str(result.best_round),
+            f"{best.valid}/{best.samples}",
+            "-" if best.conformance is None else f"{best.conformance:.0%}",
+            f"[green]{folder}[/]",
+        )
+    console.print(summary)
+    if failed:
+        raise typer.Exit(1)
