@@ -222,9 +222,15 @@ def adapt(
     for name, var_sort in visible.items():
         if name not in captured:
             by_sort.setdefault(var_sort, []).append(name)
+    fresh_sorts = {name for name, kind in declared.items() if kind == "sort"}
     for name in sorted(declared):
         kind = declared[name]
-        if kind == "const" and name in constants and rng.random() < rename_prob:
+        if (
+            kind == "const"
+            and name in constants
+            and not _mentions(constants[name], fresh_sorts)  # its sort is renamed apart
+            and rng.random() < rename_prob
+        ):
             candidates = by_sort.get(constants[name])
             if candidates:
                 mapping[name] = rng.choice(sorted(candidates))
@@ -244,6 +250,10 @@ def adapt(
         len(renamed_to_seed),
         len(declared) - len(renamed_to_seed),
     )
+
+
+def _mentions(sort: Sort, names: set[str]) -> bool:
+    return sort.name in names or any(_mentions(arg, names) for arg in sort.args)
 
 
 def visible_at(site: TermSite, constants_at: dict[int, dict[str, Sort]]) -> dict[str, Sort]:

@@ -199,3 +199,27 @@ def test_seed_errors_name_the_place(tmp_path) -> None:
     empty.write_text("(check-sat)\n")
     with pytest.raises(SeedError, match="no assert"):
         load_seed(empty)
+
+
+class SortDeclaringSource:
+    """Terms over a sort the generator declares itself, named like the seed's own sort."""
+
+    theories = ("Core",)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        return "(declare-sort U 0)\n(declare-const u0 U)\n(declare-const u1 U)", "(distinct u0 u1)"
+
+
+def test_generator_sorts_stay_apart_from_same_named_seed_sorts(tmp_path) -> None:
+    path = tmp_path / "uf.smt2"
+    path.write_text(
+        "(set-logic ALL)(declare-sort U 0)(declare-const a U)(declare-const b U)"
+        "(assert (= a b))(assert (distinct a b b))(check-sat)"
+    )
+    seed = load_seed(path)
+    for index in range(20):
+        mutant = mutate(seed, random.Random(index), SortDeclaringSource(), rename_prob=1.0)
+        # the generator's U is renamed apart, so its constants may not become a or b
+        assert "(declare-sort U_" in mutant.text
+        assert "(distinct a " not in mutant.text and "(distinct b " not in mutant.text
+        assert "error" not in z3_output(mutant.text), mutant.text
