@@ -43,13 +43,7 @@ def _root(
 
 
 for _name in _COMMAND_MODULES:
-    try:
-        _module = importlib.import_module(f"sphinxfuzz.cli.{_name}")
-    except ModuleNotFoundError as exc:  # a group still being written must not break the others
-        if exc.name != f"sphinxfuzz.cli.{_name}":
-            raise
-        continue
-    _module.register(app)
+    importlib.import_module(f"sphinxfuzz.cli.{_name}").register(app)
 
 
 def main() -> None:
