@@ -37,7 +37,7 @@ class _Builder:
         elif roll < 0.85:
             text = f"(/ {rng.randint(1, 9)}.0 {rng.randint(1, 9)}.0)"
         else:
-            text = str(rng.randint(0, 9))  # a numeral read as a real
+            text = f"{rng.randint(0, 9)}.0"  # decimals only: cvc5 refuses numerals beside reals in ite
         if rng.random() < 0.3 and not text.startswith("(") and text not in ("0", "0.0"):
             return f"(- {text})"
         return text
