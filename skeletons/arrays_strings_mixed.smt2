@@ -1,9 +1,12 @@
-; arrays from integers to strings
+; arrays from Int to String and from String to Int: a small dictionary
 (set-logic ALL)
 (declare-const names (Array Int String))
-(declare-const i Int)
-(assert (= (select names i) "alice"))
-(assert (= (str.len (select names (+ i 1))) 3))
-(assert (or (str.prefixof "b" (select names (+ i 1))) (< i 0)))
-(assert (distinct (select names i) (select names (+ i 1))))
+(declare-const ids (Array String Int))
+(declare-const n Int)
+(declare-const s String)
+(assert (and (= (select ids (select names n)) n) (= (select names n) s)))
+(assert (and (str.prefixof "user" s) (= (str.len s) 6) (> n 10)))
+(assert (= (select (store ids "root" 0) s) (+ (str.to_int (str.substr s 4 2)) 0)))
+(assert (or (= (select names (+ n 1)) s) (str.contains (select names (+ n 1)) "x")))
+(assert (not (= (select names 0) s)))
 (check-sat)

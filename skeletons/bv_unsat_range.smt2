@@ -1,7 +1,8 @@
-; unsat: signed and unsigned views of the same byte
+; unsat: a byte with the sign bit set is signed-negative yet asked to be signed-positive
 (set-logic QF_BV)
 (declare-const b (_ BitVec 8))
-(assert (bvslt b #x00))
-(assert (bvult b #x80))
-(assert (or (= b #x01) (bvugt b #x10)))
+(declare-const c (_ BitVec 8))
+(assert (= ((_ extract 7 7) b) #b1))
+(assert (or (bvsgt b #x05) (and (bvsge b #x00) (bvult c b))))
+(assert (and (bvuge b #x81) (not (= c b)) (bvule c #xf0)))
 (check-sat)

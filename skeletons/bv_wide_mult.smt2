@@ -1,9 +1,10 @@
-; bit-vectors: 64-bit multiplication with a fixed result
+; bit-vectors: 64-bit multiplication against a constant product, with 32-bit halves
 (set-logic QF_BV)
-(declare-const a (_ BitVec 64))
-(declare-const b (_ BitVec 64))
-(assert (= (bvmul a b) #x0000000000010000))
-(assert (and (bvugt a #x0000000000000001) (bvugt b #x0000000000000001)))
-(assert (or (= a b) (bvult a b)))
-(assert (not (= (bvnot a) #x0000000000000000)))
+(declare-const x (_ BitVec 64))
+(declare-const y (_ BitVec 64))
+(declare-const h (_ BitVec 32))
+(assert (= (bvmul x y) #x00000000075bcd15))
+(assert (and (bvugt x #x0000000000000001) (bvugt y #x0000000000000001) (bvult x #x0000000000010000) (bvult y #x0000000010000000)))
+(assert (= h ((_ extract 31 0) (bvadd x y))))
+(assert (or (bvult x y) (= ((_ extract 63 32) x) #x00000000)))
 (check-sat)

@@ -1,7 +1,9 @@
-; unsat: define-fun-rec, a recursive function evaluated at a small argument
+; unsat: define-fun-rec factorial evaluated at small arguments contradicts the asserted value
 (set-logic ALL)
-(define-fun-rec fact ((n Int)) Int (ite (<= n 1) 1 (* n (fact (- n 1)))))
+(define-fun-rec fact ((n Int)) Int (ite (<= n 0) 1 (* n (fact (- n 1)))))
 (declare-const k Int)
-(assert (= k (fact 3)))
-(assert (or (> k 6) (< k 6)))
+(declare-const r Int)
+(assert (and (= k 4) (= r (fact k))))
+(assert (or (= r 25) (and (> r 30) (< (fact 3) 6))))
+(assert (and (> (fact 2) 1) (not (= r 0)) (distinct k r 5)))
 (check-sat)

@@ -1,10 +1,15 @@
-; datatypes: a list built with constructors and taken apart with selectors and testers
+; datatypes: an integer list taken apart with selectors, testers and a non-recursive length helper
 (set-logic ALL)
 (declare-datatype IList ((inil) (icons (ihead Int) (itail IList))))
+(define-fun len3 ((l IList)) Int
+  (ite ((_ is inil) l) 0 (ite ((_ is inil) (itail l)) 1 (ite ((_ is inil) (itail (itail l))) 2 3))))
 (declare-const xs IList)
 (declare-const ys IList)
-(assert (= ys (icons 5 xs)))
-(assert (and ((_ is icons) xs) (> (ihead xs) (ihead ys))))
-(assert (or (= (itail xs) inil) (< (ihead (itail xs)) 0)))
-(assert (not ((_ is inil) (itail ys))))
+(declare-const k Int)
+(assert (= ys (icons k xs)))
+(assert (and ((_ is icons) xs) (> (ihead xs) k) (not ((_ is inil) (itail xs)))))
+(assert (and (= (len3 xs) 2) (= (+ k (ihead xs) (ihead (itail xs))) 20) (> k 0)))
+(assert (or (= (ihead (itail xs)) (* 2 k)) (< (ihead (itail xs)) 0)))
+(assert (distinct (ihead xs) (ihead (itail xs)) k))
+(assert (=> (> (len3 ys) 2) (not (= (itail (itail xs)) ys))))
 (check-sat)

@@ -1,8 +1,12 @@
-; datatypes: a binary tree inspected with match
+; datatypes: a binary tree with Int leaves inspected with match, let and testers
 (set-logic ALL)
-(declare-datatype Tree ((leaf (lval Int)) (node (left Tree) (right Tree))))
+(declare-datatype Tree ((leaf (val Int)) (node (left Tree) (right Tree))))
 (declare-const t Tree)
-(assert (match t (((leaf v) (> v 100)) ((node l r) (and ((_ is leaf) l) (distinct l r))))))
-(assert (not ((_ is leaf) t)))
-(assert (or (= (right t) (leaf 3)) ((_ is node) (right t))))
+(declare-const u Tree)
+(declare-const n Int)
+(assert ((_ is node) t))
+(assert (match t (((leaf v) (> v 0)) ((node l r) (and (= l u) ((_ is leaf) r) (> (val r) n))))))
+(assert (match u (((leaf v) (= v (+ n 3))) ((node a b) false))))
+(assert (let ((w (right t))) (or (= w u) (< (val w) 10) (= (val u) 7))))
+(assert (and (> n 2) (not (= t (node u u)))))
 (check-sat)

@@ -1,10 +1,12 @@
-; datatypes with string and integer fields
+; datatypes: a record with String, Int, Bool and Real fields, updated by rebuilding
 (set-logic ALL)
-(declare-datatype Person ((person (name String) (age Int))))
+(declare-datatype Person ((person (name String) (age Int) (member Bool) (score Real))))
 (declare-const p Person)
 (declare-const q Person)
-(assert (= (str.len (name p)) 4))
-(assert (and (> (age p) 17) (< (age q) (age p))))
-(assert (= (name q) (str.++ (name p) "!")))
-(assert (or (str.prefixof "An" (name p)) (> (age q) 30)))
+(declare-const bonus Real)
+(assert (= q (person (name p) (+ (age p) 1) (not (member p)) (+ (score p) bonus))))
+(assert (and (str.prefixof "A" (name p)) (= (str.len (name q)) 3) (>= (age p) 18)))
+(assert (and (member q) (> bonus 0.5) (< (score q) 10.0)))
+(assert (or (> (age q) 65) (and (< (age q) 30) (> (score p) 2.0))))
+(assert (not (= (name p) "Ann")))
 (check-sat)

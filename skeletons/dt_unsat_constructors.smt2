@@ -1,10 +1,9 @@
-; unsat: distinct constructors never meet
+; unsat: acyclicity (x = cons(1, x)) and distinct constructors, behind a disjunction
 (set-logic ALL)
-(declare-datatype Color ((red) (green) (blue)))
-(declare-const c Color)
-(declare-const d Color)
-(assert (distinct c red))
-(assert (distinct c green))
-(assert (distinct c blue))
-(assert (or (= d c) (= d red)))
+(declare-datatype Stack ((empty) (push (top Int) (rest Stack))))
+(declare-const x Stack)
+(declare-const y Stack)
+(declare-const n Int)
+(assert (or (= x (push n x)) (and (= x empty) ((_ is push) x))))
+(assert (and (= y (push n empty)) (> n 0) (not (= x y))))
 (check-sat)

@@ -1,10 +1,10 @@
-; floating point: zeros, infinities and NaN
+; unsat: zeros, infinities and NaN; +0 and -0 are fp.eq but not =, and inf - inf is NaN
 (set-logic QF_FP)
-(declare-const a Float64)
-(declare-const b Float64)
-(assert (fp.isZero a))
-(assert (fp.isNegative a))
-(assert (= b (fp.div RNE (fp #b0 #b01111111111 #x0000000000000) a)))
-(assert (or (fp.isInfinite b) (fp.isNaN b)))
-(assert (not (fp.eq a (_ +zero 11 53))))
+(declare-const z Float64)
+(declare-const i Float64)
+(declare-const n Float64)
+(assert (and (fp.isZero z) (fp.isNegative z) (fp.isInfinite i) (fp.isPositive i)))
+(assert (= n (fp.sub RNE i i)))
+(assert (or (fp.eq z (_ +zero 11 53)) (= z (_ +zero 11 53))))
+(assert (or (not (fp.isNaN n)) (fp.gt (fp.mul RNE z i) (_ -zero 11 53)) (= (fp.abs z) (_ -zero 11 53))))
 (check-sat)

@@ -1,6 +1,9 @@
-; unsat: NaN is not equal to itself under fp.eq
+; unsat: a NaN is never fp.eq to anything, itself included
 (set-logic QF_FP)
-(declare-const n Float32)
-(assert (fp.isNaN n))
-(assert (or (fp.eq n n) (fp.leq n (_ +oo 8 24))))
+(declare-const x Float32)
+(declare-const y Float32)
+(declare-const q Float32)
+(assert (= q (fp.div RNE x y)))
+(assert (and (fp.isZero x) (fp.isZero y)))
+(assert (or (fp.eq q q) (fp.leq q x) (fp.geq q y)))
 (check-sat)

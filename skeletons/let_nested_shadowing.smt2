@@ -1,8 +1,10 @@
-; let: nested bindings, shadowing, parallel semantics
+; let: nested lets, parallel binding, a let name shadowing a declared constant and an outer let name
 (set-logic QF_LIA)
 (declare-const x Int)
 (declare-const y Int)
-(assert (let ((a (+ x 1)) (b (- y 1))) (let ((a (* 2 a)) (c a)) (and (> a b) (= c (+ x 1)) (distinct a c)))))
-(assert (let ((x y) (y x)) (or (> x y) (= x 3))))
-(assert (and (< 0 x 10) (< 0 y 10)))
+(declare-const z Int)
+(assert (let ((a (+ x 1)) (b (* 2 y))) (and (> a b) (< (- a b) 10) (not (= a z)))))
+(assert (let ((x (+ y 3))) (let ((x (* x 2)) (w x)) (and (= x (* 2 w)) (> w 4) (distinct x y z)))))
+(assert (let ((p (> x y)) (q (< z 0))) (or (and p q) (xor p (= z 7)) (let ((p (= x 3))) p))))
+(assert (let ((s (+ x y z))) (ite (> s 20) (< x 15) (>= (- s y) 2))))
 (check-sat)

@@ -1,8 +1,11 @@
-; unsat: three distinct values in a range of two
+; unsat: four pigeons (integer holes 1..3) pairwise in different holes
 (set-logic QF_LIA)
-(declare-const a Int)
-(declare-const b Int)
-(declare-const c Int)
-(assert (and (<= 1 a 2) (<= 1 b 2) (<= 1 c 2)))
-(assert (distinct a b c))
+(declare-const p1 Int)
+(declare-const p2 Int)
+(declare-const p3 Int)
+(declare-const p4 Int)
+(assert (and (<= 1 p1) (<= p1 3) (<= 1 p2) (<= p2 3)))
+(assert (and (<= 1 p3) (<= p3 3) (<= 1 p4) (<= p4 3)))
+(assert (and (not (= p1 p2)) (not (= p1 p3)) (not (= p1 p4))))
+(assert (and (distinct p2 p3) (distinct p2 p4) (distinct p3 p4)))
 (check-sat)

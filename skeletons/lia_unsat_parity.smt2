@@ -1,9 +1,11 @@
-; unsat: two times an integer cannot be odd
+; unsat: 2a + 4b = 6c + 1 has no integer solution, hidden among other linear constraints
 (set-logic QF_LIA)
-(declare-const x Int)
-(declare-const y Int)
-(declare-const z Int)
-(assert (= (+ x x) (+ (* 2 y) 1)))
-(assert (or (> z x) (< z y) (= z 0)))
-(assert (<= (- 100) x 100))
+(declare-const a Int)
+(declare-const b Int)
+(declare-const c Int)
+(declare-const k Int)
+(assert (and (>= a (- 50)) (<= a 50) (>= b (- 50)) (<= b 50) (> c (- 40)) (< c 40)))
+(assert (= (+ (* 2 a) (* 4 b)) (+ (* 6 c) 1 (* 8 k))))
+(assert (or (> a b) (< (+ a c) 3) (= k 2)))
+(assert (=> (>= k 0) (<= (+ a b c) 20)))
 (check-sat)

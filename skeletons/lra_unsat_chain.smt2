@@ -1,9 +1,11 @@
-; unsat: a strict cycle of inequalities
+; unsat: a strict cycle x < y < z < x hidden behind disjunctions of real bounds
 (set-logic QF_LRA)
-(declare-const a Real)
-(declare-const b Real)
-(declare-const c Real)
-(assert (< a b))
-(assert (< b c))
-(assert (or (< c a) (and (= c a) (> b 0.0))))
+(declare-const x Real)
+(declare-const y Real)
+(declare-const z Real)
+(declare-const u Real)
+(assert (or (< x y) (and (< x (- y 1.0)) (> u 0.0))))
+(assert (and (< y z) (<= (* 2.0 u) (+ x y))))
+(assert (or (< z x) (< (+ z 0.5) (- x 0.5))))
+(assert (>= (+ x y z u) (- 10.0)))
 (check-sat)

@@ -1,10 +1,11 @@
-; non-linear: factors of a product within bounds
+; non-linear integers: a factorisation of 391 with bounded factors and parity side conditions
 (set-logic QF_NIA)
 (declare-const p Int)
 (declare-const q Int)
-(declare-const m Int)
-(assert (= (* p q) 221))
-(assert (and (> p 1) (> q 1) (< p q)))
-(assert (= m (+ p q)))
-(assert (or (> m 20) (= (* m m) 900) (< p 0)))
+(declare-const s Int)
+(assert (and (> p 1) (> q 1) (<= p q) (< q 100)))
+(assert (= (* p q) 391))
+(assert (= s (+ p q)))
+(assert (or (= (mod s 2) 0) (> (* p p) q)))
+(assert (and (distinct p q s) (< (* 2 s) 100) (not (= (mod p 3) 0))))
 (check-sat)

@@ -1,7 +1,8 @@
-; unsat: a square is never negative
+; unsat: no integer squares to 2 (and the bounds make it a finite question)
 (set-logic QF_NIA)
 (declare-const x Int)
 (declare-const y Int)
-(assert (< (+ (* x x) (* y y)) 0))
-(assert (or (> x y) (= x 3) (distinct y 0)))
+(assert (and (>= x (- 10)) (<= x 10) (>= y 0) (<= y 3)))
+(assert (= (* x x) (+ 2 (* 3 y y))))
+(assert (or (> x y) (< (* x y) 5)))
 (check-sat)

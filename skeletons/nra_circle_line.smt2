@@ -1,9 +1,11 @@
-; non-linear reals: a circle meets a line
+; non-linear reals: a circle meets a line, with a product constraint
 (set-logic QF_NRA)
 (declare-const x Real)
 (declare-const y Real)
-(assert (= (+ (* x x) (* y y)) 25.0))
-(assert (= y (+ x 1.0)))
-(assert (or (> x 0.0) (< y (- 2.0))))
+(declare-const r Real)
+(assert (and (> r 0.0) (< r 3.0) (= (* r r) 2.0)))
+(assert (= (+ (* x x) (* y y)) (* r r)))
+(assert (= y (+ x 0.5)))
+(assert (or (> x 0.0) (< (* x y) (- 0.5))))
 (assert (not (= x y)))
 (check-sat)

@@ -1,8 +1,12 @@
-; unsat: a sorted array cannot decrease
+; unsat: a sorted array (forall over index pairs) read in decreasing order at two indices
 (set-logic AUFLIA)
 (declare-const a (Array Int Int))
-(declare-const n Int)
-(assert (forall ((i Int) (j Int)) (=> (and (<= 0 i) (<= i j) (< j n)) (<= (select a i) (select a j)))))
-(assert (and (= n 4) (= (select a 0) 2) (= (select a 3) 9)))
-(assert (or (> (select a 1) (select a 2)) (< (select a 2) 2)))
+(declare-const lo Int)
+(declare-const hi Int)
+(declare-const i Int)
+(declare-const j Int)
+(assert (forall ((x Int) (y Int)) (=> (and (<= lo x) (<= x y) (<= y hi)) (<= (select a x) (select a y)))))
+(assert (and (<= lo i) (< i j) (<= j hi)))
+(assert (or (> (select a i) (select a j)) (and (= i j) (> lo hi))))
+(assert (> (- hi lo) 3))
 (check-sat)

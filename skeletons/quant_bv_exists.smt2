@@ -1,7 +1,8 @@
-; quantified bit-vectors: a multiplicative inverse exists
+; exists over bit-vectors: some byte whose double is the target, with extract on the result
 (set-logic BV)
-(declare-const a (_ BitVec 8))
-(assert (= ((_ extract 0 0) a) #b1))
-(assert (exists ((b (_ BitVec 8))) (= (bvmul a b) #x01)))
-(assert (or (bvugt a #x10) (= a #x03)))
+(declare-const t (_ BitVec 8))
+(declare-const u (_ BitVec 8))
+(assert (exists ((x (_ BitVec 8))) (and (= (bvadd x x) t) (bvugt x #x10))))
+(assert (and (not (= t #x00)) (= ((_ extract 1 0) t) #b10) (bvult t u)))
+(assert (or (bvugt u #xf0) (= (bvand t u) t)))
 (check-sat)

@@ -1,10 +1,11 @@
-; unsat: a list of positives cannot start with a negative
+; unsat: a quantified axiom over a list datatype (every element positive) against a negative head
 (set-logic ALL)
 (declare-datatype NList ((nnil) (ncons (nhd Int) (ntl NList))))
 (declare-fun allpos (NList) Bool)
-(assert (forall ((l NList)) (=> (and (allpos l) ((_ is ncons) l)) (and (> (nhd l) 0) (allpos (ntl l))))))
-(declare-const xs NList)
-(assert (allpos xs))
-(assert (= xs (ncons 3 (ncons (- 1) nnil))))
-(assert (or (> (nhd xs) 2) (= (ntl xs) nnil)))
+(declare-const l NList)
+(declare-const v Int)
+(assert (forall ((x NList)) (= (allpos x) (match x ((nnil true) ((ncons h t) (and (> h 0) (allpos t))))))))
+(assert (and (allpos l) ((_ is ncons) l) ((_ is ncons) (ntl l))))
+(assert (or (= (nhd (ntl l)) v) (and (= v (nhd l)) (< v (- 10)))))
+(assert (and (< v 0) (> (+ v (nhd l)) (- 100))))
 (check-sat)

@@ -1,7 +1,10 @@
-; quantifiers: an existential witness under a universal
+; exists with an arithmetic witness, nested under and/or beside quantifier-free atoms
 (set-logic LIA)
 (declare-const n Int)
-(assert (> n 3))
-(assert (forall ((k Int)) (=> (and (> k 0) (< k n)) (exists ((m Int)) (and (> m k) (< m (+ n 1)))))))
-(assert (or (< n 10) (= n 42)))
+(declare-const m Int)
+(declare-const b Bool)
+(assert (exists ((k Int)) (and (> k 3) (= n (* 2 k)) (< k m))))
+(assert (and (< m 10) (> m 0) (not (= n 8))))
+(assert (or b (exists ((j Int) (l Int)) (and (= (+ j l) m) (> j l) (>= l 0)))))
+(assert (=> b (> (+ n m) 12)))
 (check-sat)

@@ -1,9 +1,10 @@
-; unsat: a monotone function (with a pattern) cannot decrease
+; unsat: a universally quantified monotonicity axiom with a :pattern, contradicted at two points
 (set-logic UFLIA)
 (declare-fun f (Int) Int)
 (declare-const a Int)
 (declare-const b Int)
+(declare-const c Int)
 (assert (forall ((x Int) (y Int)) (! (=> (<= x y) (<= (f x) (f y))) :pattern ((f x) (f y)))))
-(assert (and (< a b) (> (f a) 10)))
-(assert (or (< (f b) 10) (= (f b) (- (f a) 1))))
+(assert (and (< a b) (> (f a) (f b)) (> c 0)))
+(assert (or (= c (f a)) (< (+ a c) b)))
 (check-sat)

@@ -1,8 +1,11 @@
-; quantifiers with :named, :pattern and nested let
+; quantifiers with :named and :pattern attributes, a let inside the body, named ground facts
 (set-logic UFLIA)
 (declare-fun w (Int) Int)
+(declare-fun ok (Int) Bool)
 (declare-const c Int)
-(assert (! (forall ((i Int)) (! (let ((j (+ i 1))) (>= (w j) (w i))) :pattern ((w i)))) :named mono))
-(assert (! (> (w c) (w (+ c 2))) :named drop))
-(assert (or (> c 0) (< c (- 5))))
+(declare-const d Int)
+(assert (! (forall ((i Int)) (! (let ((j (+ i 1))) (>= (w j) (+ (w i) 1))) :pattern ((w i)))) :named step))
+(assert (! (forall ((i Int)) (! (=> (ok i) (> (w i) 0)) :pattern ((ok i)))) :named positive))
+(assert (! (and (ok c) (= d (+ c 2)) (< (w d) 2)) :named facts))
+(assert (or (> c 0) (< c (- 5)) (= (w c) d)))
 (check-sat)

@@ -1,6 +1,10 @@
-; unsat: an instance contradicts a universal fact
-(set-logic UFLIA)
-(declare-fun g (Int) Int)
-(assert (! (forall ((x Int)) (> (g x) x)) :named gt))
-(assert (or (< (g 5) 3) (= (g 5) 5)))
+; unsat: a universal statement about an uninterpreted predicate over U and one counterexample
+(set-logic UF)
+(declare-sort U 0)
+(declare-fun R (U U) Bool)
+(declare-const a U)
+(declare-const b U)
+(assert (forall ((x U) (y U)) (=> (R x y) (R y x))))
+(assert (forall ((x U)) (not (R x x))))
+(assert (and (R a b) (or (not (R b a)) (= a b))))
 (check-sat)

@@ -1,9 +1,11 @@
-; strings: bounded loops, complement, intersection and escapes
+; regular expressions: loop, power, complement, intersection, difference and re.allchar
 (set-logic QF_SLIA)
 (declare-const w String)
-(assert (str.in_re w ((_ re.loop 2 4) (re.union (str.to_re "a") (str.to_re "\u{62}")))))
-(assert (str.in_re w (re.comp (str.to_re "aa"))))
-(assert (str.in_re w (re.inter re.all (re.++ re.allchar (re.* re.allchar)))))
-(assert (or (= (str.len w) 3) (str.contains w "ba")))
-(assert (not (= w "")))
+(declare-const v String)
+(declare-const k Int)
+(assert (str.in_re w ((_ re.loop 2 4) (re.union (str.to_re "ab") (str.to_re "c")))))
+(assert (str.in_re w (re.comp (re.++ re.all (str.to_re "cc") re.all))))
+(assert (str.in_re v (re.inter ((_ re.^ 3) re.allchar) (re.diff (re.* (re.range "a" "c")) (str.to_re "abc")))))
+(assert (and (= k (+ (str.len w) (str.len v))) (> k 6) (not (str.in_re v (re.+ (str.to_re "a"))))))
+(assert (or (str.prefixof v w) (str.in_re (str.++ v w) (re.++ (str.to_re "b") re.all))))
 (check-sat)

@@ -1,7 +1,9 @@
-; unsat: a concatenation is at least as long as its parts
+; unsat: a concatenation is shorter than its own part
 (set-logic QF_SLIA)
-(declare-const a String)
-(declare-const b String)
-(assert (< (str.len (str.++ a b)) (str.len a)))
-(assert (or (= a "x") (str.contains b "yy")))
+(declare-const s String)
+(declare-const t String)
+(declare-const r String)
+(assert (= r (str.++ s "-" t)))
+(assert (or (< (str.len r) (str.len t)) (and (str.contains s "--") (< (str.len r) 3))))
+(assert (and (str.prefixof "x" s) (not (= t "")) (str.in_re t (re.+ (re.range "0" "9")))))
 (check-sat)

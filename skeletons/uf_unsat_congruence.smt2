@@ -1,10 +1,10 @@
-; unsat: congruence closure refutes
+; unsat: f(f(f(x))) = x and f(f(x)) = x force f(x) = x
 (set-logic QF_UF)
-(declare-sort S 0)
-(declare-fun h (S) S)
-(declare-const x S)
-(declare-const y S)
-(assert (= x y))
-(assert (distinct (h x) (h y)))
-(assert (or (= (h x) x) (= (h y) y)))
+(declare-sort U 0)
+(declare-fun f (U) U)
+(declare-const x U)
+(declare-const y U)
+(assert (= (f (f (f x))) x))
+(assert (= (f (f x)) x))
+(assert (or (not (= (f x) x)) (and (= y x) (not (= (f y) (f x))))))
 (check-sat)

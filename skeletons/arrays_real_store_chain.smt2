@@ -1,0 +1,13 @@
+; arrays: a chain of stores into an Int -> Real array and a running sum over it
+(set-logic QF_AUFLIRA)
+(declare-const a0 (Array Int Real))
+(declare-const a1 (Array Int Real))
+(declare-const a2 (Array Int Real))
+(declare-const i Int)
+(declare-const s Real)
+(assert (= a1 (store a0 i 1.5)))
+(assert (= a2 (store a1 (+ i 1) (* 2.0 (select a1 i)))))
+(assert (= s (+ (select a2 i) (select a2 (+ i 1)) (select a2 (+ i 2)))))
+(assert (and (> s 5.0) (< (select a0 (+ i 2)) 3.0) (not (= (select a0 i) 1.5))))
+(assert (or (= (select a2 (- i 1)) (select a0 (- i 1))) (> i 100)))
+(check-sat)

@@ -1,0 +1,11 @@
+; unsat: define-funs-rec with mutually recursive even/odd, evaluated at 7 and 8
+(set-logic ALL)
+(define-funs-rec ((ev ((n Int)) Bool) (od ((n Int)) Bool))
+  ((ite (= n 0) true (od (- n 1)))
+   (ite (= n 0) false (ev (- n 1)))))
+(declare-const a Int)
+(declare-const b Int)
+(assert (and (= a 7) (= b (+ a 1)) (> b 0)))
+(assert (or (ev a) (not (ev b)) (od b)))
+(assert (=> (od a) (distinct a b 3)))
+(check-sat)

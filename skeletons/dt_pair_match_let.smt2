@@ -1,0 +1,11 @@
+; datatypes: a parametric tuple of parametric lists, match with a variable pattern, let over selectors
+(set-logic ALL)
+(declare-datatype Lst (par (E) ((lnil) (lcons (hd E) (tl (Lst E))))))
+(declare-datatype Tup (par (X Y) ((tup (first X) (second Y)))))
+(declare-const pr (Tup (Lst Int) (Lst Bool)))
+(declare-const m Int)
+(assert (match (first pr) (((lcons h r) (and (> h m) (not (= r (as lnil (Lst Int)))))) (other false))))
+(assert (let ((bs (second pr))) (match bs ((lnil false) ((lcons b rest) (and b (= rest (as lnil (Lst Bool)))))))))
+(assert (let ((h2 (hd (tl (first pr))))) (and (< h2 m) (= (+ h2 (hd (first pr))) 10) (> m 0))))
+(assert (or (= m 4) (= (tl (tl (first pr))) (as lnil (Lst Int)))))
+(check-sat)

@@ -1,0 +1,13 @@
+; floating point: fused multiply-add, remainder and round-to-integral on Float64
+(set-logic QF_FP)
+(declare-const a Float64)
+(declare-const b Float64)
+(declare-const c Float64)
+(declare-const r Float64)
+(assert (and (fp.eq a ((_ to_fp 11 53) RNE 7.5)) (fp.eq b ((_ to_fp 11 53) RNE 2.0))))
+(assert (= c (fp.fma RNE a b (fp.neg ((_ to_fp 11 53) RNE 1.0)))))
+(assert (= r (fp.rem a b)))
+(assert (and (fp.eq c ((_ to_fp 11 53) RNE 14.0)) (fp.isNegative r) (fp.eq r (fp.neg ((_ to_fp 11 53) RNE 0.5)))))
+(assert (fp.eq (fp.roundToIntegral RNA a) ((_ to_fp 11 53) RNE 8.0)))
+(assert (or (fp.eq (fp.roundToIntegral RTZ a) ((_ to_fp 11 53) RNE 7.0)) (fp.isInfinite c)))
+(check-sat)

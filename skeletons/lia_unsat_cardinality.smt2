@@ -1,0 +1,11 @@
+; unsat: at least three of four Boolean choices, each costing integer weight, within a budget too small
+(set-logic QF_LIA)
+(declare-const c1 Bool)
+(declare-const c2 Bool)
+(declare-const c3 Bool)
+(declare-const c4 Bool)
+(declare-const cost Int)
+(assert (>= (+ (ite c1 1 0) (ite c2 1 0) (ite c3 1 0) (ite c4 1 0)) 3))
+(assert (= cost (+ (ite c1 5 0) (ite c2 7 0) (ite c3 4 0) (ite c4 9 0))))
+(assert (and (<= cost 15) (>= cost 0) (or (not c1) (not c3) (> cost 2))))
+(check-sat)

@@ -1,0 +1,12 @@
+; linear real arithmetic: a piecewise linear function written with nested ite terms
+(set-logic QF_LRA)
+(declare-const t Real)
+(declare-const f Real)
+(declare-const g Real)
+(declare-const k Real)
+(assert (= f (ite (< t 0.0) (- t) (ite (< t 2.0) (* 0.5 t) (- (* 3.0 t) 5.0)))))
+(assert (= g (ite (> f k) (- f k) (- k f))))
+(assert (and (> t 1.5) (< t 4.0) (>= k 1.0) (<= k 3.0)))
+(assert (or (> g 2.0) (and (< g 0.25) (not (= f k)))))
+(assert (xor (> t 2.5) (< (+ f g) 4.0)))
+(check-sat)

@@ -1,0 +1,12 @@
+; :named terms: naming Boolean and non-Boolean subterms and reusing the names in later asserts
+(set-logic QF_LIA)
+(declare-const x Int)
+(declare-const y Int)
+(declare-const z Int)
+(assert (! (and (> x 0) (< y 20) (not (= x y))) :named base))
+(assert (= (! (+ x y z) :named total) 25))
+(assert (or (! (> (* 2 x) y) :named dominates) (< z (- 3))))
+(assert (=> dominates (and (< total (* 3 z)) (> z y) (distinct x 5))))
+(assert (xor base (< x 0) (= (! (- y x) :named gap) 4)))
+(assert (or (> gap 0) (< (+ gap z) 10)))
+(check-sat)

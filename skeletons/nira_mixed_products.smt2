@@ -1,0 +1,13 @@
+; non-linear mixed Int/Real arithmetic: products of an integer and a real, to_real of a square
+(set-logic QF_NIRA)
+(declare-const n Int)
+(declare-const k Int)
+(declare-const x Real)
+(declare-const y Real)
+(assert (and (> n 1) (< n 6) (> k 0) (< k 4)))
+(assert (= (* (to_real n) x) 7.0))
+(assert (= y (+ (* x x) (to_real (* k k)))))
+(assert (and (< y 20.0) (not (is_int x)) (> (* x (to_real k)) 2.0)))
+(assert (or (= (* n k) 6) (> (* y 2.0) (to_real (* n n n)))))
+(assert (distinct n k 4))
+(check-sat)

@@ -1,0 +1,11 @@
+; non-linear reals: a cubic with a root between bounds, and a rational reciprocal
+(set-logic QF_NRA)
+(declare-const x Real)
+(declare-const y Real)
+(declare-const z Real)
+(assert (= (- (* x x x) (* 2.0 x)) 1.0))
+(assert (and (> x 1.0) (< x 2.0)))
+(assert (and (= (* y z) 1.0) (> y 0.0) (< z x)))
+(assert (or (> (* y y) 1.0) (< (+ y z) 0.0)))
+(assert (=> (> z 1.5) (> x 1.6)))
+(check-sat)

@@ -1,0 +1,10 @@
+; forall-exists alternation over integers: every value above n has a bigger neighbour within m
+(set-logic LIA)
+(declare-const n Int)
+(declare-const m Int)
+(declare-const b Bool)
+(assert (forall ((x Int)) (=> (> x n) (exists ((y Int)) (and (< x y) (<= y (+ x m)) (>= (+ y y) (+ x x 1)))))))
+(assert (and (> n 0) (< m 3) (>= m 0) (not (= n m))))
+(assert (or b (! (forall ((z Int)) (=> (and (>= z 0) (< z m)) (< z n))) :named small)))
+(assert (xor b (> n 5)))
+(check-sat)

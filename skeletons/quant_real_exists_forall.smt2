@@ -1,0 +1,10 @@
+; exists-forall over reals: a lower bound of a line on [0,1], quantifier-free side conditions
+(set-logic LRA)
+(declare-const lb Real)
+(declare-const c Real)
+(declare-const top Real)
+(assert (exists ((e Real)) (and (> e 0.0) (forall ((x Real)) (=> (and (<= 0.0 x) (<= x 1.0)) (>= (+ (* 2.0 x) c) (+ lb e)))))))
+(assert (and (= top (+ c 2.0)) (> top (+ lb 1.0)) (< lb 0.0)))
+(assert (or (= c lb) (> c (- top 2.5))))
+(assert (! (not (= c 0.0)) :named nonzero))
+(check-sat)

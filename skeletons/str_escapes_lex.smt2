@@ -1,0 +1,13 @@
+; strings: escaped literals ("" and \u{..}), str.< and str.<=, to_code and from_code
+(set-logic QF_SLIA)
+(declare-const a String)
+(declare-const b String)
+(declare-const q String)
+(declare-const c Int)
+(assert (= q "say ""hi"" \u{21}"))
+(assert (and (str.< a b) (str.<= b q) (= (str.len a) 2) (= (str.len b) 2)))
+(assert (= c (str.to_code (str.at b 1))))
+(assert (and (> c 90) (< c 100) (= (str.from_code (+ c 1)) (str.at a 1))))
+(assert (or (str.contains q "\u{22}") (= a "zz")))
+(assert (not (= (str.at a 0) (str.at b 0))))
+(check-sat)

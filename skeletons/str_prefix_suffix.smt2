@@ -1,0 +1,12 @@
+; strings: prefixof, suffixof, contains, and a word equation x.y = y.x
+(set-logic QF_SLIA)
+(declare-const x String)
+(declare-const y String)
+(declare-const z String)
+(declare-const n Int)
+(assert (= (str.++ x y) (str.++ y x)))
+(assert (and (not (= x y)) (not (= x "")) (not (= y "")) (str.prefixof "ab" x)))
+(assert (and (= n (str.len (str.++ x y z))) (< n 13) (> (str.len y) (str.len x))))
+(assert (or (str.suffixof "ba" z) (str.contains z "aba")))
+(assert (=> (str.contains y "abab") (= (str.len z) 3)))
+(check-sat)

@@ -1,0 +1,10 @@
+; unsat: a string in two disjoint regular languages, with length side conditions
+(set-logic QF_SLIA)
+(declare-const s String)
+(declare-const p String)
+(declare-const l Int)
+(assert (str.in_re s (re.* (str.to_re "ab"))))
+(assert (str.in_re s (re.++ re.all (str.to_re "a"))))
+(assert (and (= l (str.len s)) (> l 0) (< l 10) (str.prefixof p s)))
+(assert (or (= p "a") (str.contains s "ba")))
+(check-sat)

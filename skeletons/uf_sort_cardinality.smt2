@@ -1,0 +1,13 @@
+; unsat: a finite sort argument; an injective function into a sort with a 2-element image
+(set-logic QF_UF)
+(declare-sort S 0)
+(declare-fun h (S) S)
+(declare-const s1 S)
+(declare-const s2 S)
+(declare-const s3 S)
+(declare-const e1 S)
+(declare-const e2 S)
+(assert (distinct s1 s2 s3))
+(assert (and (or (= (h s1) e1) (= (h s1) e2)) (or (= (h s2) e1) (= (h s2) e2)) (or (= (h s3) e1) (= (h s3) e2))))
+(assert (and (not (= (h s1) (h s2))) (not (= (h s2) (h s3))) (not (= (h s1) (h s3)))))
+(check-sat)
