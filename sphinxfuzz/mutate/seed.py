@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.smtlib import Script, SmtParseError, parse_script
+from sphinxfuzz.smtlib import Script, SmtParseError, parse_file
 
 
 class SeedError(ValueError):
@@ -22,20 +22,11 @@ class Seed:
 def load_seed(path: str | Path) -> Seed:
     path = Path(path)
     try:
-        data = path.read_bytes()
+        script = parse_file(path)
     except OSError as exc:
         raise SeedError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        before = data[: exc.start]
-        line = before.count(b"\n") + 1
-        col = exc.start - (before.rfind(b"\n") + 1) + 1
-        raise SeedError(f"{path}:{line}:{col}: not UTF-8 text") from None
-    try:
-        script = parse_script(text, str(path))
-    except SmtParseError as exc:
+    except SmtParseError as exc:  # also names the place of bytes that are not UTF-8
         raise SeedError(str(exc)) from None
     if not any(command.head_name() == "assert" for command in script.commands):
         raise SeedError(f"{path}:1:1: no assert command, so nothing to mutate")
-    return Seed(str(path), text, script)
+    return Seed(str(path), path.read_text(encoding="utf-8"), script)
