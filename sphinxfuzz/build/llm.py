@@ -36,7 +36,10 @@ class LLM(Protocol):
     backend: str
     model: str
 
-    def complete(self, theory: str, step: str, messages: Messages) -> str: ...
+    def complete(self, step: str, messages: Messages, *, theory: str = "") -> str:
+        """The model's answer to `messages`; `step` names the prompt template and `theory`
+        the document it is about (both only label the exchange)."""
+        ...
 
 
 @dataclass
@@ -131,7 +134,7 @@ class OpenAIBackend(_Recorder):
         self.attempts = attempts
         self.backoff = backoff
 
-    def complete(self, theory: str, step: str, messages: Messages) -> str:
+    def complete(self, step: str, messages: Messages, *, theory: str = "") -> str:
         import openai
         from tenacity import (
             retry,
@@ -165,8 +168,8 @@ class OpenAIBackend(_Recorder):
             response = ask()
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise LLMError(
-                f"the endpoint rejected the API key ({exc.status_code}): set "
-                f"{self.settings.api_key_env} to a valid key for {self.settings.base_url or 'OpenAI'}"
+                f"the endpoint rejected the API key: set {self.settings.api_key_env} to a valid "
+                f"key for {self.settings.base_url or 'OpenAI'} (HTTP {exc.status_code})"
             ) from None
         except transient as exc:
             raise LLMError(f"the endpoint failed {self.attempts} times; last: {exc}") from None
@@ -196,7 +199,7 @@ class ReplayBackend(_Recorder):
         self.position = 0
         self.model = self.records[0].get("model", "?") if self.records else "?"
 
-    def complete(self, theory: str, step: str, messages: Messages) -> str:
+    def complete(self, step: str, messages: Messages, *, theory: str = "") -> str:
         number = self.position + 1
         if self.position >= len(self.records):
             raise LLMError(
@@ -251,9 +254,9 @@ class ExchangeBackend(_Recorder):
         existing = sorted(directory.glob("*.prompt.md"))
         self.counter = len(existing)
 
-    def complete(self, theory: str, step: str, messages: Messages) -> str:
+    def complete(self, step: str, messages: Messages, *, theory: str = "") -> str:
         self.counter += 1
-        stem = f"{self.counter:04d}-{theory}-{step}"
+        stem = f"{self.counter:04d}-{theory or 'any'}-{step}"
         prompt = self.directory / f"{stem}.prompt.md"
         answer_path = self.directory / f"{stem}.answer.md"
         body = "\n\n".join(f"<!-- {m['role']} -->\n{m['content']}" for m in messages)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -14,6 +15,10 @@ import jsonschema
 from sphinxfuzz import __version__
 from sphinxfuzz.build.pipeline import BuildResult
 from sphinxfuzz.fileio import write_atomic
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -59,11 +64,8 @@ def make_manifest(
     return manifest
 
 
-def write_theory(
-    out_dir: Path, result: BuildResult, manifest: dict[str, Any], transcript_text: str
-) -> Path:
-    """Write the theory's folder; each file atomically, the manifest last."""
-    folder = out_dir / result.theory
+def generator_text(result: BuildResult, manifest: dict[str, Any]) -> str:
+    """The best version of the code under a header saying where it came from."""
     # A comment, not a docstring: the model's own docstring and any `from __future__`
     # import must stay first in the module.
     header = (
@@ -71,10 +73,21 @@ def write_theory(
         f"{manifest['model']} via the {manifest['backend']} backend,\n"
         f"# round {result.best_round} of {len(result.rounds)} "
         f"({result.best.valid}/{result.best.samples} sampled terms valid). Review it like any other\n"
-        "# code; record hand edits in manifest.json.\n"
+        "# code; record hand edits with `sphinxfuzz record-hand-edit`.\n"
     )
-    code = result.code
-    write_atomic(folder / "generator.py", header + code)
+    return header + result.code
+
+
+def write_theory(
+    out_dir: Path, result: BuildResult, manifest: dict[str, Any], transcript_text: str
+) -> Path:
+    """Write the theory's folder; each file atomically, the manifest last (it records the
+    hash of generator.py, so that a later hand edit shows)."""
+    folder = out_dir / result.theory
+    code = generator_text(result, manifest)
+    manifest["generator_sha256"] = sha256_text(code)
+    validate_manifest(manifest, str(folder / "manifest.json"))
+    write_atomic(folder / "generator.py", code)
     write_atomic(folder / "grammar.lark", result.grammar)
     write_atomic(folder / "transcript.jsonl", transcript_text)
     write_atomic(folder / "manifest.json", json.dumps(manifest, indent=2) + "\n")

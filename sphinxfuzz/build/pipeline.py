@@ -22,15 +22,15 @@ from typing import Any
 from sphinxfuzz.build.llm import LLM, Messages
 from sphinxfuzz.build.prompts import Prompts
 from sphinxfuzz.generators.sandbox import sample_terms
-from sphinxfuzz.generators.solver_check import check_terms
 from sphinxfuzz.generators.static_check import ALLOWED_MODULES, check_source
-from sphinxfuzz.generators.term_metrics import (
+from sphinxfuzz.generators.term_metrics import load_grammar
+from sphinxfuzz.generators.theory_docs import TheoryDoc
+from sphinxfuzz.generators.validate import (
     GrammarLoadError,
+    check_terms,
     error_counts,
     grammar_conformance,
-    load_grammar,
 )
-from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.solvers import SolverSpec
 
 GRAMMAR_ATTEMPTS = 3
@@ -120,7 +120,7 @@ class TheoryBuilder:
             {"role": "system", "content": self.prompts.texts["system"].strip()},
             {"role": "user", "content": prompt},
         ]
-        return self.llm.complete(self.doc.theory, step, messages)
+        return self.llm.complete(step, messages, theory=self.doc.theory)
 
     # -- step 1 ---------------------------------------------------------------------------
     def grammar(self) -> str:
@@ -130,7 +130,7 @@ class TheoryBuilder:
             {"role": "user", "content": prompt},
         ]
         for attempt in range(1, GRAMMAR_ATTEMPTS + 1):
-            answer = self.llm.complete(self.doc.theory, "grammar", messages)
+            answer = self.llm.complete("grammar", messages, theory=self.doc.theory)
             grammar = extract_block(answer, "lark")
             try:
                 load_grammar(grammar)
@@ -185,6 +185,9 @@ class TheoryBuilder:
         return extract_block(self.ask("refine_errors", prompt), "python")
 
     def distil(self, counted: list[tuple[str, int]]) -> str:
+        if not counted:
+            # Rejections without a message (e.g. every solver timed out): nothing to distil.
+            return "The solvers rejected some terms without an error message (they timed out or gave no answer)."
         listing = "\n".join(f"- ({count}x) {message}" for message, count in counted)
         prompt = self.prompts.render("distil_errors", theory=self.doc.theory, errors=listing)
         return self.ask("distil_errors", prompt)

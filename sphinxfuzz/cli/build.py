@@ -25,6 +25,8 @@ Where the model lives (--llm):
                     Ollama:  export OPENAI_BASE_URL=http://localhost:11434/v1; --model qwen2.5-coder
                   or an \\[llm] table (model, base_url, api_key_env, temperature) in
                   ./sphinxfuzz.toml or ~/.config/sphinxfuzz/config.toml
+                  (local servers need no key; 429, time-outs and 5xx are retried,
+                  a rejected key (401/403) stops at once)
   replay:PATH     answer from a recorded transcript.jsonl (offline, reproducible)
   exchange:DIR    write each prompt to DIR/NNNN-<theory>-<step>.prompt.md and wait for
                   the matching .answer.md: any model or person can answer, offline
@@ -33,12 +35,47 @@ Where the model lives (--llm):
 Examples:
   sphinxfuzz build-generators Ints --llm openai --model gpt-4o
   sphinxfuzz build-generators --llm replay:generated_generators/Ints/transcript.jsonl Ints
-  sphinxfuzz build-generators Strings --llm exchange:/tmp/answers
+  sphinxfuzz build-generators Strings --llm exchange:/tmp/answers --exchange-timeout 3600
+
+\b
+A generator edited by hand is not overwritten: record the edit with
+`sphinxfuzz record-hand-edit THEORY --by NAME --what TEXT`, or pass --force to rebuild.
+More: docs/building-generators.md
+"""
+
+
+RECORD_HELP = """Record a hand edit of a built generator in its manifest.
+
+\b
+Edit generated_generators/<Theory>/generator.py, then run
+  sphinxfuzz record-hand-edit <Theory> --by "Ada" --what "cap bit-vector widths at 64"
+The entry (date, who, what, the file's new sha256) goes into hand_edits in manifest.json.
+build-generators refuses to overwrite a hand-edited generator unless --force is given.
 """
 
 
 def register(app: typer.Typer) -> None:
     app.command("build-generators", help=HELP)(build_generators)
+    app.command("record-hand-edit", help=RECORD_HELP)(record_hand_edit)
+
+
+def record_hand_edit(
+    theory: Annotated[str, typer.Argument(help="The theory whose generator.py was edited.")],
+    by: Annotated[str, typer.Option("--by", help="Who edited it.")],
+    what: Annotated[str, typer.Option("--what", help="What the edit changed, and why.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Generators folder (default generated_generators/).")] = None,
+) -> None:
+    from sphinxfuzz.build.hand_edits import HandEditError
+    from sphinxfuzz.build.hand_edits import record_hand_edit as record
+    from sphinxfuzz.generators.catalogue import default_generators_dir
+
+    folder = (out or default_generators_dir()) / theory
+    try:
+        entry = record(folder, by, what)
+    except (HandEditError, ValueError) as exc:
+        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    Console().print(f"recorded in {folder / 'manifest.json'}: {entry['date']} {entry['by']}: {entry['what']}", highlight=False)
 
 
 def build_generators(
@@ -55,7 +92,11 @@ def build_generators(
         float | None, typer.Option("--exchange-timeout", help="Seconds to wait for an answer file.")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled terms.")] = 0,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite generators that were edited by hand.")
+    ] = False,
 ) -> None:
+    from sphinxfuzz.build.hand_edits import HandEditError, hand_edited
     from sphinxfuzz.build.llm import LLMError, make_llm
     from sphinxfuzz.build.output import make_manifest, write_theory
     from sphinxfuzz.build.pipeline import BuildError, TheoryBuilder
@@ -83,13 +124,23 @@ def build_generators(
     if unknown:
         err.print(f"[bold red]error:[/] no document for {', '.join(unknown)}; known: {', '.join(sorted(corpus))}")
         raise typer.Exit(2)
+    out_dir = out or default_generators_dir()
+    if not force:
+        try:
+            kept = [reason for t in chosen if (reason := hand_edited(out_dir / t))]
+        except HandEditError as exc:
+            kept = [str(exc)]
+        if kept:
+            for reason in kept:
+                err.print(f"[bold red]error:[/] {reason}", highlight=False)
+            err.print("rebuilding would discard that work: merge it into the document or prompts, or pass --force")
+            raise typer.Exit(2)
     log = Transcript(transcript)
     try:
         backend = make_llm(llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print)
     except LLMError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
-    out_dir = out or default_generators_dir()
     summary = Table(title="build-generators")
     for column in ("theory", "rounds", "best", "valid", "grammar conformance", "result"):
         summary.add_column(column)
@@ -97,6 +148,13 @@ def build_generators(
     for theory in chosen:
         doc = corpus[theory]
         families = tuple(f for f in doc.solvers if f in BUILTINS)
+        if not families:
+            # Validity means "some solver of the theory accepts it": nothing could say so.
+            failed = True
+            reason = f"{doc.path or theory}: solvers: lists no built-in solver ({', '.join(BUILTINS)})"
+            summary.add_row(theory, "-", "-", "-", "-", f"[red]{reason}[/]")
+            err.print(f"[bold red]error:[/] {reason}", highlight=False)
+            continue
         specs = parse_specs(spec_text_for(families, doc))
         first = len(log.records)
         console.print(f"[bold]{theory}[/]: solvers {', '.join(s.text for s in specs)}")

@@ -1,5 +1,7 @@
 """A local OpenAI-compatible chat-completions server for tests: it answers from a list
-(recorded transcript answers) or with given HTTP status codes, and keeps every request."""
+(recorded transcript answers) or with given HTTP status codes, and keeps every request.
+Given the recorded prompts too, it is a strict replay: a request whose messages differ from
+the recording is answered with 400 and noted in `mismatches`."""
 
 from __future__ import annotations
 
@@ -11,8 +13,15 @@ from typing import Any
 
 
 class FakeOpenAI:
-    def __init__(self, answers: list[str], statuses: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        answers: list[str],
+        statuses: list[int] | None = None,
+        expected: list[list[dict[str, str]]] | None = None,
+    ) -> None:
         self.answers = list(answers)
+        self.expected = list(expected) if expected is not None else None
+        self.mismatches: list[int] = []
         self.statuses = list(statuses or [])  # served first, one per request
         self.requests: list[dict[str, Any]] = []
         owner = self
@@ -29,6 +38,14 @@ class FakeOpenAI:
                     status = owner.statuses.pop(0)
                     payload = {"error": {"message": f"test status {status}", "type": "test", "code": status}}
                     self._send(status, payload)
+                    return
+                number = len(owner.requests)
+                if owner.expected is not None and (
+                    number > len(owner.expected) or body.get("messages") != owner.expected[number - 1]
+                ):
+                    owner.mismatches.append(number)
+                    message = f"request {number} does not match the recorded prompt"
+                    self._send(400, {"error": {"message": message, "type": "test", "code": 400}})
                     return
                 answer = owner.answers.pop(0) if owner.answers else ""
                 self._send(

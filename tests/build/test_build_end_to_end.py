@@ -3,6 +3,7 @@ recorded transcript: the first generator is broken, the refined one is valid."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -14,19 +15,26 @@ from sphinxfuzz.cli import app
 from tests.build.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSCRIPT = ROOT / "tests" / "fixtures" / "transcripts" / "core_refined_once.jsonl"
+FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
+TRANSCRIPT = FIXTURES / "core_refined_once.jsonl"
+DOCS = FIXTURES / "docs"  # the Core document as it was when the transcript was recorded
 
 
 def test_core_is_built_broken_then_refined(tmp_path: Path) -> None:
     records = read_transcript(TRANSCRIPT)
     assert [r["step"] for r in records] == ["grammar", "implement", "distil_errors", "refine_errors"]
-    with FakeOpenAI([r["answer"] for r in records]) as server:
+    recorded_prompts = [r["messages"] for r in records]
+    with FakeOpenAI([r["answer"] for r in records], expected=recorded_prompts) as server:
         result = CliRunner(env={"COLUMNS": "200"}).invoke(
             app,
-            ["build-generators", "Core", "--llm", "openai", "--model", "recorded", "--out", str(tmp_path)],
+            [
+                "build-generators", "Core", "--llm", "openai", "--model", "recorded",
+                "--docs", str(DOCS), "--out", str(tmp_path / "out"),
+            ],
             env={"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": server.base_url},
         )
         requests = server.requests
+    assert server.mismatches == [], result.output  # every prompt was the recorded one
     assert result.exit_code == 0, result.output
     assert "round 1: valid 16/20" in result.output and "round 2: valid 20/20" in result.output
     assert len(requests) == 4 and all(r["path"].endswith("/chat/completions") for r in requests)
@@ -39,7 +47,7 @@ def test_core_is_built_broken_then_refined(tmp_path: Path) -> None:
     assert records[2]["answer"].strip() in refine_prompt
     assert "accepted 16 of them" in refine_prompt
 
-    folder = tmp_path / "Core"
+    folder = tmp_path / "out" / "Core"
     manifest = json.loads((folder / "manifest.json").read_text())
     validate_manifest(manifest)
     assert manifest["backend"] == "openai" and manifest["model"] == "recorded"
@@ -50,3 +58,24 @@ def test_core_is_built_broken_then_refined(tmp_path: Path) -> None:
     written = read_transcript(folder / "transcript.jsonl")
     assert [r["answer"] for r in written] == [r["answer"] for r in records]
     assert (folder / "grammar.lark").read_text().startswith("start:")
+    assert manifest["generator_sha256"] == hashlib.sha256((folder / "generator.py").read_bytes()).hexdigest()
+    assert manifest["hand_edits"] == []
+
+
+def test_replay_rebuilds_from_the_transcript_and_refuses_a_changed_document(tmp_path: Path) -> None:
+    runner = CliRunner(env={"COLUMNS": "200"})
+    log = tmp_path / "all.jsonl"
+    args = ["build-generators", "Core", "--llm", f"replay:{TRANSCRIPT}", "--out", str(tmp_path / "out")]
+    result = runner.invoke(app, [*args, "--docs", str(DOCS), "--transcript", str(log)])
+    assert result.exit_code == 0, result.output
+    assert [r["backend"] for r in read_transcript(log)] == ["replay"] * 4
+    assert json.loads((tmp_path / "out" / "Core" / "manifest.json").read_text())["best_round"] == 2
+
+    changed = tmp_path / "docs"
+    changed.mkdir()
+    text = (DOCS / "Core.md").read_text()
+    (changed / "Core.md").write_text(text.replace("Core is the theory", "Core is THE theory", 1))
+    result = runner.invoke(app, [*args, "--docs", str(changed)])
+    assert result.exit_code == 1
+    assert f"{TRANSCRIPT}: exchange 1 does not match" in result.output
+    assert "+Core is THE theory" in result.output and "-Core is the theory" in result.output

@@ -47,7 +47,7 @@ class ScriptedModel:
         self.answers = list(answers)
         self.prompts: list[tuple[str, Messages]] = []
 
-    def complete(self, theory: str, step: str, messages: Messages) -> str:
+    def complete(self, step: str, messages: Messages, *, theory: str = "") -> str:
         self.prompts.append((step, messages))
         return self.answers.pop(0)
 
@@ -125,12 +125,12 @@ def test_replay_mismatch_is_a_clear_error(tmp_path: Path) -> None:
     recorded.append({"step": "grammar", "theory": "Core", "messages": [{"role": "user", "content": "old prompt"}], "answer": "x"})
     replay = ReplayBackend(tmp_path / "t.jsonl", Transcript(None))
     with pytest.raises(LLMError) as excinfo:
-        replay.complete("Core", "grammar", [{"role": "user", "content": "new prompt"}])
+        replay.complete("grammar", [{"role": "user", "content": "new prompt"}], theory="Core")
     message = str(excinfo.value)
     assert "t.jsonl: exchange 1 does not match" in message
     assert "-old prompt" in message and "+new prompt" in message
     with pytest.raises(LLMError, match="transcript ended after 1 exchanges"):
-        replay.complete("Core", "implement", [])
+        replay.complete("implement", [], theory="Core")
 
 
 def _backend(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> OpenAIBackend:
@@ -141,7 +141,7 @@ def _backend(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> OpenAIBacke
 def test_retries_on_rate_limits_and_server_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAI(["fine"], statuses=[429, 500, 503]) as server:
         backend = _backend(server, monkeypatch)
-        assert backend.complete("Core", "grammar", [{"role": "user", "content": "hi"}]) == "fine"
+        assert backend.complete("grammar", [{"role": "user", "content": "hi"}], theory="Core") == "fine"
         assert len(server.requests) == 4
     assert backend.transcript.records[0]["answer"] == "fine"
 
@@ -149,13 +149,14 @@ def test_retries_on_rate_limits_and_server_errors(monkeypatch: pytest.MonkeyPatc
 def test_gives_up_after_the_last_attempt(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAI([], statuses=[502] * 4) as server:
         with pytest.raises(LLMError, match="failed 4 times"):
-            _backend(server, monkeypatch).complete("Core", "grammar", [{"role": "user", "content": "hi"}])
+            _backend(server, monkeypatch).complete("grammar", [{"role": "user", "content": "hi"}], theory="Core")
 
 
-def test_stops_at_once_on_a_rejected_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    with FakeOpenAI(["never"], statuses=[401]) as server:
+@pytest.mark.parametrize("status", [401, 403])
+def test_stops_at_once_on_a_rejected_key(status: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI(["never"], statuses=[status]) as server:
         with pytest.raises(LLMError, match="rejected the API key"):
-            _backend(server, monkeypatch).complete("Core", "grammar", [{"role": "user", "content": "hi"}])
+            _backend(server, monkeypatch).complete("grammar", [{"role": "user", "content": "hi"}], theory="Core")
         assert len(server.requests) == 1
 
 
@@ -177,11 +178,11 @@ def test_exchange_round_trip(tmp_path: Path) -> None:
 
     thread = threading.Thread(target=answer)
     thread.start()
-    assert backend.complete("Core", "grammar", [{"role": "user", "content": "the question"}]) == "the answer"
+    assert backend.complete("grammar", [{"role": "user", "content": "the question"}], theory="Core") == "the answer"
     thread.join()
     assert backend.transcript.records[0]["prompt_file"] == "0001-Core-grammar.prompt.md"
     with pytest.raises(LLMError, match="no answer in"):
-        ExchangeBackend(tmp_path, Transcript(None), timeout=0.2, poll=0.05, notify=lambda _m: None).complete("Core", "implement", [])
+        ExchangeBackend(tmp_path, Transcript(None), timeout=0.2, poll=0.05, notify=lambda _m: None).complete("implement", [], theory="Core")
 
 
 def test_settings_come_from_config_file_environment_and_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
