@@ -20,7 +20,12 @@ from sphinxfuzz.campaign.config import Budget, CampaignConfig
 from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
 from sphinxfuzz.campaign.stats import Stats
 from sphinxfuzz.campaign.store import Store
-from sphinxfuzz.campaign.targets import CampaignError, generator_entries, target_specs
+from sphinxfuzz.campaign.targets import (
+    CampaignError,
+    generator_entries,
+    target_specs,
+    theory_options,
+)
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
 from sphinxfuzz.mutate.dialect import for_family
@@ -74,6 +79,7 @@ class Worker:
             None if share is None else share // jobs + (1 if worker < share % jobs else 0)
         )
         self.specs: list[SolverSpec] = target_specs(config.solvers)
+        self.theory_options: dict[str, tuple[str, ...]] = {}
 
     # -- stopping -------------------------------------------------------------------------
     def _out_of_budget(self) -> bool:
@@ -117,6 +123,7 @@ class Worker:
         seeds = collect_seeds(list(config.seeds))
         order = SeedOrder(seeds, config.campaign_seed)
         entries = generator_entries(config.generators, self.specs)
+        self.theory_options = theory_options(config.generators, entries)
         with Store(self.root) as store, GeneratorPool(entries) as pool:
             if not pool.theories:
                 failures = "; ".join(
@@ -213,7 +220,10 @@ class Worker:
                 if previous is not None and rng.random() < 0.5:
                     base = previous
                 try:
-                    mutant = mutate(base, rng, pool, rename_prob=config.rename_prob)
+                    mutant = mutate(
+                        base, rng, pool, rename_prob=config.rename_prob,
+                        theory_options=self.theory_options,
+                    )  # fmt: skip
                 except GeneratorFailure as exc:
                     self.stats.generator_failures += 1
                     self._say(f"generator failure at {seed.path} mutant {number}: {exc}")

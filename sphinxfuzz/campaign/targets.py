@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinxfuzz.generators.catalogue import Catalogue, CatalogueEntry, load_catalogue
+from sphinxfuzz.generators.theory_docs import TheoryDocError, default_docs_dir, load_theory_doc
 from sphinxfuzz.solvers import SolverSpec, parse_specs
 
 
@@ -55,3 +56,23 @@ def generator_entries(generators_dir: str, specs: list[SolverSpec]) -> list[Cata
             "--generators tests/fixtures/generators)."
         )
     return [catalogue.entries[theory] for theory in theories]
+
+
+def theory_options(generators_dir: str, entries: list[CatalogueEntry]) -> dict[str, tuple[str, ...]]:
+    """The solver options each theory's document asks for (`options: sets-exp=true`), from the
+    `docs_corpus/` beside the generators folder, else the repository's. A theory without a
+    readable document needs none."""
+    beside = Path(generators_dir).resolve().parent / "docs_corpus"
+    docs = beside if beside.is_dir() else default_docs_dir()
+    options: dict[str, tuple[str, ...]] = {}
+    for entry in entries:
+        path = docs / f"{entry.theory}.md"
+        if not path.is_file():
+            continue
+        try:
+            doc = load_theory_doc(path)
+        except TheoryDocError:
+            continue  # `sphinxfuzz generators validate` reports broken documents
+        if doc.options:
+            options[entry.theory] = doc.options
+    return options

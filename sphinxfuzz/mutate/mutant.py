@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -62,9 +63,13 @@ def mutate(
     *,
     rename_prob: float = 0.8,
     max_placeholders: int = MAX_PLACEHOLDERS,
+    theory_options: Mapping[str, Sequence[str]] | None = None,
 ) -> Mutant:
     """Make one mutant of `base`: replace a random non-empty subset of its atoms with generated
-    terms. Deterministic in `rng` and in what `terms` returns for the seeds it is given."""
+    terms. Deterministic in `rng` and in what `terms` returns for the seeds it is given.
+
+    `theory_options` maps a theory to the solver options its terms need (`sets-exp=true`):
+    a mutant with such terms sets them itself, so only the mutants that need an option get it."""
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
     script = Script([copy_node(c) for c in base.script.commands], base.script.filename)  # type: ignore[misc]
@@ -110,6 +115,8 @@ def mutate(
     if new_terms:
         _widen_logic(script, new_terms)
     _ensure_models(script)
+    if theory_options:
+        _set_options(script, [o for t in sorted(set(inserted_theories)) for o in theory_options.get(t, ())])
     return Mutant(script, seed, number, inserted_theories, report)
 
 
@@ -135,6 +142,25 @@ def _widen_logic(script: Script, new_terms: list[Node]) -> None:
     features = term_features(new_terms, info, datatypes, sorts, functions)
     if needs_widening(logic_atom.name, features):
         script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+
+
+def _set_options(script: Script, options: list[str]) -> None:
+    """`name=value` options as `(set-option :name value)` at the top (before set-logic, where
+    cvc5 wants them), unless the script sets that option already."""
+    present = {
+        c.items[1].text
+        for c in script.commands
+        if c.head_name() == "set-option" and len(c.items) >= 2 and isinstance(c.items[1], Atom)
+    }
+    added: list[SList] = []
+    for option in options:
+        name, _, value = option.partition("=")
+        keyword = ":" + name.strip().lstrip(":")
+        if keyword in present:
+            continue
+        present.add(keyword)
+        added.append(_command(_sym("set-option"), Atom(keyword, "keyword"), _sym(value.strip() or "true")))
+    script.commands[:0] = added
 
 
 def _ensure_models(script: Script) -> None:

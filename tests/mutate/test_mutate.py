@@ -223,3 +223,41 @@ def test_generator_sorts_stay_apart_from_same_named_seed_sorts(tmp_path) -> None
         assert "(declare-sort U_" in mutant.text
         assert "(distinct a " not in mutant.text and "(distinct b " not in mutant.text
         assert "error" not in z3_output(mutant.text), mutant.text
+
+
+class SetsSource:
+    """Terms of a cvc5 extension that needs an option (`set.complement` wants sets-exp)."""
+
+    theories = ("Sets", "Plain")
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        if theory == "Sets":
+            return "(declare-const st (Set Int))", "(set.member 3 (set.complement st))"
+        return "(declare-const k Int)", "(> k 2)"
+
+
+def test_theory_options_go_only_into_mutants_whose_terms_need_them(seed) -> None:
+    from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
+
+    options = {"Sets": ("sets-exp=true",)}
+    with_sets = without = None
+    for k in range(60):
+        mutant = mutate(seed, random.Random(k), SetsSource(), theory_options=options)
+        if "Sets" in mutant.theories and with_sets is None:
+            with_sets = mutant
+        if "Sets" not in mutant.theories:
+            without = mutant
+        if with_sets and without:
+            break
+    assert with_sets is not None and without is not None
+    first = print_node(with_sets.script.commands[0])
+    assert first == "(set-option :sets-exp true)"
+    assert ":sets-exp" not in without.text
+    assert ":sets-exp" not in with_sets.text_for("z3")  # z3 never sees cvc5's option
+    # cvc5 refuses set.complement unless the option is on: the mutant carries what it needs
+    cvc5 = parse_specs("cvc5")[0]
+    result = run_solver(cvc5, with_sets.text_for("cvc5"), timeout=30)
+    assert result.outcome in (Outcome.SAT, Outcome.UNSAT), result.stdout + result.stderr
+    stripped = with_sets.text_for("cvc5").replace("(set-option :sets-exp true)\n", "")
+    refused = run_solver(cvc5, stripped, timeout=30)
+    assert refused.outcome == Outcome.ERROR, refused.stdout + refused.stderr
