@@ -156,8 +156,15 @@ def validate(
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per solver call.")] = 10.0,
     generators: GeneratorsOption = None,
     docs: DocsOption = None,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the table as Markdown (for the README).")
+    ] = False,
 ) -> None:
-    """Sample each generator, check the terms with solvers, and report quality measures."""
+    """Sample each generator, check the terms with solvers, and report quality measures.
+
+    The `meets` column checks the targets: every solver accepts at least 98% of the terms
+    (90% for extension theories), at least 90% of the document's operators are used, and a
+    term takes under 5 ms. The exit status is 1 when a generator misses a target."""
     # Imported here: validation runs solvers, the other commands do not need that layer.
     from sphinxfuzz.generators.validate import ValidationReport, validate_theory
     from sphinxfuzz.solvers import parse_specs
@@ -192,7 +199,10 @@ def validate(
             reports.append(
                 validate_theory(entry, corpus.get(theory), specs, n=n, seed=seed, timeout=timeout)
             )
-    console.print(_report_table(reports))
+    if markdown:
+        typer.echo(_markdown_table(reports))
+    else:
+        console.print(_report_table(reports))
     for report in reports:
         notes = []
         if report.sample_kind != "ok":
@@ -204,38 +214,63 @@ def validate(
         if report.missing_operators:
             notes.append("operators never used: " + " ".join(report.missing_operators))
         notes += [f"error: {message}" for message in report.errors]
+        notes += [f"misses target: {missed}" for missed in report.shortfalls()]
         if notes:
             console.print(f"[bold]{report.theory}[/]", highlight=False)
             for note in notes:
                 console.print(f"  {note}", highlight=False, markup=False)
+    if any(report.shortfalls() for report in reports):
+        raise typer.Exit(1)
+
+
+def _solver_names(reports: list[Any]) -> list[str]:
+    names: list[str] = []
+    for report in reports:
+        names += [name for name in report.validity_by_solver if name not in names]
+    return names
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _cells(report: Any, solver_names: list[str], *, kind: bool = True) -> list[str]:
+    return [
+        report.theory,
+        *([report.kind] if kind else []),
+        *(_share(report.validity_by_solver.get(name)) for name in solver_names),
+        _share(report.validity),
+        _share(report.conformance),
+        _share(report.coverage),
+        f"{report.seconds_per_term * 1000:.3f}",
+        str(report.samples),
+        "no" if report.shortfalls() else "yes",
+    ]
+
+
+_COLUMNS = ("any", "grammar", "ops", "ms/term", "terms", "meets")
+
+
+def _markdown_table(reports: list[Any]) -> str:
+    names = _solver_names(reports)
+    header = ["theory", "kind", *names, *_COLUMNS]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cells(r, names)) + " |" for r in reports]
+    return "\n".join(lines)
 
 
 def _report_table(reports: list[Any]) -> Table:
-    solver_names: list[str] = []
-    for report in reports:
-        solver_names += [name for name in report.validity_by_solver if name not in solver_names]
+    solver_names = _solver_names(reports)
     table = Table(
         title="generator validation",
         caption="share of terms each solver accepts; any: at least one; grammar: parsed by "
-        "grammar.lark; ops: doc operators used",
+        "grammar.lark; ops: doc operators used; meets: the targets in --help",
     )
     table.add_column("theory", overflow="fold", min_width=8)
     for name in solver_names:
         table.add_column(name, justify="right")
-    for column in ("any", "grammar", "ops", "ms/term", "terms"):
+    for column in _COLUMNS:
         table.add_column(column, justify="right")
-
-    def share(value: float | None) -> str:
-        return "-" if value is None else f"{value:.1%}"
-
     for report in reports:
-        table.add_row(
-            report.theory,
-            *(share(report.validity_by_solver.get(name)) for name in solver_names),
-            share(report.validity),
-            share(report.conformance),
-            share(report.coverage),
-            f"{report.seconds_per_term * 1000:.3f}",
-            str(report.samples),
-        )
+        table.add_row(*_cells(report, solver_names, kind=False))
     return table

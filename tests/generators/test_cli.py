@@ -59,3 +59,24 @@ def test_validate_table(fixtures_dir: Path, tmp_path: Path) -> None:
     assert "z3" in header and "cvc5" in header and "any" in header
     row = next(line for line in result.output.splitlines() if "Strings" in line)
     assert row.count("100.0%") == 3  # z3, cvc5, any
+
+
+def test_validate_flags_a_generator_below_target(tmp_path: Path) -> None:
+    """A generator whose terms one solver rejects half the time misses the 98% target:
+    the row says so, the notes say why, and the exit status is 1."""
+    folder = tmp_path / "gens" / "Halfway"
+    folder.mkdir(parents=True)
+    (folder / "generator.py").write_text(
+        'import random\nTHEORY = "Halfway"\nSOLVERS = ("z3",)\n\n\n'
+        "def generate(rng: random.Random) -> tuple[str, str]:\n"
+        '    if rng.random() < 0.5:\n        return "(declare-const a Int)", "(> a 1)"\n'
+        '    return "(declare-const a Int)", "(> a undeclared_symbol)"\n'
+    )
+    result = runner.invoke(
+        app, ["generators", "validate", "Halfway", "-n", "40", "--generators", str(tmp_path / "gens"),
+              "--docs", str(tmp_path), "--markdown"],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("| Halfway"))
+    assert row.endswith("| no |") and "| standard |" in row
+    assert "misses target: z3 valid" in result.output
