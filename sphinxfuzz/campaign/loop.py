@@ -32,6 +32,8 @@ from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
+from sphinxfuzz.solvers.runner import remove_scratch_dir
 
 # Seed status values kept in the store.
 SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
@@ -62,6 +64,7 @@ class Worker:
         deadline: float | None = None,
         report: Report = lambda event: None,
         stop_requested: Callable[[], bool] = lambda: False,
+        persistent: bool = True,
     ) -> None:
         self.config = config
         self.root = root
@@ -80,6 +83,12 @@ class Worker:
         )
         self.specs: list[SolverSpec] = target_specs(config.solvers)
         self.theory_options: dict[str, tuple[str, ...]] = {}
+        # one long-lived process per solver that supports it (see solvers/persistent.py)
+        self.persistent: dict[str, PersistentSolver] = {
+            spec.name: PersistentSolver(spec, memory_mb=config.memory_mb)
+            for spec in self.specs
+            if persistent and supports_persistence(spec)
+        }
 
     # -- stopping -------------------------------------------------------------------------
     def _out_of_budget(self) -> bool:
@@ -90,13 +99,15 @@ class Worker:
         return self.mutant_limit is not None and self.stats.mutants >= self.mutant_limit
 
     # -- running solvers ------------------------------------------------------------------
-    def _run(self, spec: SolverSpec, script: Script | str) -> SolverResult:
-        result = run_solver(
-            spec,
-            for_family(script, spec.family),
-            timeout=self.config.timeout,
-            memory_mb=self.config.memory_mb,
-        )
+    def _run(self, spec: SolverSpec, script: Script | str, *, fresh: bool = False) -> SolverResult:
+        text = for_family(script, spec.family)
+        solver = None if fresh else self.persistent.get(spec.name)
+        if solver is not None:
+            result = solver.run(text, timeout=self.config.timeout)
+        else:
+            result = run_solver(
+                spec, text, timeout=self.config.timeout, memory_mb=self.config.memory_mb
+            )
         stats = self.stats
         stats.solver_calls += 1
         stats.solver_time += result.elapsed
@@ -105,10 +116,31 @@ class Worker:
         stats.errors += result.outcome == Outcome.ERROR
         return result
 
-    def _judge(self, text: str, results: list[SolverResult]) -> Judgement:
-        judgement = judge(text, results, self._run)
+    def _judge(self, text: str, results: list[SolverResult], *, fresh: bool = False) -> Judgement:
+        judgement = judge(text, results, lambda spec, check: self._run(spec, check, fresh=fresh))
         self.stats.unconfirmed += judgement.unconfirmed
         return judgement
+
+    def _confirmed(
+        self, script: Script, text: str, results: list[SolverResult], judgement: Judgement
+    ) -> tuple[list[SolverResult], Judgement]:
+        """A verdict from persistent processes counts only if fresh processes reproduce it:
+        state an earlier script left in a solver must never become a bug report. Returns
+        the fresh results and judgement (no verdicts when it did not reproduce)."""
+        if not judgement.verdicts or not self.persistent:
+            return results, judgement
+        self.stats.fresh_confirmations += 1
+        fresh = [self._run(spec, script, fresh=True) for spec in self.specs]
+        again = self._judge(text, fresh, fresh=True)
+        if not again.verdicts:
+            self.stats.fresh_unconfirmed += 1
+            kinds = ", ".join(f"{v.kind} ({v.solver})" for v in judgement.verdicts)
+            self._say(f"not reproduced in fresh processes, not stored: {kinds}")
+        return fresh, again
+
+    def close(self) -> None:
+        for solver in self.persistent.values():
+            solver.close()
 
     def _publish(self) -> None:
         self.stats.wall_time = time.monotonic() - self.started
@@ -119,6 +151,12 @@ class Worker:
 
     # -- the loop -------------------------------------------------------------------------
     def run(self) -> Stats:
+        try:
+            return self._loop()
+        finally:
+            self.close()
+
+    def _loop(self) -> Stats:
         config = self.config
         seeds = collect_seeds(list(config.seeds))
         order = SeedOrder(seeds, config.campaign_seed)
@@ -181,8 +219,9 @@ class Worker:
     def _check_seed(self, store: Store, seed: Seed) -> tuple[str, str]:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
         the fuzzer's making; a seed some solver rejects or cannot answer is set aside."""
-        results = [self._run(spec, seed.script) for spec in self.specs]
-        judgement = self._judge(seed.text, results)
+        # fresh processes: a seed is run once, and what it shows is recorded as found
+        results = [self._run(spec, seed.script, fresh=True) for spec in self.specs]
+        judgement = self._judge(seed.text, results, fresh=True)
         verdicts = list(judgement.verdicts)
         if not verdicts and judgement.unconfirmed:
             answers = {r.spec.name: r.answers for r in results}
@@ -258,6 +297,7 @@ class Worker:
         stats.accepted += all(r.outcome != Outcome.ERROR for r in results)
         stats.theories.update(set(mutant.theories))
         judgement = self._judge(mutant.text, results)
+        results, judgement = self._confirmed(mutant.script, mutant.text, results, judgement)
         for verdict in judgement.verdicts:
             ident = store.record_bug(
                 verdict,
@@ -291,6 +331,7 @@ def worker_main(
     queue: object,
     stop: object,
     parent_pid: int,
+    persistent: bool = True,
 ) -> None:
     """Entry point of a spawned worker process: events go to the coordinator's queue."""
     import signal
@@ -316,9 +357,12 @@ def worker_main(
             deadline=deadline,
             report=report,
             stop_requested=stop_requested,
+            persistent=persistent,
         ).run()
         report(Event("done", worker, None))
     except CampaignError as exc:  # a clear message needs no traceback
         report(Event("failed", worker, str(exc)))
     except BaseException:
         report(Event("failed", worker, traceback.format_exc()))
+    finally:
+        remove_scratch_dir()  # now, not at exit: a worker may be killed after its last word

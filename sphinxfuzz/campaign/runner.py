@@ -130,9 +130,12 @@ def run_campaign(
     resume: bool = False,
     on_progress: Progress = lambda stats, elapsed: None,
     on_message: Message = lambda text: None,
+    persistent: bool = True,
 ) -> Stats:
     """Run (or resume) a campaign until its budget is spent, the seeds run out (no budget:
-    one pass) or a stop is requested. Returns this run's counters."""
+    one pass) or a stop is requested. Returns this run's counters. `persistent`: keep one
+    solver process per solver and worker where the solver allows it (verdicts are still
+    confirmed in fresh processes); it changes speed, never the mutants."""
     if jobs < 1:
         raise CampaignError(f"--jobs {jobs}: must be at least 1")
     validate(config)
@@ -143,9 +146,9 @@ def run_campaign(
         deadline = None if budget.seconds is None else time.time() + budget.seconds
         aggregator = _Aggregator(store, run, on_progress, started)
         if jobs == 1:
-            _run_inline(config, root, budget, deadline, aggregator, on_message)
+            _run_inline(config, root, budget, deadline, aggregator, on_message, persistent)
         else:
-            _run_spawned(config, root, budget, deadline, jobs, aggregator, on_message)
+            _run_spawned(config, root, budget, deadline, jobs, aggregator, on_message, persistent)
         return aggregator.flush()
     finally:
         store.close()
@@ -158,6 +161,7 @@ def _run_inline(
     deadline: float | None,
     aggregator: _Aggregator,
     on_message: Message,
+    persistent: bool,
 ) -> None:
     stop = threading.Event()
 
@@ -170,7 +174,7 @@ def _run_inline(
     with _StopOnSignal(stop):
         Worker(
             config, root, budget=budget, deadline=deadline, report=report,
-            stop_requested=stop.is_set,
+            stop_requested=stop.is_set, persistent=persistent,
         ).run()  # fmt: skip
 
 
@@ -182,6 +186,7 @@ def _run_spawned(
     jobs: int,
     aggregator: _Aggregator,
     on_message: Message,
+    persistent: bool,
 ) -> None:
     # spawn, not fork: the coordinator may hold SQLite connections and threads
     context = multiprocessing.get_context("spawn")
@@ -200,6 +205,7 @@ def _run_spawned(
                 events,
                 stop,
                 os.getpid(),
+                persistent,
             ),
             name=f"sphinxfuzz-worker-{k}",
         )  # fmt: skip

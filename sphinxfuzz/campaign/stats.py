@@ -16,6 +16,8 @@ class Stats:
     errors: int = 0
     unconfirmed: int = 0  # sat/unsat disagreements whose model check decided nothing
     duplicates: int = 0  # crash hits whose signature was already stored
+    fresh_confirmations: int = 0  # verdicts of persistent processes re-run in fresh ones
+    fresh_unconfirmed: int = 0  # ... that fresh processes did not reproduce (not stored)
     generator_failures: int = 0
     mutation_errors: int = 0  # a base with nothing left to replace
     seeds_used: int = 0

@@ -97,6 +97,7 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
         ("seed findings", str(stats.seed_findings)),
         ("generator failures", str(stats.generator_failures)),
         ("repeated crash signatures", str(stats.duplicates)),
+        ("verdicts re-run fresh / not reproduced", f"{stats.fresh_confirmations} / {stats.fresh_unconfirmed}"),
     ]  # fmt: skip
     for kind in ("crash", "soundness", "invalid-model"):
         rows.append((f"bugs: {kind}", str(stats.bugs.get(kind, 0))))
@@ -148,6 +149,7 @@ def fuzz(
     resume: Annotated[bool, typer.Option("--resume", help="Continue the campaign in --out with its stored configuration.")] = False,
     mutants_per_seed: Annotated[int | None, typer.Option("--mutants-per-seed", min=1, help="Mutants made from each seed. Default: 10.")] = None,
     rename_prob: Annotated[float | None, typer.Option("--rename-prob", min=0.0, max=1.0, help="Chance that a fresh generated variable is renamed to a seed variable of its sort. Default: 0.8.")] = None,
+    fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     try:
@@ -192,7 +194,7 @@ def fuzz(
         try:
             stats = run_campaign(
                 config, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
-                on_progress=progress, on_message=message,
+                on_progress=progress, on_message=message, persistent=not fresh_processes,
             )  # fmt: skip
         except (CampaignError, StoreError) as exc:
             live.stop()

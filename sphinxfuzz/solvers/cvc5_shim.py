@@ -9,6 +9,12 @@ the first error with exit code 1. Options follow the binary: `--name=value`, `--
 `--lang smt2`, `--version`. An unexpected failure inside cvc5 surfaces as a traceback and
 exit code 70 (a crash), never as an answer.
 
+`--sphinxfuzz-serve` keeps the process for many scripts (a persistent solver): each script
+arrives as a line with its length in bytes followed by the bytes, runs in a fresh
+`cvc5.Solver` exactly as a file would, and is followed by the line `;; sphinxfuzz-end N`
+on standard output and standard error (N: the exit code the file run would have had).
+That saves the ~0.1 s of starting Python and importing cvc5 per script.
+
 Kept lean on purpose: it starts once per solver call, so it imports only cvc5.
 """
 
@@ -51,14 +57,41 @@ def parse_options(argv: list[str]) -> tuple[list[tuple[str, str]], str | None, b
     return options, path, version
 
 
+SERVE = "--sphinxfuzz-serve"
+END = ";; sphinxfuzz-end"
+
+
 def main(argv: list[str]) -> int:
-    options, path, version = parse_options(argv)
+    serve = SERVE in argv
+    options, path, version = parse_options([a for a in argv if a != SERVE])
     import cvc5
 
     if version:
         print(f"This is cvc5 version {cvc5.__version__} [sphinxfuzz shim over the cvc5 Python wheel]")
         return 0
+    if serve:
+        return _serve(options)
     text = sys.stdin.read() if path is None else open(path, encoding="utf-8").read()
+    return run_script(text, options, path or "<stdin>")
+
+
+def _serve(options: list[tuple[str, str]]) -> int:
+    stdin = sys.stdin.buffer
+    while True:
+        header = stdin.readline()
+        if not header:
+            return 0
+        text = stdin.read(int(header)).decode("utf-8", "replace")
+        status = run_script(text, options, "<stdin>")
+        for stream in (sys.stdout, sys.stderr):
+            stream.write(f"\n{END} {status}\n")
+            stream.flush()
+
+
+def run_script(text: str, options: list[tuple[str, str]], filename: str) -> int:
+    """Run one script in a fresh solver, printing what the binary prints; the exit code."""
+    import cvc5
+
     tm = cvc5.TermManager()
     solver = cvc5.Solver(tm)
     names = {name for name, _ in options}
@@ -76,7 +109,7 @@ def main(argv: list[str]) -> int:
             return 1
     symbols = cvc5.SymbolManager(tm)
     parser = cvc5.InputParser(solver, symbols)
-    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, path or "<stdin>")
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, filename)
     out = sys.stdout
     while True:
         try:

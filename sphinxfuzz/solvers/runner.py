@@ -33,7 +33,16 @@ def _scratch_dir() -> Path:
     return _SCRATCH
 
 
-def _limit_memory(megabytes: int):  # type: ignore[no-untyped-def]
+def remove_scratch_dir() -> None:
+    """Remove this process's scratch folder now (a worker that the coordinator may kill once
+    it has reported does not wait for atexit)."""
+    global _SCRATCH
+    if _SCRATCH is not None:
+        shutil.rmtree(_SCRATCH, ignore_errors=True)
+        _SCRATCH = None
+
+
+def limit_memory(megabytes: int):  # type: ignore[no-untyped-def]
     def apply() -> None:
         limit = megabytes * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -42,7 +51,7 @@ def _limit_memory(megabytes: int):  # type: ignore[no-untyped-def]
     return apply
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -60,17 +69,17 @@ def run_command(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        preexec_fn=_limit_memory(memory_mb),
+        preexec_fn=limit_memory(memory_mb),
     )
     timed_out = False
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill_group(proc)
+        kill_group(proc)
         out, err = proc.communicate()
     else:
-        _kill_group(proc)  # children the solver left behind
+        kill_group(proc)  # children the solver left behind
     elapsed = time.perf_counter() - started
     return (
         out.decode("utf-8", "replace"),

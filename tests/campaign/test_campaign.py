@@ -186,9 +186,13 @@ def test_resume_refuses_a_different_config(tmp_path: Path) -> None:
         run_campaign(config, tmp_path / "c", Budget(mutants=1))
 
 
-def test_two_jobs_share_the_store(tmp_path: Path) -> None:
+def test_two_jobs_share_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # where the spawned workers put solver scripts
     config = config_for([SEEDS / "plain.smt2", SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=2)
     stats = run_campaign(config, tmp_path / "c", Budget(), jobs=2)
+    assert list(scratch.glob("sphinxfuzz-run-*")) == []  # workers remove their scratch folders
     with Store(tmp_path / "c") as store:
         assert store.done_positions() == {0, 1}
         assert len(store.mutant_log()) == 4

@@ -1,0 +1,55 @@
+"""Persistent solver processes in a campaign: a verdict is stored only when fresh
+processes reproduce it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from campaign_helpers import FIXTURES, SEEDS, config_for
+
+from sphinxfuzz.campaign import Budget, Store, run_campaign
+
+STANDIN = str(FIXTURES / "z3_persistent_standin.py")
+
+
+def _run(tmp_path: Path, solvers: str, seeds: list[Path]) -> tuple[Store, list[str]]:
+    messages: list[str] = []
+    root = tmp_path / "campaign"
+    config = config_for(seeds, solvers, per_seed=3)
+    run_campaign(config, root, Budget(), on_message=messages.append)
+    return Store(root), messages
+
+
+def test_a_crash_only_leftover_state_causes_is_not_stored(tmp_path: Path) -> None:
+    store, messages = _run(tmp_path, f"z3;{STANDIN} --glitch", [SEEDS / "plain.smt2"])
+    with store:
+        stats = store.total_stats()
+        bugs = store.bugs()
+    assert stats.mutants == 3
+    # the second script of a process crashes the stand-in (mutant 2; the crash replaces the
+    # process, so mutant 3 is a first script again); a fresh process never crashes
+    assert stats.fresh_confirmations == 1 and stats.fresh_unconfirmed == 1
+    assert bugs == []
+    assert any("not reproduced in fresh processes" in m for m in messages)
+
+
+def test_a_real_crash_in_a_persistent_process_is_confirmed_and_stored(tmp_path: Path) -> None:
+    store, _messages = _run(tmp_path, f"z3;{STANDIN}", [SEEDS / "crash.smt2"])
+    with store:
+        stats = store.total_stats()
+        bugs = store.bugs()
+    assert stats.fresh_confirmations == 3 and stats.fresh_unconfirmed == 0
+    assert [b.kind for b in bugs] == ["crash"] and bugs[0].count == 3
+    stderr = next(bugs[0].folder.glob("*.stderr*"), None)
+    assert stderr is not None
+
+
+def test_fresh_processes_on_request(tmp_path: Path) -> None:
+    messages: list[str] = []
+    root = tmp_path / "campaign"
+    config = config_for([SEEDS / "plain.smt2"], f"z3;{STANDIN} --glitch", per_seed=3)
+    run_campaign(config, root, Budget(), on_message=messages.append, persistent=False)
+    with Store(root) as store:
+        stats = store.total_stats()
+        assert store.bugs() == []
+    assert stats.mutants == 3 and stats.fresh_confirmations == 0

@@ -1,0 +1,95 @@
+"""Persistent solver processes answer as fresh ones do, and forget what each script set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
+from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
+
+SKELETONS = sorted((Path(__file__).resolve().parents[2] / "skeletons").glob("*.smt2"))
+
+SOLVERS = ["z3 model_validate=true", "cvc5 --check-models"]
+
+
+@pytest.mark.parametrize("spec_text", SOLVERS)
+def test_answers_match_fresh_processes_on_the_shipped_seeds(spec_text: str) -> None:
+    spec = parse_specs(spec_text)[0]
+    with PersistentSolver(spec) as solver:
+        for path in SKELETONS[::3]:  # a third of them keeps the test short
+            text = for_family(path.read_text(encoding="utf-8"), spec.family)
+            kept = solver.run(text, timeout=20)
+            fresh = run_solver(spec, text, timeout=20)
+            if Outcome.TIMEOUT in (kept.outcome, fresh.outcome):
+                continue
+            assert (kept.outcome, kept.answers) == (fresh.outcome, fresh.answers), path
+            assert (kept.model is None) == (fresh.model is None), path
+        # most scripts were served by one process (datatype scripts end z3's, see module doc)
+        assert solver.starts < len(SKELETONS[::3]) / 2
+
+
+def test_z3_options_of_one_script_do_not_reach_the_next() -> None:
+    third = "(declare-const x Real)\n(assert (= x (/ 1 3)))\n(check-sat)\n(get-model)\n"
+    with PersistentSolver(parse_specs("z3")[0]) as solver:
+        decimal = solver.run("(set-option :pp.decimal true)\n" + third, timeout=10)
+        plain = solver.run(third, timeout=10)
+    assert "0.3333333333?" in decimal.stdout
+    assert "(/ 1.0 3.0)" in plain.stdout and "?" not in plain.stdout
+
+
+def test_cvc5_options_of_one_script_do_not_reach_the_next() -> None:
+    script = "(declare-const x Int)\n(assert (> x 2))\n(check-sat)\n(get-model)\n"
+    with PersistentSolver(parse_specs("cvc5")[0]) as solver:
+        with_models = solver.run("(set-option :produce-models true)\n" + script, timeout=20)
+        without = solver.run(script, timeout=20)
+        assert solver.starts == 1
+    assert with_models.model is not None and "define-fun x" in with_models.model
+    assert without.model is None and "cannot get model" in without.stdout
+    assert without.outcome == Outcome.SAT  # that error is benign, as for a fresh run
+
+
+def test_declarations_do_not_survive_between_scripts() -> None:
+    for spec in parse_specs("z3;cvc5"):
+        with PersistentSolver(spec) as solver:
+            first = solver.run("(declare-const k Int)\n(assert (> k 0))\n(check-sat)\n", timeout=20)
+            second = solver.run("(assert (> k 0))\n(check-sat)\n", timeout=20)
+        assert first.outcome == Outcome.SAT
+        assert second.outcome == Outcome.ERROR, (spec.name, second.stdout)
+
+
+HARD = """(set-logic QF_NIA)
+(declare-const x Int) (declare-const y Int) (declare-const z Int)
+(assert (> x 1)) (assert (> y 1)) (assert (> z 1))
+(assert (= (+ (* x x x) (* y y y)) (* z z z)))
+(check-sat)
+"""
+
+
+def test_a_timeout_kills_the_process_and_the_next_script_gets_a_new_one() -> None:
+    with PersistentSolver(parse_specs("z3")[0]) as solver:
+        slow = solver.run(HARD, timeout=1.0)
+        assert slow.outcome == Outcome.TIMEOUT and slow.elapsed < 3
+        quick = solver.run("(check-sat)\n", timeout=10)
+        assert quick.outcome == Outcome.SAT and solver.starts == 2
+
+
+def test_a_crash_is_classified_and_the_process_replaced() -> None:
+    standin = Path(__file__).resolve().parents[1] / "fixtures" / "campaign" / "z3_persistent_standin.py"
+    spec = parse_specs(str(standin))[0]
+    assert supports_persistence(spec)
+    crashing = "(declare-const crash_marker Int)\n(check-sat)\n(get-model)\n"
+    with PersistentSolver(spec) as solver:
+        assert solver.run("(check-sat)\n", timeout=20).outcome == Outcome.SAT
+        crashed = solver.run(crashing, timeout=20)
+        assert crashed.outcome == Outcome.CRASH and "ASSERTION VIOLATION" in crashed.failure_line
+        assert solver.run("(check-sat)\n", timeout=20).outcome == Outcome.SAT
+        assert solver.starts == 2
+
+
+def test_other_command_lines_run_fresh() -> None:
+    assert not supports_persistence(parse_specs("yices")[0])
+    with pytest.raises(ValueError, match="cannot run persistently"):
+        PersistentSolver(parse_specs("yices")[0])
