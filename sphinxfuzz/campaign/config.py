@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,12 @@ class CampaignConfig:
     rename_prob: float = 0.8
     timeout: float = 10.0
     memory_mb: int = 4096
+    # A seed is checked once, unmutated, with this limit (capped at `timeout`): a seed that
+    # needs longer makes slow mutants, and the time is better spent on other seeds.
+    seed_timeout: float = 2.0
+    # A seed is left after this many of its mutants timed out (the rest of its sequence is
+    # skipped; the mutants made so far are the same for a given campaign seed).
+    max_mutant_timeouts: int = 2
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -26,7 +32,8 @@ class CampaignConfig:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> CampaignConfig:
-        values = dict(data)
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
         values["seeds"] = tuple(values["seeds"])  # type: ignore[arg-type]
         return cls(**values)  # type: ignore[arg-type]
 

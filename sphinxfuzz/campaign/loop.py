@@ -99,15 +99,21 @@ class Worker:
         return self.mutant_limit is not None and self.stats.mutants >= self.mutant_limit
 
     # -- running solvers ------------------------------------------------------------------
-    def _run(self, spec: SolverSpec, script: Script | str, *, fresh: bool = False) -> SolverResult:
+    def _run(
+        self,
+        spec: SolverSpec,
+        script: Script | str,
+        *,
+        fresh: bool = False,
+        timeout: float | None = None,
+    ) -> SolverResult:
         text = for_family(script, spec.family)
+        limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
         solver = None if fresh else self.persistent.get(spec.name)
         if solver is not None:
-            result = solver.run(text, timeout=self.config.timeout)
+            result = solver.run(text, timeout=limit)
         else:
-            result = run_solver(
-                spec, text, timeout=self.config.timeout, memory_mb=self.config.memory_mb
-            )
+            result = run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
         stats = self.stats
         stats.solver_calls += 1
         stats.solver_time += result.elapsed
@@ -220,7 +226,8 @@ class Worker:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
         the fuzzer's making; a seed some solver rejects or cannot answer is set aside."""
         # fresh processes: a seed is run once, and what it shows is recorded as found
-        results = [self._run(spec, seed.script, fresh=True) for spec in self.specs]
+        limit = self.config.seed_timeout
+        results = [self._run(spec, seed.script, fresh=True, timeout=limit) for spec in self.specs]
         judgement = self._judge(seed.text, results, fresh=True)
         verdicts = list(judgement.verdicts)
         if not verdicts and judgement.unconfirmed:
@@ -251,6 +258,7 @@ class Worker:
         rng = random.Random(f"{config.campaign_seed}:{position}")
         previous: Mutant | None = None
         log: list[tuple[int, int, str, list[str]]] = []
+        seed_timeouts = 0
         try:
             for number in range(config.mutants_per_seed):
                 if self._out_of_budget():
@@ -277,9 +285,14 @@ class Worker:
                 previous = mutant
                 digest = hashlib.sha256(mutant.text.encode("utf-8")).hexdigest()
                 log.append((position, number, digest, list(mutant.theories)))
+                timeouts_before = self.stats.timeouts
                 if not self._test_mutant(store, position, number, seed, mutant):
                     return False
                 self._publish()
+                seed_timeouts += self.stats.timeouts > timeouts_before
+                if seed_timeouts >= config.max_mutant_timeouts:
+                    self.stats.seeds_left_early += 1
+                    return True  # its mutants are too slow: time is better spent elsewhere
             return True
         finally:
             if log:

@@ -41,6 +41,8 @@ def prepare(root: Path, config: CampaignConfig, *, resume: bool) -> Store:
             store.close()
             raise CampaignError(f"{root}: nothing to resume (the campaign has no config)")
         mine = config.to_json()
+        # a campaign stored before a setting existed has that setting's default
+        stored = CampaignConfig.from_json(stored).to_json()
         differing = sorted(k for k in set(stored) | set(mine) if stored.get(k) != mine.get(k))
         if differing:
             store.close()

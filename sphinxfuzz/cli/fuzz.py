@@ -94,6 +94,7 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
         ("unconfirmed disagreements", str(stats.unconfirmed)),
         ("time outside solvers", f"{stats.outside_share:.1%}"),
         ("seeds used / set aside / malformed", f"{stats.seeds_used} / {stats.seeds_set_aside} / {stats.seeds_malformed}"),
+        ("seeds left early (slow mutants)", str(stats.seeds_left_early)),
         ("seed findings", str(stats.seed_findings)),
         ("generator failures", str(stats.generator_failures)),
         ("repeated crash signatures", str(stats.duplicates)),
@@ -133,6 +134,7 @@ def _config_from_options(
         mutants_per_seed=int(given["mutants_per_seed"] or 10),  # type: ignore[arg-type]
         rename_prob=float(given["rename_prob"] if given["rename_prob"] is not None else 0.8),  # type: ignore[arg-type]
         timeout=float(given["timeout"] or 10.0),  # type: ignore[arg-type]
+        seed_timeout=float(given["seed_timeout"] or 2.0),  # type: ignore[arg-type]
     )
 
 
@@ -149,6 +151,7 @@ def fuzz(
     resume: Annotated[bool, typer.Option("--resume", help="Continue the campaign in --out with its stored configuration.")] = False,
     mutants_per_seed: Annotated[int | None, typer.Option("--mutants-per-seed", min=1, help="Mutants made from each seed. Default: 10.")] = None,
     rename_prob: Annotated[float | None, typer.Option("--rename-prob", min=0.0, max=1.0, help="Chance that a fresh generated variable is renamed to a seed variable of its sort. Default: 0.8.")] = None,
+    seed_timeout: Annotated[float | None, typer.Option("--seed-timeout", min=0.1, help="Seconds each solver gets for a seed's check before mutation; slower seeds are set aside (their mutants would mostly time out). Default: 2.")] = None,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
@@ -167,6 +170,7 @@ def fuzz(
         "mutants_per_seed": mutants_per_seed,
         "rename_prob": rename_prob,
         "timeout": timeout,
+        "seed_timeout": seed_timeout,
     }
     try:
         stored = None

@@ -199,3 +199,11 @@ def test_two_jobs_share_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert [b.kind for b in store.bugs()] == ["crash"]
     assert stats.mutants == 4
     assert FIXTURES.is_dir()
+
+
+def test_a_seed_whose_mutants_time_out_is_left_early(tmp_path: Path) -> None:
+    slow = str(FIXTURES / "slow_on_model.py")
+    config = config_for([SEEDS / "plain.smt2"], f"z3;{slow}", per_seed=10, timeout=1.0)
+    stats = run_campaign(config, tmp_path / "c", Budget())
+    # max_mutant_timeouts (2) mutants timed out, the other 8 were never made
+    assert stats.mutants == 2 and stats.timeouts == 2 and stats.seeds_left_early == 1
