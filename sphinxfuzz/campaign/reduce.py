@@ -30,7 +30,7 @@ from importlib import metadata
 from pathlib import Path
 
 import sphinxfuzz
-from sphinxfuzz.campaign.interesting import CheckSpec, check
+from sphinxfuzz.interesting import CheckSpec, check
 from sphinxfuzz.campaign.store import Store, StoreError, result_summary
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import Verdict, VerdictKind
@@ -146,7 +146,7 @@ def _wrapper(work: Path, spec_path: Path) -> Path:
         "#!/bin/sh\n"
         f"PYTHONPATH={shlex.quote(str(package_root))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
         "export PYTHONPATH\n"
-        f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.campaign.interesting "
+        f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.interesting "
         f"{shlex.quote(str(spec_path))} \"$1\"\n",
         encoding="utf-8",
     )

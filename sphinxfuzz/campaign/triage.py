@@ -36,8 +36,11 @@ class BugGroup:
 
     @property
     def triggers(self) -> int:
-        """Mutants that hit the group (a crash bug counts every hit of its signature)."""
-        return sum(bug.count for bug in self.bugs)
+        """Mutants that hit the group: a crash bug stands for every hit of its signature,
+        other bugs are stored once per mutant (their signature counts span groups)."""
+        if self.kind == "crash":
+            return sum(bug.count for bug in self.bugs)
+        return len(self.bugs)
 
     @property
     def first_seen(self) -> float:
@@ -82,10 +85,12 @@ def operator_heads(text: str) -> set[str]:
             continue
         head = _head(node)
         items = node.items
+        if head == "_":
+            continue  # an indexed constant such as (_ bv5 4): a value, not an operator
         if head is not None:
             heads.add("<uf>" if head in declared else head)
-        if head == "_" or (head or "").startswith("as "):
-            continue  # an indexed constant or a sort annotation: no operator inside
+        if (head or "").startswith("as "):
+            continue  # a sort annotation: no operator inside
         if head in _BINDERS and len(items) > 2:
             # the binder list names variables, not operators; keep the bound terms of a let
             if head == "let" and isinstance(items[1], SList):

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from sphinxfuzz.campaign import StoreError
 from sphinxfuzz.campaign.config import parse_duration
@@ -34,7 +35,7 @@ HELP = (
 
 
 def _fail(message: str) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(2)
 
 
@@ -90,7 +91,7 @@ def reduce_command(
             if not all_bugs:
                 raise _fail(str(exc)) from None
             failures += 1
-            console.print(f"[yellow]skipped[/] {exc}", highlight=False)
+            console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
             continue
         console.print(_describe(result), highlight=False, markup=False)
     if failures:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from sphinxfuzz.campaign import StoreError
 from sphinxfuzz.campaign.replay import resolve_campaign
@@ -36,7 +37,7 @@ def report_command(
         root = resolve_campaign(campaign)
         target = write_report(root, out if out is not None else root / "report.html")
     except (StoreError, OSError) as exc:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {exc}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
     Console(soft_wrap=True).print(f"report written to {target}", highlight=False)
 

@@ -1,6 +1,6 @@
 """Is a candidate formula still the stored bug? The check ddSMT runs on every candidate.
 
-    python -m sphinxfuzz.campaign.interesting CHECK.json CANDIDATE.smt2
+    python -m sphinxfuzz.interesting CHECK.json CANDIDATE.smt2
 
 exits 0 when the candidate still shows the bug and 1 when it does not, printing nothing, so
 ddSMT keeps exactly the candidates whose exit code matches the original's. "Still the bug"
@@ -94,7 +94,7 @@ def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python -m sphinxfuzz.campaign.interesting CHECK.json FILE", file=sys.stderr)
+        print("usage: python -m sphinxfuzz.interesting CHECK.json FILE", file=sys.stderr)
         return 2
     spec = CheckSpec.from_json(json.loads(Path(argv[0]).read_text(encoding="utf-8")))
     try:
