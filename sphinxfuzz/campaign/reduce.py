@@ -30,9 +30,9 @@ from importlib import metadata
 from pathlib import Path
 
 import sphinxfuzz
-from sphinxfuzz.interesting import CheckSpec, check
 from sphinxfuzz.campaign.store import Store, StoreError, result_summary
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.interesting import CheckSpec, check
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
 

@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 
 from sphinxfuzz.campaign import Store, StoreError
-from sphinxfuzz.campaign.replay import find_bug, load_meta, replay, resolve_campaign
 from sphinxfuzz.campaign.reduce import REDUCED
+from sphinxfuzz.campaign.replay import find_bug, load_meta, replay, resolve_campaign
 from sphinxfuzz.campaign.store import safe_name
 from sphinxfuzz.campaign.triage import group_bugs
 

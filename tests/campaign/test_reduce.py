@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from sphinxfuzz.campaign import Store
 from sphinxfuzz.campaign import reduce as reduce_module
-from sphinxfuzz.interesting import CheckSpec, check
 from sphinxfuzz.campaign.reduce import ReduceError, formula_size, reduce_bug
 from sphinxfuzz.cli import app
+from sphinxfuzz.interesting import CheckSpec, check
 
 runner = CliRunner()
 
