@@ -249,6 +249,18 @@ def _bisect_table(bisect: dict[str, object] | None) -> str:
     return "<h4>Bisection</h4>" + _table(["version", "status", "detail"], rows)
 
 
+def _evidence(facts: BugFacts) -> str:
+    """The formula to look at, the bisection when there is one, and the issue text."""
+    which = "reduced formula" if facts.reduction else "formula (not reduced yet)"
+    issue = issue_text(facts)
+    rows = min(issue.count("\n") + 1, 40)
+    return (
+        f"<h4>{which} of <code>{escape(facts.id)}</code></h4><pre>{escape(facts.formula)}</pre>"
+        f"{_bisect_table(facts.bisect)}"
+        f'<h4>Issue text</h4><textarea readonly rows="{rows}">{escape(issue)}</textarea>'
+    )
+
+
 def _group_section(group: BugGroup, facts: dict[str, BugFacts]) -> str:
     rep = facts[group.representative.id]
     members = "".join(
@@ -257,19 +269,12 @@ def _group_section(group: BugGroup, facts: dict[str, BugFacts]) -> str:
         f"{'reduced' if facts[b.id].reduction else 'not reduced'}</span></li>"
         for b in group.bugs
     )
-    which = "reduced formula" if rep.reduction else "formula (not reduced yet)"
-    issue = issue_text(rep)
-    rows = issue.count("\n") + 1
     return (
         f'<section class="group" id="{group.id}">'
         f'<h3>{group.id}: <span class="kind-{escape(group.kind)}">{escape(group.kind)}</span> '
         f"in {escape(group.solver or '-')}</h3>"
         f"<p><code>{escape(rep.signature)}</code></p>"
-        f"<p>Bugs in this group:</p><ul>{members}</ul>"
-        f"<h4>{which} of <code>{escape(rep.id)}</code></h4><pre>{escape(rep.formula)}</pre>"
-        f"{_bisect_table(rep.bisect)}"
-        f"<h4>Issue text</h4><textarea readonly rows=\"{min(rows, 40)}\">{escape(issue)}</textarea>"
-        "</section>"
+        f"<p>Bugs in this group:</p><ul>{members}</ul>{_evidence(rep)}</section>"
     )
 
 
@@ -278,11 +283,23 @@ def _seed_findings(store: Store) -> str:
     if not findings:
         return ('<section id="seed-findings"><h2>Seed findings</h2>'
                 "<p>No seed misbehaved before mutation.</p></section>")  # fmt: skip
-    rows = [[f"<code>{escape(i)}</code>", escape(k), escape(s or "-"), escape(Path(f).name),
-             f"<code>{escape(sig)}</code>"] for i, f, k, s, sig in findings]  # fmt: skip
+    rows, details = [], []
+    for ident, seed, kind, solver, signature in findings:
+        folder = store.root / "seed-findings" / ident
+        facts = load_facts(folder) if (folder / "verdict.json").is_file() else None
+        rows.append([f"<code>{escape(ident)}</code>", escape(kind), escape(solver or "-"),
+                     escape(Path(seed).name), f"<code>{escape(signature)}</code>",
+                     _size(facts) if facts else "-"])  # fmt: skip
+        if facts is not None and solver is not None:  # a disagreement blames no one yet
+            details.append(
+                f'<section class="group" id="finding-{escape(ident)}"><h3>{escape(ident)}: '
+                f'<span class="kind-{escape(kind)}">{escape(kind)}</span> in {escape(solver)}'
+                f"</h3>{_evidence(facts)}</section>"
+            )
     return ('<section id="seed-findings"><h2>Seed findings</h2><p>The unmutated seed already '
             "misbehaves: kept apart from the bugs the mutations found.</p>"
-            + _table(["id", "kind", "solver", "seed", "signature"], rows) + "</section>")  # fmt: skip
+            + _table(["id", "kind", "solver", "seed", "signature", "formula"], rows)
+            + "".join(details) + "</section>")  # fmt: skip
 
 
 def render_report(root: Path) -> str:

@@ -87,7 +87,9 @@ def check_structure(page: Page, raw: str, root: Path) -> None:
     for finding in findings:
         assert finding[0] in text
     groups = campaign_groups(root)
-    assert len(page.textareas) == len(groups)  # one issue text per distinct bug
+    blamed_findings = [f for f in findings if f[3] is not None]
+    # one issue text per distinct bug, and per seed finding that blames a solver
+    assert len(page.textareas) == len(groups) + len(blamed_findings)
     # each group's formula arrives intact after unescaping, and never as raw markup
     for group in groups:
         formula = (group.representative.folder / "mutant.smt2").read_text()
