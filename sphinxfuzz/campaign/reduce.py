@@ -14,7 +14,6 @@ reduce.json is written last: a bug counts as reduced once it exists.
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import json
 import os
@@ -30,6 +29,7 @@ from importlib import metadata
 from pathlib import Path
 
 import sphinxfuzz
+from sphinxfuzz.campaign.replay import find_bug
 from sphinxfuzz.campaign.store import Store, StoreError, result_summary
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.interesting import CheckSpec, check
@@ -87,23 +87,6 @@ def formula_file(folder: Path) -> Path:
         if (folder / name).is_file():
             return folder / name
     raise ReduceError(f"{folder}: no mutant.smt2 or seed.smt2 to reduce")
-
-
-def bug_folder(root: Path, bug: str) -> Path:
-    """A bug's folder from its id (or a path to the folder); unknown ids name close ones."""
-    path = Path(bug)
-    if (path / "verdict.json").is_file():
-        return path
-    for kind in ("bugs", "seed-findings"):
-        if (root / kind / bug / "verdict.json").is_file():
-            return root / kind / bug
-    with Store(root) as store:
-        known = [row.id for row in store.bugs()]
-    if not known:
-        raise ReduceError(f"{root}: no bug {bug!r}; the campaign has no bugs yet")
-    close = difflib.get_close_matches(bug, known, n=5, cutoff=0.5)
-    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(known[:10])}"
-    raise ReduceError(f"{root}: no bug {bug!r}; {hint}")
 
 
 def check_spec(root: Path, folder: Path) -> CheckSpec:
@@ -205,7 +188,7 @@ def reduce_bug(
 ) -> Reduction:
     """Reduce one stored bug with ddSMT and store reduced.smt2 and reduce.json beside it."""
     version = ddsmt_version()
-    folder = bug_folder(root, bug)
+    folder = find_bug(bug, str(root))
     spec = check_spec(root, folder)
     original = formula_file(folder).read_text(encoding="utf-8")
     started = time.monotonic()

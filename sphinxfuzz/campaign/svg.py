@@ -31,6 +31,16 @@ def _tick_format(ticks: Sequence[float]) -> str:
     return f"{{:.{decimals}f}}"
 
 
+def _opening(width: int, height: int, title: str) -> list[str]:
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{escape(title)}">',
+        f'<text x="{width / 2}" y="16" text-anchor="middle" {_FONT} font-weight="bold">'
+        f"{escape(title)}</text>",
+    ]
+
+
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     """About `count` round tick values covering [low, high]."""
     if high <= low:
@@ -76,13 +86,7 @@ def line_plot(
     def sy(y: float) -> float:
         return top + plot_h - (y - y0) / (y1 - y0) * plot_h
 
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{escape(title)}">',
-        f'<text x="{width / 2}" y="16" text-anchor="middle" {_FONT} font-weight="bold">'
-        f"{escape(title)}</text>",
-    ]
+    out = _opening(width, height, title)
     for tick in y_ticks:
         y = sy(tick)
         out.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" '
@@ -142,11 +146,7 @@ def bar_chart(
     largest = max((total for _, total, _ in rows), default=0.0) or 1.0
     plot_w = width - left - right
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{escape(title)}">',
-        f'<text x="{width / 2}" y="16" text-anchor="middle" {_FONT} font-weight="bold">'
-        f"{escape(title)}</text>",
+        *_opening(width, height, title),
         f'<rect x="{left}" y="24" width="10" height="10" fill="#aec7e8"/>'
         f'<text x="{left + 14}" y="33" {_FONT}>{escape(total_label)}</text>',
         f'<rect x="{left + 130}" y="24" width="10" height="10" fill="{COLOURS[0]}"/>'
