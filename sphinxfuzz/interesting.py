@@ -12,6 +12,7 @@ unsat solver refuted by the same sat solver's model; the same model failing its 
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -96,6 +97,8 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m sphinxfuzz.interesting CHECK.json FILE", file=sys.stderr)
         return 2
+    # ddSMT (or its time limit) may stop a check: exit so the running solver is killed too
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
     spec = CheckSpec.from_json(json.loads(Path(argv[0]).read_text(encoding="utf-8")))
     try:
         text = Path(argv[1]).read_text(encoding="utf-8")

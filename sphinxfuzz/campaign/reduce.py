@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -157,8 +158,6 @@ def _run_ddsmt(
 
     timer = None
     if deadline is not None:
-        import threading
-
         timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
         timer.start()
     try:
@@ -219,9 +218,11 @@ def reduce_bug(
     if reduced != original:
         still, final = check(spec, reduced)
     if still is None:
+        why = ("ddSMT was stopped by the time limit while writing it; allow more --time"
+               if code is None else "the trigger is flaky")  # fmt: skip
         raise ReduceError(
-            f"{folder.name}: ddSMT's result no longer shows the bug when run again: the "
-            "trigger is flaky; nothing written"
+            f"{folder.name}: ddSMT's result no longer shows the bug when run again: {why}; "
+            "nothing written"
         )
     seconds = time.monotonic() - started
     before, after = formula_size(original), formula_size(reduced)

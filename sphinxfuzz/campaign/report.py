@@ -265,8 +265,9 @@ def _group_section(group: BugGroup, facts: dict[str, BugFacts]) -> str:
     rep = facts[group.representative.id]
     members = "".join(
         f"<li><code>{escape(b.id)}</code> <span class=\"muted\">{escape(_when(b.found_at))}, "
-        f"{b.count} hit(s), seed {escape(Path(b.seed_file).name)}, "
-        f"{'reduced' if facts[b.id].reduction else 'not reduced'}</span></li>"
+        + (f"{b.count} hits of its signature, " if b.kind == "crash" else "")
+        + f"seed {escape(Path(b.seed_file).name)}, "
+        + f"{'reduced' if facts[b.id].reduction else 'not reduced'}</span></li>"
         for b in group.bugs
     )
     return (

@@ -88,3 +88,17 @@ def test_unknown_ids_and_missing_ddsmt_are_explained(
     missing = runner.invoke(app, ["reduce", "--all", "-c", str(root)])
     assert missing.exit_code == 2
     assert 'pip install "sphinxfuzz[reduce]"' in missing.output and "ddsmt" in missing.output
+
+
+def test_a_time_limit_keeps_the_best_result_so_far(
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    root = copy_campaign(crash_campaign[0], tmp_path / "c")
+    bug = crash_bug(root)
+    result = reduce_bug(root, bug, time_limit=3.0)
+    assert not result.finished and result.seconds < 20
+    meta = json.loads((root / "bugs" / bug / "reduce.json").read_text())
+    assert meta["finished"] is False and meta["time_limit"] == 3.0
+    assert meta["after"]["bytes"] <= meta["before"]["bytes"]
+    reduced = (root / "bugs" / bug / "reduced.smt2").read_text()
+    assert check(CheckSpec.from_json(meta["check"]), reduced)[0] is not None
