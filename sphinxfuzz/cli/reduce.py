@@ -24,7 +24,8 @@ HELP = (
     "same bug (same crash signature; same solvers disagreeing with the same solver blamed by "
     "the model check; same model failing its check).\n\n"
     "Writes bugs/<id>/reduced.smt2 and reduce.json (sizes before and after, time, ddSMT "
-    'version). Needs ddSMT: pip install "sphinxfuzz[reduce]".\n\n'
+    # `\\[` keeps rich from reading [reduce] as markup
+    'version). Needs ddSMT: pip install "sphinxfuzz\\[reduce]".\n\n'
     "\b\n"
     "Examples:\n"
     "  sphinxfuzz reduce 17-3-cvc5-crash                (newest campaign in campaigns/)\n"
