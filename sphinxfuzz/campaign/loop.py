@@ -307,8 +307,11 @@ class Worker:
             return False
         stats = self.stats
         stats.mutants += 1
-        stats.accepted += all(r.outcome != Outcome.ERROR for r in results)
+        accepted = all(r.outcome != Outcome.ERROR for r in results)
+        stats.accepted += accepted
         stats.theories.update(set(mutant.theories))
+        if accepted:
+            stats.theories_accepted.update(set(mutant.theories))
         judgement = self._judge(mutant.text, results)
         results, judgement = self._confirmed(mutant.script, mutant.text, results, judgement)
         for verdict in judgement.verdicts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +45,12 @@ def find_bug(bug: str, campaign: str | None) -> Path:
         if (folder / "verdict.json").is_file():
             return folder
     with Store(root) as store:
-        known = [row.id for row in store.bugs()]
-    hint = f"; known: {', '.join(known[:10])}" if known else "; it has no bugs yet"
-    raise StoreError(f"{root}: no bug {bug!r}{hint}")
+        known = [row.id for row in store.bugs()] + [f[0] for f in store.seed_findings()]
+    if not known:
+        raise StoreError(f"{root}: no bug {bug!r}; it has no bugs yet")
+    close = difflib.get_close_matches(bug, known, n=5, cutoff=0.5)
+    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(known[:10])}"
+    raise StoreError(f"{root}: no bug {bug!r}; {hint}")
 
 
 def load_meta(folder: Path) -> dict[str, object]:

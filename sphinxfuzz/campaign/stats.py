@@ -29,6 +29,7 @@ class Stats:
     wall_time: float = 0.0  # seconds of work, summed over workers
     bugs: Counter[str] = field(default_factory=Counter)  # kind -> new bugs stored
     theories: Counter[str] = field(default_factory=Counter)  # theory -> mutants using it
+    theories_accepted: Counter[str] = field(default_factory=Counter)  # ... that no solver rejected
 
     def add(self, other: Stats) -> None:
         for f in fields(self):

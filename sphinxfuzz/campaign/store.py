@@ -164,6 +164,11 @@ class Store:
             )
             return int(cursor.lastrowid or 0)
 
+    def runs(self) -> list[tuple[int, float, int]]:
+        """(run, started, jobs) of every run, oldest first."""
+        rows = self.db.execute("SELECT run, started, jobs FROM runs ORDER BY run").fetchall()
+        return [(int(r), float(s), int(j)) for r, s, j in rows]
+
     # -- statistics -----------------------------------------------------------------------
     def save_stats(self, run: int, minute: int, stats: Stats) -> None:
         """The run's cumulative counters at `minute` (one row per minute per run)."""

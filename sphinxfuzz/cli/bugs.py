@@ -10,8 +10,10 @@ import typer
 from rich.console import Console
 
 from sphinxfuzz.campaign import Store, StoreError
+from sphinxfuzz.campaign.reduce import REDUCED
 from sphinxfuzz.campaign.replay import find_bug, load_meta, replay, resolve_campaign
 from sphinxfuzz.campaign.store import safe_name
+from sphinxfuzz.campaign.triage import group_bugs
 
 bugs_app = typer.Typer(
     help="""List, show and replay stored bugs.
@@ -46,21 +48,34 @@ def list_bugs(
         str | None, typer.Argument(help="Campaign folder (default: newest in campaigns/).")
     ] = None,
 ) -> None:
-    """Every stored bug with its signature and how often the signature was hit."""
+    """Distinct bugs (triage groups) first, then every stored bug with its signature."""
     console = Console(soft_wrap=True)
     try:
         root = resolve_campaign(campaign)
         with Store(root) as store:
             rows = store.bugs()
             findings = store.seed_findings()
+            groups = group_bugs(rows)
+            first = min((started for _, started, _ in store.runs()), default=0.0)
     except StoreError as exc:
         raise _fail(str(exc)) from None
     # plain aligned lines, never truncated: ids get copied and lines get grepped
+    if groups:
+        console.print(f"distinct bugs in {root}", style="bold", highlight=False)
+        _print_rows(
+            console,
+            ("group", "kind", "solver", "triggers", "bugs", "first seen", "theories", "example",
+             "signature / shape"),
+            [(g.id, g.kind, g.solver or "-", str(g.triggers), str(len(g.bugs)),
+              f"{(g.first_seen - first) / 60:.1f} min", ",".join(g.theories) or "-",
+              g.representative.id, g.key) for g in groups],
+        )  # fmt: skip
     console.print(f"bugs in {root}", style="bold", highlight=False)
     _print_rows(
         console,
-        ("id", "kind", "solver", "hits", "seed", "signature"),
-        [(r.id, r.kind, r.solver or "-", str(r.count), Path(r.seed_file).name, r.signature)
+        ("id", "kind", "solver", "hits", "reduced", "seed", "signature"),
+        [(r.id, r.kind, r.solver or "-", str(r.count),
+          "yes" if (r.folder / REDUCED).is_file() else "no", Path(r.seed_file).name, r.signature)
          for r in rows],
     )  # fmt: skip
     if findings:
@@ -114,6 +129,9 @@ def show_bug(
     formula = folder / ("mutant.smt2" if (folder / "mutant.smt2").is_file() else "seed.smt2")
     console.rule(formula.name)
     console.print(formula.read_text(encoding="utf-8"), highlight=False, markup=False)
+    if (folder / REDUCED).is_file():
+        console.rule(f"{REDUCED} (sphinxfuzz reduce)")
+        console.print((folder / REDUCED).read_text(encoding="utf-8"), highlight=False, markup=False)
     for solver in meta["solvers"]:  # type: ignore[attr-defined]
         console.rule(f"{solver['name']} ({solver['version']})")
         console.print(

@@ -78,6 +78,11 @@ def run_command(
         timed_out = True
         kill_group(proc)
         out, err = proc.communicate()
+    except BaseException:
+        # interrupted (Ctrl-C, a SIGTERM turned into an exit): never leave the solver running
+        _kill_group(proc)
+        proc.wait()
+        raise
     else:
         kill_group(proc)  # children the solver left behind
     elapsed = time.perf_counter() - started

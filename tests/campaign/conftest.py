@@ -10,7 +10,7 @@ import pytest
 # pytest runs with --import-mode=importlib: make the helpers importable by the test modules
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from campaign_helpers import CRASHER, SEEDS, config_for  # noqa: E402
+from campaign_helpers import CRASHER, LIAR_UNSAT, SEEDS, config_for  # noqa: E402
 
 from sphinxfuzz.campaign import Budget, run_campaign
 
@@ -23,3 +23,22 @@ def crash_campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list
     config = config_for([SEEDS], f"z3;{CRASHER}", per_seed=3)
     run_campaign(config, root, Budget(), on_message=messages.append)
     return root, messages
+
+
+LIE_SEED = """(declare-const lie_marker Int)
+(declare-const x Int)
+(assert (> x lie_marker))
+(assert (< lie_marker 100))
+(check-sat)
+"""
+
+
+@pytest.fixture(scope="session")
+def lie_campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A campaign whose mutants the lying stand-in calls unsat while z3 finds a model."""
+    base = tmp_path_factory.mktemp("lie")
+    seed = base / "lie.smt2"
+    seed.write_text(LIE_SEED)
+    root = base / "campaign"
+    run_campaign(config_for([seed], f"z3;{LIAR_UNSAT}", seed=2, per_seed=6), root, Budget())
+    return root

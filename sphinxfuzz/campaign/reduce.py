@@ -1,0 +1,266 @@
+"""Shrinking a stored trigger with ddSMT, keeping only candidates that are still the same bug.
+
+ddSMT (`pip install ddsmt`, the `reduce` extra) runs a command on each candidate and keeps
+those whose exit code matches the original run. The command is `interesting.py` with a check
+spec made from the bug: its kind, blamed solver and signature, its stored command lines, and
+the campaign's timeout. The result goes beside the original:
+
+    bugs/<id>/reduced.smt2   the smallest candidate ddSMT found
+    bugs/<id>/reduce.json    sizes before and after (bytes, S-expression nodes), time, ddSMT
+                             version, the check spec
+
+reduce.json is written last: a bug counts as reduced once it exists.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import sphinxfuzz
+from sphinxfuzz.campaign.replay import find_bug
+from sphinxfuzz.campaign.store import Store, StoreError, result_summary
+from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.interesting import CheckSpec, check
+from sphinxfuzz.oracle import Verdict, VerdictKind
+from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
+
+REDUCED, REDUCE_META = "reduced.smt2", "reduce.json"
+INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
+
+
+class ReduceError(ValueError):
+    """A bug that cannot be reduced as asked; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Size:
+    bytes: int
+    nodes: int  # atoms and parenthesised lists, as ddSMT counts S-expressions
+
+    def to_json(self) -> dict[str, int]:
+        return {"bytes": self.bytes, "nodes": self.nodes}
+
+
+@dataclass(frozen=True)
+class Reduction:
+    bug: str
+    before: Size
+    after: Size
+    seconds: float
+    ddsmt_version: str
+    folder: Path
+    finished: bool  # False when the time limit stopped ddSMT early (the result still holds)
+
+
+def formula_size(text: str) -> Size:
+    try:
+        nodes = sum(1 for top in parse_nodes(text, "<formula>") for _ in walk(top))
+    except SmtParseError:
+        nodes = 0
+    return Size(len(text.encode("utf-8")), nodes)
+
+
+def ddsmt_version() -> str:
+    if importlib.util.find_spec("ddsmt") is None:
+        raise ReduceError(f"ddSMT is not installed: {INSTALL_HINT}")
+    try:
+        return metadata.version("ddsmt")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def formula_file(folder: Path) -> Path:
+    """The stored trigger: a mutant, or the seed of a seed finding."""
+    for name in ("mutant.smt2", "seed.smt2"):
+        if (folder / name).is_file():
+            return folder / name
+    raise ReduceError(f"{folder}: no mutant.smt2 or seed.smt2 to reduce")
+
+
+def check_spec(root: Path, folder: Path) -> CheckSpec:
+    """The check a candidate of this bug must pass, from its verdict.json and the campaign."""
+    try:
+        meta = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReduceError(f"{folder / 'verdict.json'}: unreadable bug record: {exc}") from None
+    verdict = Verdict.from_json(meta["verdict"])
+    if verdict.kind == VerdictKind.DISAGREEMENT:
+        raise ReduceError(f"{folder.name}: an unsettled disagreement blames no solver")
+    with Store(root) as store:
+        config = store.config() or {}
+    solvers = [str(s["spec"]) for s in meta["solvers"]]
+    try:
+        return CheckSpec.for_verdict(
+            verdict,
+            solvers,
+            timeout=float(config.get("timeout", 10.0)),  # type: ignore[arg-type]
+            memory_mb=int(config.get("memory_mb", 4096)),  # type: ignore[call-overload]
+        )
+    except ValueError as exc:
+        raise ReduceError(f"{folder.name}: {exc}") from None
+
+
+def _check_limit(spec: CheckSpec) -> float:
+    """ddSMT's per-candidate limit: above the check's own worst case (each solver run, then
+    a model check by each solver, each under the campaign timeout), so ddSMT never kills a
+    check mid-way and leaves its solver processes behind."""
+    calls = len(spec.run) * (1 if len(spec.run) == 1 else 2)
+    return calls * (spec.timeout + 2.0) + 10.0
+
+
+def _wrapper(work: Path, spec_path: Path) -> Path:
+    """A script ddSMT can copy and run: ddSMT copies the command's program into its own
+    temporary folder, which a Python interpreter (or a venv) does not survive."""
+    package_root = Path(sphinxfuzz.__file__).resolve().parents[1]
+    path = work / "interesting.sh"
+    path.write_text(
+        "#!/bin/sh\n"
+        f"PYTHONPATH={shlex.quote(str(package_root))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
+        "export PYTHONPATH\n"
+        f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.interesting "
+        f"{shlex.quote(str(spec_path))} \"$1\"\n",
+        encoding="utf-8",
+    )
+    path.chmod(0o755)
+    return path
+
+
+def _run_ddsmt(
+    argv: list[str], time_limit: float | None, echo: Callable[[str], None] | None
+) -> tuple[int | None, str]:
+    """(exit code or None when stopped by the time limit, ddSMT's output)."""
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    lines: list[str] = []
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    stopped = False
+
+    def stop() -> None:
+        nonlocal stopped
+        stopped = True
+        # ddSMT writes every improvement to the output file: stopping it keeps the best so far
+        os.killpg(process.pid, signal.SIGTERM)
+
+    timer = None
+    if deadline is not None:
+        timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
+        timer.start()
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line)
+            if echo is not None:
+                echo(line.rstrip("\n"))
+        code = process.wait()
+    except BaseException:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    finally:
+        if timer is not None:
+            timer.cancel()
+    return (None if stopped else code), "".join(lines)
+
+
+def reduce_bug(
+    root: Path,
+    bug: str,
+    *,
+    jobs: int = 1,
+    time_limit: float | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> Reduction:
+    """Reduce one stored bug with ddSMT and store reduced.smt2 and reduce.json beside it."""
+    version = ddsmt_version()
+    folder = find_bug(bug, str(root))
+    spec = check_spec(root, folder)
+    original = formula_file(folder).read_text(encoding="utf-8")
+    started = time.monotonic()
+    still, results = check(spec, original)
+    if still is None:
+        now = "; ".join(f"{r.spec.name}: {r.outcome} {' '.join(r.answers)}".strip()
+                        for r in results)  # fmt: skip
+        raise ReduceError(
+            f"{folder.name}: the stored formula no longer shows the bug ({spec.kind} in "
+            f"{spec.solver}: {spec.signature}); now {now or 'nothing ran'}. The trigger is "
+            "flaky or the solver changed; nothing written"
+        )
+    with tempfile.TemporaryDirectory(prefix="sphinxfuzz-reduce-") as scratch:
+        work = Path(scratch)
+        spec_path = work / "check.json"
+        spec_path.write_text(json.dumps(spec.to_json(), indent=2), encoding="utf-8")
+        source, target = work / "input.smt2", work / "output.smt2"
+        source.write_text(original, encoding="utf-8")
+        argv = [sys.executable, "-m", "ddsmt", "--ignore-output", "-j", str(max(1, jobs)),
+                "--timeout", f"{_check_limit(spec):.0f}", str(source), str(target),
+                str(_wrapper(work, spec_path))]  # fmt: skip
+        code, output = _run_ddsmt(argv, time_limit, echo)
+        if code not in (0, None):
+            tail = "\n".join(output.strip().splitlines()[-8:])
+            raise ReduceError(f"{folder.name}: ddSMT failed (exit {code}):\n{tail}")
+        reduced = target.read_text(encoding="utf-8") if target.is_file() else original
+    final = results
+    if reduced != original:
+        still, final = check(spec, reduced)
+    if still is None:
+        why = ("ddSMT was stopped by the time limit while writing it; allow more --time"
+               if code is None else "the trigger is flaky")  # fmt: skip
+        raise ReduceError(
+            f"{folder.name}: ddSMT's result no longer shows the bug when run again: {why}; "
+            "nothing written"
+        )
+    seconds = time.monotonic() - started
+    before, after = formula_size(original), formula_size(reduced)
+    meta = {
+        "bug": folder.name,
+        "ddsmt_version": version,
+        "seconds": round(seconds, 2),
+        "finished": code is not None,
+        "time_limit": time_limit,
+        "before": before.to_json(),
+        "after": after.to_json(),
+        "source": formula_file(folder).name,
+        "check": spec.to_json(),
+        # what the solvers said on the reduced formula: the evidence an issue report quotes
+        "results": [result_summary(r) for r in final],
+        "verdict": still.to_json(),
+    }
+    write_atomic(folder / REDUCED, reduced)
+    write_atomic(folder / REDUCE_META, json.dumps(meta, indent=2) + "\n")
+    return Reduction(folder.name, before, after, seconds, version, folder, code is not None)
+
+
+def load_reduction(folder: Path) -> dict[str, object] | None:
+    """The stored reduce.json of a bug folder, if it was reduced."""
+    path = folder / REDUCE_META
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def unreduced_bugs(root: Path) -> list[str]:
+    """Ids of the campaign's bugs without reduce.json, oldest first."""
+    try:
+        with Store(root) as store:
+            rows = store.bugs()
+    except StoreError as exc:
+        raise ReduceError(str(exc)) from None
+    return [row.id for row in rows if not (row.folder / REDUCE_META).is_file()]

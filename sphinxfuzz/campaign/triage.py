@@ -1,0 +1,137 @@
+"""Triage: which stored bugs are one bug.
+
+- crash: one group per normalised crash signature (the store already keeps one bug per
+  signature and counts its hits);
+- soundness and invalid model: one group per (kind, blamed solver, theories of the inserted
+  terms, shape), where the shape is the set of operator heads in the asserted terms of the
+  reduced formula (the mutant while it is not reduced). A set rather than counts: how often
+  an operator survives depends on how far ddSMT got, which operators survive much less.
+
+Groups are computed from the store and the bug folders on every call: they change as bugs
+get reduced, and nothing has to be kept in step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sphinxfuzz.campaign.reduce import REDUCED
+from sphinxfuzz.campaign.store import BugRow, Store
+from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, parse_script
+
+_BINDERS = {"let", "forall", "exists", "match", "lambda"}
+_DECLARING = {"declare-fun", "declare-const", "define-fun", "define-fun-rec", "define-const"}
+
+
+@dataclass
+class BugGroup:
+    id: str  # stable: a hash of the key
+    kind: str
+    solver: str | None
+    key: str  # the signature of a crash, the shape of other bugs
+    theories: tuple[str, ...]
+    bugs: list[BugRow] = field(default_factory=list)
+
+    @property
+    def triggers(self) -> int:
+        """Mutants that hit the group: a crash bug stands for every hit of its signature,
+        other bugs are stored once per mutant (their signature counts span groups)."""
+        if self.kind == "crash":
+            return sum(bug.count for bug in self.bugs)
+        return len(self.bugs)
+
+    @property
+    def first_seen(self) -> float:
+        return min(bug.found_at for bug in self.bugs)
+
+    @property
+    def representative(self) -> BugRow:
+        """The bug to show: the first reduced one, else the first found."""
+        reduced = [bug for bug in self.bugs if (bug.folder / REDUCED).is_file()]
+        return (reduced or self.bugs)[0]
+
+
+def _head(node: SList) -> str | None:
+    first = node.items[0] if node.items else None
+    if isinstance(first, Atom) and first.kind == "symbol":
+        return first.name
+    # indexed operators `((_ extract 7 0) x)` and qualified ones `((as const (Array ...)) 0)`
+    if isinstance(first, SList) and len(first.items) >= 2 and isinstance(first.items[1], Atom):
+        if first.head_name() == "_":
+            return first.items[1].name
+        if first.head_name() == "as":
+            return f"as {first.items[1].name}"
+    return None
+
+
+def operator_heads(text: str) -> set[str]:
+    """Operator heads used in the asserted terms; user-declared functions count as `<uf>`."""
+    try:
+        commands = parse_script(text).commands
+    except SmtParseError:
+        return set()
+    declared = {
+        c.items[1].name
+        for c in commands
+        if c.head_name() in _DECLARING and len(c.items) > 1 and isinstance(c.items[1], Atom)
+    }
+    heads: set[str] = set()
+    stack: list[Node] = [c.items[1] for c in commands if c.head_name() == "assert" and len(c) > 1]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, SList) or not node.items:
+            continue
+        head = _head(node)
+        items = node.items
+        if head == "_":
+            continue  # an indexed constant such as (_ bv5 4): a value, not an operator
+        if head is not None:
+            heads.add("<uf>" if head in declared else head)
+        if (head or "").startswith("as "):
+            continue  # a sort annotation: no operator inside
+        if head in _BINDERS and len(items) > 2:
+            # the binder list names variables, not operators; keep the bound terms of a let
+            if head == "let" and isinstance(items[1], SList):
+                stack.extend(b.items[1] for b in items[1].items if isinstance(b, SList) and len(b) == 2)
+            stack.extend(items[2:])
+            continue
+        stack.extend(items[1:] if head is not None else items)
+    return heads
+
+
+def formula_of(bug: BugRow) -> Path:
+    """The reduced formula when there is one, else the stored trigger."""
+    for name in (REDUCED, "mutant.smt2", "seed.smt2"):
+        if (bug.folder / name).is_file():
+            return bug.folder / name
+    return bug.folder / "mutant.smt2"
+
+
+def group_key(bug: BugRow) -> tuple[str, str | None, tuple[str, ...], str]:
+    theories = tuple(sorted(set(bug.theories)))
+    if bug.kind == "crash":
+        return bug.kind, bug.solver, (), bug.signature
+    path = formula_of(bug)
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return bug.kind, bug.solver, theories, " ".join(sorted(operator_heads(text)))
+
+
+def group_bugs(bugs: list[BugRow]) -> list[BugGroup]:
+    """Distinct bugs, most triggers first (then oldest first)."""
+    groups: dict[tuple[str, str | None, tuple[str, ...], str], BugGroup] = {}
+    for bug in bugs:
+        key = group_key(bug)
+        if key not in groups:
+            digest = hashlib.sha1(repr(key).encode("utf-8")).hexdigest()[:8]
+            groups[key] = BugGroup(f"g{digest}", key[0], key[1], key[3], key[2])
+        groups[key].bugs.append(bug)
+        if bug.kind == "crash":
+            groups[key].theories = tuple(sorted({*groups[key].theories, *bug.theories}))
+    return sorted(groups.values(), key=lambda g: (-g.triggers, g.first_seen, g.id))
+
+
+def campaign_groups(root: Path) -> list[BugGroup]:
+    with Store(root) as store:
+        return group_bugs(store.bugs())

@@ -1,0 +1,104 @@
+"""`sphinxfuzz reduce`: shrink stored triggers with ddSMT."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from sphinxfuzz.campaign import StoreError
+from sphinxfuzz.campaign.config import parse_duration
+from sphinxfuzz.campaign.reduce import (
+    ReduceError,
+    Reduction,
+    ddsmt_version,
+    reduce_bug,
+    unreduced_bugs,
+)
+from sphinxfuzz.campaign.replay import resolve_campaign
+
+HELP = (
+    "Shrink a stored bug's formula with ddSMT, keeping only candidates that still show the "
+    "same bug (same crash signature; same solvers disagreeing with the same solver blamed by "
+    "the model check; same model failing its check).\n\n"
+    "Writes bugs/<id>/reduced.smt2 and reduce.json (sizes before and after, time, ddSMT "
+    # `\\[` keeps rich from reading [reduce] as markup
+    'version). Needs ddSMT: pip install "sphinxfuzz\\[reduce]".\n\n'
+    "\b\n"
+    "Examples:\n"
+    "  sphinxfuzz reduce 17-3-cvc5-crash                (newest campaign in campaigns/)\n"
+    "  sphinxfuzz reduce 17-3-cvc5-crash --campaign campaigns/night --jobs 2\n"
+    "  sphinxfuzz reduce --all --campaign campaigns/night --time 5m\n"
+    "    every bug not reduced yet, at most five minutes each"
+)
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    return typer.Exit(2)
+
+
+def _describe(result: Reduction) -> str:
+    b, a = result.before, result.after
+    share = a.bytes / b.bytes if b.bytes else 1.0
+    stopped = "" if result.finished else " (time limit: best so far)"
+    return (f"{result.bug}: {b.bytes} -> {a.bytes} bytes ({share:.0%}), {b.nodes} -> {a.nodes} "
+            f"nodes in {result.seconds:.1f} s{stopped} -> {result.folder / 'reduced.smt2'}")  # fmt: skip
+
+
+def reduce_command(
+    bug: Annotated[
+        str | None, typer.Argument(help="Bug id (see `bugs list`) or path to a bug folder.")
+    ] = None,
+    campaign: Annotated[
+        str | None,
+        typer.Option("--campaign", "-c", help="Campaign folder (default: newest in campaigns/)."),
+    ] = None,
+    all_bugs: Annotated[
+        bool, typer.Option("--all", help="Reduce every bug of the campaign not reduced yet.")
+    ] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Candidates ddSMT checks at once.")] = 1,
+    time_limit: Annotated[
+        str | None,
+        typer.Option("--time", help="Stop ddSMT after this long per bug and keep its best "
+                     "result (e.g. 90s, 5m)."),  # fmt: skip
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show ddSMT's progress.")] = False,
+) -> None:
+    console = Console(soft_wrap=True)
+    if (bug is None) == (not all_bugs):
+        raise _fail("name one bug, or pass --all (not both)")
+    try:
+        limit = parse_duration(time_limit) if time_limit else None
+        ddsmt_version()  # missing ddSMT: one clear message, not one per bug
+        root = resolve_campaign(campaign)
+        targets = unreduced_bugs(root) if all_bugs else [bug]
+    except (StoreError, ReduceError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    if all_bugs and not targets:
+        console.print(f"every bug of {root} is reduced already")
+        return
+    echo = (lambda line: console.print(line, highlight=False, markup=False)) if verbose else None
+    failures = 0
+    for target in targets:
+        assert target is not None
+        if all_bugs:
+            console.print(f"reducing {target} ...", highlight=False)
+        try:
+            result = reduce_bug(root, target, jobs=jobs, time_limit=limit, echo=echo)
+        except (ReduceError, StoreError) as exc:
+            if not all_bugs:
+                raise _fail(str(exc)) from None
+            failures += 1
+            console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
+            continue
+        console.print(_describe(result), highlight=False, markup=False)
+    if failures:
+        console.print(f"{failures} of {len(targets)} bugs could not be reduced")
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("reduce", help=HELP)(reduce_command)

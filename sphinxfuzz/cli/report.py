@@ -1,0 +1,46 @@
+"""`sphinxfuzz report`: one self-contained HTML page about a campaign."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from sphinxfuzz.campaign import StoreError
+from sphinxfuzz.campaign.replay import resolve_campaign
+from sphinxfuzz.campaign.report import write_report
+
+HELP = (
+    "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
+    "by theory, the distinct bugs with their (reduced) formulas, bisection results and an "
+    "issue text ready to paste. One file, no external resources.\n\n"
+    "\b\n"
+    "Examples:\n"
+    "  sphinxfuzz report                              (newest campaign in campaigns/)\n"
+    "  sphinxfuzz report campaigns/night --out night.html"
+)
+
+
+def report_command(
+    campaign: Annotated[
+        str | None, typer.Argument(help="Campaign folder (default: newest in campaigns/).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="HTML file to write (default: CAMPAIGN/report.html)."),
+    ] = None,
+) -> None:
+    try:
+        root = resolve_campaign(campaign)
+        target = write_report(root, out if out is not None else root / "report.html")
+    except (StoreError, OSError) as exc:
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+    Console(soft_wrap=True).print(f"report written to {target}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report", help=HELP)(report_command)

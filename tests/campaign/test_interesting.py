@@ -1,0 +1,98 @@
+"""The interestingness check ddSMT runs: same kind, same blamed solver, same signature, on
+real z3 and the stand-ins that misbehave on a marker."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from campaign_helpers import CRASHER, FIXTURES, LIAR_SAT, LIAR_UNSAT
+
+from sphinxfuzz.interesting import CheckSpec, check
+from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.oracle import Verdict, VerdictKind, judge
+from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs, run_solver
+
+SAT = """(set-option :produce-models true)
+(declare-const lie_marker Int)
+(declare-const x Int)
+(assert (> x (+ lie_marker 3)))
+(check-sat)
+(get-model)
+"""
+UNSAT = """(set-option :produce-models true)
+(declare-const lie_marker Int)
+(assert (> lie_marker 5))
+(assert (< lie_marker 2))
+(check-sat)
+(get-model)
+"""
+
+
+def run(spec: SolverSpec, text: str) -> SolverResult:
+    return run_solver(spec, for_family(text, spec.family), timeout=10.0)
+
+
+def verdict_of(solvers: str, text: str) -> tuple[Verdict, list[str]]:
+    specs = parse_specs(solvers)
+    verdicts = judge(text, [run(spec, text) for spec in specs], run).verdicts
+    assert len(verdicts) == 1, verdicts
+    return verdicts[0], [s.text for s in specs]
+
+
+def test_soundness_needs_the_same_disagreement_and_the_same_blame() -> None:
+    verdict, solvers = verdict_of(f"z3;{LIAR_UNSAT}", SAT)
+    assert verdict.kind == VerdictKind.SOUNDNESS
+    spec = CheckSpec.for_verdict(verdict, solvers, timeout=10.0)
+    assert spec.run == ("z3", "liar_unsat.py")  # a disagreement needs every solver
+    found, results = check(spec, SAT)
+    assert found is not None and found.evidence["model_from"] == "z3"
+    assert [r.answers for r in results] == [["sat"], ["unsat"]]
+    # without the marker both answer sat; on an unsat formula both answer unsat
+    assert check(spec, SAT.replace("lie_marker", "m"))[0] is None
+    assert check(spec, UNSAT)[0] is None
+    # what ddSMT may produce on the way: a formula the solvers reject is not the bug
+    assert check(spec, SAT.replace("(> x", "(> undeclared_z"))[0] is None
+
+
+def test_invalid_model_needs_a_model_that_fails_again() -> None:
+    verdict, solvers = verdict_of(f"z3;{LIAR_SAT}", UNSAT)
+    assert (verdict.kind, verdict.solver) == (VerdictKind.INVALID_MODEL, "liar_sat.py")
+    spec = CheckSpec.for_verdict(verdict, solvers, timeout=10.0)
+    assert check(spec, UNSAT)[0] is not None
+    # the liar's default model (lie_marker = 0) satisfies this one: no disagreement at all
+    assert check(spec, SAT.replace("(+ lie_marker 3)", "-1"))[0] is None
+
+
+def test_own_model_check_runs_only_the_blamed_solver() -> None:
+    formula = SAT.replace("lie_marker", "check_marker")
+    verdict, solvers = verdict_of(f"z3;{FIXTURES / 'own_check_fails.py'}", formula)
+    spec = CheckSpec.for_verdict(verdict, solvers, timeout=10.0)
+    assert spec.run == ("own_check_fails.py",)
+    found, results = check(spec, formula)
+    assert found is not None and [r.spec.name for r in results] == ["own_check_fails.py"]
+    assert check(spec, formula.replace("check_marker", "m"))[0] is None
+
+
+def test_crash_needs_the_same_signature_and_the_script_says_so_by_exit_code(
+    tmp_path: Path,
+) -> None:
+    formula = SAT.replace("lie_marker", "crash_marker")
+    verdict, solvers = verdict_of(f"z3;{CRASHER}", formula)
+    spec = CheckSpec.for_verdict(verdict, solvers, timeout=10.0)
+    assert spec.run == ("crash_on_marker.py",)
+    other = CheckSpec(**{**spec.__dict__, "signature": "other: some other assertion"})
+    assert check(other, formula)[0] is None
+    spec_file = tmp_path / "check.json"
+    spec_file.write_text(json.dumps(spec.to_json()))
+    codes = []
+    for name, text in (("crash.smt2", formula), ("quiet.smt2", SAT)):
+        (tmp_path / name).write_text(text)
+        codes.append(subprocess.run(
+            [sys.executable, "-m", "sphinxfuzz.interesting", str(spec_file),
+             str(tmp_path / name)], capture_output=True, text=True,
+        ))  # fmt: skip
+    assert [c.returncode for c in codes] == [0, 1], codes
+    assert all(c.stdout == "" for c in codes)  # ddSMT compares exit codes only

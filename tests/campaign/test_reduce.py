@@ -1,0 +1,104 @@
+"""`sphinxfuzz reduce`: ddSMT on a stored crash, with the stored command lines; the errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sphinxfuzz.campaign import Store
+from sphinxfuzz.campaign import reduce as reduce_module
+from sphinxfuzz.campaign.reduce import ReduceError, formula_size, reduce_bug
+from sphinxfuzz.cli import app
+from sphinxfuzz.interesting import CheckSpec, check
+
+runner = CliRunner()
+
+
+def copy_campaign(root: Path, target: Path) -> Path:
+    """A private copy: reductions write into bug folders."""
+    shutil.copytree(root, target)
+    return target
+
+
+def crash_bug(root: Path) -> str:
+    with Store(root) as store:
+        return next(b.id for b in store.bugs() if b.kind == "crash")
+
+
+def test_reduce_shrinks_a_crash_and_keeps_it_a_crash(
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    root = copy_campaign(crash_campaign[0], tmp_path / "c")
+    bug = crash_bug(root)
+    result = runner.invoke(app, ["reduce", bug, "--campaign", str(root)])
+    assert result.exit_code == 0, result.output
+    folder = root / "bugs" / bug
+    reduced = (folder / "reduced.smt2").read_text()
+    original = (folder / "mutant.smt2").read_text()
+    meta = json.loads((folder / "reduce.json").read_text())
+    assert meta["ddsmt_version"] == metadata.version("ddsmt")
+    assert meta["before"] == formula_size(original).to_json()
+    assert meta["after"] == formula_size(reduced).to_json()
+    assert meta["after"]["bytes"] < meta["before"]["bytes"] / 3
+    assert meta["after"]["nodes"] < meta["before"]["nodes"] / 3
+    assert meta["seconds"] > 0 and meta["finished"] is True
+    assert f"{meta['before']['bytes']} -> {meta['after']['bytes']} bytes" in result.output
+    # still the same crash, checked again here on the stored command lines
+    spec = CheckSpec.from_json(meta["check"])
+    assert spec.kind == "crash" and spec.run == ("crash_on_marker.py",)
+    found, _ = check(spec, reduced)
+    assert found is not None and found.signature.startswith("other: ASSERTION VIOLATION")
+    again = runner.invoke(app, ["reduce", "--all", "--campaign", str(root)])
+    assert again.exit_code == 0 and "reduced already" in again.output
+
+
+def test_a_trigger_that_no_longer_fires_writes_nothing(
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    root = copy_campaign(crash_campaign[0], tmp_path / "c")
+    folder = root / "bugs" / crash_bug(root)
+    mutant = folder / "mutant.smt2"
+    mutant.write_text(mutant.read_text().replace("crash_marker", "quiet_marker"))
+    with pytest.raises(ReduceError, match="no longer shows the bug.*flaky.*nothing written"):
+        reduce_bug(root, folder.name)
+    assert not (folder / "reduced.smt2").exists() and not (folder / "reduce.json").exists()
+    listed = runner.invoke(app, ["reduce", "--all", "--campaign", str(root)])
+    assert listed.exit_code == 1 and "1 of 1 bugs could not be reduced" in listed.output
+
+
+def test_unknown_ids_and_missing_ddsmt_are_explained(
+    crash_campaign: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = crash_campaign[0]
+    bug = crash_bug(root)
+    typo = runner.invoke(app, ["reduce", bug.replace("crash_on", "crash-on"), "-c", str(root)])
+    assert typo.exit_code == 2 and f"did you mean {bug}" in typo.output
+    neither = runner.invoke(app, ["reduce", "-c", str(root)])
+    assert neither.exit_code == 2 and "--all" in neither.output
+    real_find_spec = reduce_module.importlib.util.find_spec
+    monkeypatch.setattr(
+        reduce_module.importlib.util, "find_spec",
+        lambda name, *a: None if name == "ddsmt" else real_find_spec(name, *a),
+    )  # fmt: skip
+    missing = runner.invoke(app, ["reduce", "--all", "-c", str(root)])
+    assert missing.exit_code == 2
+    assert 'pip install "sphinxfuzz[reduce]"' in missing.output and "ddsmt" in missing.output
+
+
+def test_a_time_limit_keeps_the_best_result_so_far(
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    root = copy_campaign(crash_campaign[0], tmp_path / "c")
+    bug = crash_bug(root)
+    result = reduce_bug(root, bug, time_limit=3.0)
+    assert not result.finished and result.seconds < 20
+    meta = json.loads((root / "bugs" / bug / "reduce.json").read_text())
+    assert meta["finished"] is False and meta["time_limit"] == 3.0
+    assert meta["after"]["bytes"] <= meta["before"]["bytes"]
+    reduced = (root / "bugs" / bug / "reduced.smt2").read_text()
+    assert check(CheckSpec.from_json(meta["check"]), reduced)[0] is not None

@@ -1,0 +1,66 @@
+"""Triage: crash groups by signature, other bugs by kind, solver, theories and shape."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from sphinxfuzz.campaign import Store
+from sphinxfuzz.campaign.triage import campaign_groups, group_key, operator_heads
+from sphinxfuzz.cli import app
+
+
+def test_operator_heads_skip_binders_and_name_user_functions() -> None:
+    text = """(declare-fun f (Int) Int)
+(declare-const b (_ BitVec 8))
+(assert (forall ((q Int)) (=> (> q 0) (= (f q) (let ((t (+ q 1))) (* t t))))))
+(assert (= ((_ extract 3 0) b) (_ bv5 4)))
+(assert (= ((as const (Array Int Int)) 0) ((as const (Array Int Int)) 0)))
+(check-sat)
+"""
+    assert operator_heads(text) == {
+        "forall", "=>", ">", "=", "<uf>", "let", "+", "*", "extract", "as const",
+    }  # fmt: skip
+    assert operator_heads("(assert (") == set()  # unreadable: no shape rather than a crash
+
+
+def test_crash_groups_follow_signatures(crash_campaign: tuple[Path, list[str]]) -> None:
+    root, _ = crash_campaign
+    with Store(root) as store:
+        bugs = store.bugs()
+        counts = {sig: count for sig, _k, _s, count in store.signature_counts()}
+    groups = campaign_groups(root)
+    assert sorted(b.id for g in groups for b in g.bugs) == sorted(b.id for b in bugs)
+    crash = [g for g in groups if g.kind == "crash"]
+    assert {g.key for g in crash} == {b.signature for b in bugs if b.kind == "crash"}
+    for group in crash:
+        assert group.triggers == counts[group.key] and group.triggers >= 3
+        assert group.theories  # the generators behind the crashing mutants
+
+
+def test_soundness_bugs_group_by_shape_of_the_reduced_formula(
+    lie_campaign: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "c"
+    shutil.copytree(lie_campaign, root)
+    with Store(root) as store:
+        bugs = store.bugs()
+    assert len(bugs) >= 2 and {b.kind for b in bugs} == {"soundness"}
+    before = campaign_groups(root)
+    assert sum(len(g.bugs) for g in before) == len(bugs)
+    for group in before:  # every member really has its group's key
+        assert {group_key(b) for b in group.bugs} == {(group.kind, group.solver, group.theories, group.key)}
+    # once reduced to the same core, bugs with the same theories become one group
+    core = "(declare-const lie_marker Int)\n(assert (< lie_marker 100))\n(check-sat)\n(get-model)\n"
+    for bug in bugs:
+        (bug.folder / "reduced.smt2").write_text(core)
+    after = campaign_groups(root)
+    assert len(after) == len({tuple(sorted(set(b.theories))) for b in bugs}) <= len(before)
+    assert all(g.key == "<" for g in after)
+    assert sum(g.triggers for g in after) == len(bugs)
+    listed = CliRunner().invoke(app, ["bugs", "list", str(root)])
+    assert listed.exit_code == 0, listed.output
+    assert listed.output.index("distinct bugs") < listed.output.index(f"bugs in {root}")
+    assert all(g.id in listed.output for g in after)
