@@ -80,7 +80,7 @@ def run_command(
         out, err = proc.communicate()
     except BaseException:
         # interrupted (Ctrl-C, a SIGTERM turned into an exit): never leave the solver running
-        _kill_group(proc)
+        kill_group(proc)
         proc.wait()
         raise
     else:
