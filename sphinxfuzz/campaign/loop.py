@@ -277,9 +277,11 @@ class Worker:
                     continue
                 except MutationError as exc:
                     self.stats.mutation_errors += 1
-                    if base is seed:
-                        self._say(f"cannot mutate {seed.path}: {exc}")
-                        return True  # nothing to gain from more attempts on this seed
+                    if base is seed:  # nothing to gain from more attempts on this seed
+                        self._say(f"setting seed aside: {exc}")
+                        self.stats.seeds_set_aside += 1
+                        store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
+                        return True
                     previous = None
                     continue
                 previous = mutant

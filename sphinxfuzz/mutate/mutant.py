@@ -70,6 +70,23 @@ def mutate(
 
     `theory_options` maps a theory to the solver options its terms need (`sets-exp=true`):
     a mutant with such terms sets them itself, so only the mutants that need an option get it."""
+    try:
+        return _mutate(base, rng, terms, rename_prob, max_placeholders, theory_options)
+    except RecursionError:
+        # Some real triggers nest thousands of lets; the walks here are recursive by design
+        # (clear code for the usual depth), so such a seed is skipped, not fatal.
+        seed = base if isinstance(base, Seed) else base.seed
+        raise MutationError(f"{seed.path}: nested too deeply to mutate") from None
+
+
+def _mutate(
+    base: Seed | Mutant,
+    rng: random.Random,
+    terms: TermSource,
+    rename_prob: float,
+    max_placeholders: int,
+    theory_options: Mapping[str, Sequence[str]] | None,
+) -> Mutant:
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
     script = Script([copy_node(c) for c in base.script.commands], base.script.filename)  # type: ignore[misc]

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from sphinxfuzz.mutate import Mutant, SeedError, find_atoms, load_seed, mutate
+from sphinxfuzz.mutate import Mutant, MutationError, SeedError, find_atoms, load_seed, mutate
 from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.smtlib import Atom, infer_sorts, parse_script, print_node, walk
 
@@ -261,3 +261,16 @@ def test_theory_options_go_only_into_mutants_whose_terms_need_them(seed) -> None
     stripped = with_sets.text_for("cvc5").replace("(set-option :sets-exp true)\n", "")
     refused = run_solver(cvc5, stripped, timeout=30)
     assert refused.outcome == Outcome.ERROR, refused.stdout + refused.stderr
+
+
+def test_a_seed_nested_too_deeply_is_a_mutation_error_not_a_crash(tmp_path) -> None:
+    # real triggers from yices' fuzzers nest thousands of lets; the reader copes, the
+    # mutator's recursive walks do not, and must say so instead of killing the campaign
+    depth = 5000
+    body = "(> x 0)"
+    for _ in range(depth):
+        body = f"(not {body})"
+    path = tmp_path / "deep.smt2"
+    path.write_text(f"(declare-const x Int)\n(assert {body})\n(check-sat)\n")
+    with pytest.raises(MutationError, match="deep.smt2: nested too deeply"):
+        mutate(load_seed(path), random.Random(0), SortedSource())
