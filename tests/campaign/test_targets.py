@@ -46,3 +46,15 @@ def test_versions_of_one_solver_get_that_solver_s_own_theories() -> None:
     extra = set(only_z3) - set(both)
     assert all(catalogue.entries[t].solvers == ("z3",) for t in extra)
     assert [e.theory for e in generator_entries(str(REPO / "generated_generators"), parse_specs("z3;cvc5"))] == both
+
+
+def test_the_cvc5_shim_spelled_out_is_cvc5_so_z3_only_theories_stay_out() -> None:
+    # peers (yinyang) need cvc5 as a command line; spelled out it must still count as cvc5
+    import sys
+
+    catalogue = load_catalogue(REPO / "generated_generators")
+    specs = parse_specs(f"z3;{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models")
+    assert [s.family for s in specs] == ["z3", "cvc5"]
+    chosen = select_theories(catalogue, specs)
+    assert "Ints" in chosen
+    assert not [t for t in chosen if t.startswith(("Z3_", "CVC5_"))]
