@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, fields
 
+# A mutant answered by all target solvers within this many seconds counts as fast.
+FAST_MUTANT_SECONDS = 0.25
+
 
 @dataclass(frozen=True)
 class CampaignConfig:
@@ -23,7 +26,12 @@ class CampaignConfig:
     seed_timeout: float = 2.0
     # A seed is left after this many of its mutants timed out (the rest of its sequence is
     # skipped; the mutants made so far are the same for a given campaign seed).
-    max_mutant_timeouts: int = 2
+    max_mutant_timeouts: int = 1
+    # A seed whose mutants keep answering fast (all solvers together under
+    # FAST_MUTANT_SECONDS a mutant on average, no timeout) gets up to this many times
+    # `mutants_per_seed`: its mutants are the cheapest tests there are, as AFL gives fast
+    # inputs more energy. 1 turns it off.
+    fast_seed_factor: int = 3
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.campaign.config import Budget, CampaignConfig
+from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, Budget, CampaignConfig
 from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
 from sphinxfuzz.campaign.stats import Stats
 from sphinxfuzz.campaign.store import Store
@@ -258,9 +258,15 @@ class Worker:
         rng = random.Random(f"{config.campaign_seed}:{position}")
         previous: Mutant | None = None
         log: list[tuple[int, int, str, list[str]]] = []
-        seed_timeouts = 0
+        seed_timeouts, number, solver_time = 0, -1, 0.0
         try:
-            for number in range(config.mutants_per_seed):
+            while True:
+                number += 1
+                if number >= config.mutants_per_seed and not (
+                    number < config.mutants_per_seed * config.fast_seed_factor
+                    and solver_time <= FAST_MUTANT_SECONDS * number
+                ):
+                    return True
                 if self._out_of_budget():
                     return False
                 base: Seed | Mutant = seed
@@ -287,15 +293,15 @@ class Worker:
                 previous = mutant
                 digest = hashlib.sha256(mutant.text.encode("utf-8")).hexdigest()
                 log.append((position, number, digest, list(mutant.theories)))
-                timeouts_before = self.stats.timeouts
+                timeouts_before, time_before = self.stats.timeouts, self.stats.solver_time
                 if not self._test_mutant(store, position, number, seed, mutant):
                     return False
+                solver_time += self.stats.solver_time - time_before
                 self._publish()
                 seed_timeouts += self.stats.timeouts > timeouts_before
                 if seed_timeouts >= config.max_mutant_timeouts:
                     self.stats.seeds_left_early += 1
                     return True  # its mutants are too slow: time is better spent elsewhere
-            return True
         finally:
             if log:
                 store.log_mutants(log)

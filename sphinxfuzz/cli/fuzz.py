@@ -22,6 +22,7 @@ from sphinxfuzz.campaign import (
     parse_duration,
     run_campaign,
 )
+from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS
 from sphinxfuzz.campaign.runner import validate
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
@@ -135,6 +136,7 @@ def _config_from_options(
         rename_prob=float(given["rename_prob"] if given["rename_prob"] is not None else 0.8),  # type: ignore[arg-type]
         timeout=float(given["timeout"] or 10.0),  # type: ignore[arg-type]
         seed_timeout=float(given["seed_timeout"] or 2.0),  # type: ignore[arg-type]
+        fast_seed_factor=int(given["fast_seed_factor"] or 3),  # type: ignore[arg-type]
     )
 
 
@@ -152,6 +154,7 @@ def fuzz(
     mutants_per_seed: Annotated[int | None, typer.Option("--mutants-per-seed", min=1, help="Mutants made from each seed. Default: 10.")] = None,
     rename_prob: Annotated[float | None, typer.Option("--rename-prob", min=0.0, max=1.0, help="Chance that a fresh generated variable is renamed to a seed variable of its sort. Default: 0.8.")] = None,
     seed_timeout: Annotated[float | None, typer.Option("--seed-timeout", min=0.1, help="Seconds each solver gets for a seed's check before mutation; slower seeds are set aside (their mutants would mostly time out). Default: 2.")] = None,
+    fast_seed_factor: Annotated[int | None, typer.Option("--fast-seed-factor", min=1, help=f"A seed whose mutants all answer within {FAST_MUTANT_SECONDS:g} s gets up to this many times --mutants-per-seed mutants (cheap tests first); 1 turns it off. Default: 3.")] = None,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
@@ -171,6 +174,7 @@ def fuzz(
         "rename_prob": rename_prob,
         "timeout": timeout,
         "seed_timeout": seed_timeout,
+        "fast_seed_factor": fast_seed_factor,
     }
     try:
         stored = None

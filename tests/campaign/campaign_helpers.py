@@ -16,7 +16,13 @@ LIAR_SAT = str(FIXTURES / "liar_sat.py")
 
 
 def config_for(
-    seeds: list[Path], solvers: str, *, seed: int = 1, per_seed: int = 3, timeout: float = 5.0
+    seeds: list[Path],
+    solvers: str,
+    *,
+    seed: int = 1,
+    per_seed: int = 3,
+    timeout: float = 5.0,
+    fast_factor: int = 1,  # exact mutant counts unless a test is about fast seeds
 ) -> CampaignConfig:
     return CampaignConfig(
         seeds=tuple(str(s) for s in seeds),
@@ -25,4 +31,5 @@ def config_for(
         campaign_seed=seed,
         mutants_per_seed=per_seed,
         timeout=timeout,
+        fast_seed_factor=fast_factor,
     )

@@ -107,7 +107,7 @@ def test_killed_campaign_keeps_bugs_and_resumes(tmp_path: Path) -> None:
     for index in range(6):  # several crashing seeds: plenty of work to interrupt
         (seeds / f"crash{index}.smt2").write_text(crash)
     args = ["--seeds", str(seeds), "--solvers", f"z3;{CRASHER}", "--generators", str(GENERATORS),
-            "--seed", "5", "--mutants-per-seed", "4", "--timeout", "5"]  # fmt: skip
+            "--seed", "5", "--mutants-per-seed", "4", "--fast-seed-factor", "1", "--timeout", "5"]  # fmt: skip
     process = subprocess.Popen(
         [sys.executable, "-c", "from sphinxfuzz.cli import main; main()", "fuzz", "--out", str(root), *args],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
@@ -205,5 +205,15 @@ def test_a_seed_whose_mutants_time_out_is_left_early(tmp_path: Path) -> None:
     slow = str(FIXTURES / "slow_on_model.py")
     config = config_for([SEEDS / "plain.smt2"], f"z3;{slow}", per_seed=10, timeout=1.0)
     stats = run_campaign(config, tmp_path / "c", Budget())
-    # max_mutant_timeouts (2) mutants timed out, the other 8 were never made
-    assert stats.mutants == 2 and stats.timeouts == 2 and stats.seeds_left_early == 1
+    # max_mutant_timeouts (1) mutant timed out, the other 9 were never made
+    assert stats.mutants == 1 and stats.timeouts == 1 and stats.seeds_left_early == 1
+
+
+def test_a_seed_with_fast_mutants_gets_more_of_them(tmp_path: Path) -> None:
+    # z3 answers plain.smt2's mutants in milliseconds: the seed earns fast_seed_factor times
+    # its share; a solver that takes longer than FAST_MUTANT_SECONDS keeps it to the base
+    fast = config_for([SEEDS / "plain.smt2"], "z3", per_seed=4, fast_factor=3)
+    assert run_campaign(fast, tmp_path / "fast", Budget()).mutants == 12
+    slow = str(FIXTURES / "slow_on_model.py")
+    sluggish = config_for([SEEDS / "plain.smt2"], f"z3;{slow} --delay 0.3", per_seed=4, fast_factor=3)
+    assert run_campaign(sluggish, tmp_path / "slow", Budget()).mutants == 4
