@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Pure modules without I/O. Left out on purpose: `sys`/`os`/`io`/`pathlib` (I/O and the
 # interpreter), `pickle`/`marshal`/`importlib`/`inspect`/`types` (code loading, frames),
@@ -176,9 +177,15 @@ def check_source(source: str, filename: str = "generator.py") -> list[Problem]:
 
 def require_safe(source: str, filename: str = "generator.py") -> None:
     """Raise `UnsafeGenerator` unless `check_source` finds nothing."""
-    problems = check_source(source, filename)
+    problems = _problems(source, filename)
     if problems:
-        raise UnsafeGenerator(filename, problems)
+        raise UnsafeGenerator(filename, list(problems))
+
+
+@lru_cache(maxsize=128)
+def _problems(source: str, filename: str) -> tuple[Problem, ...]:
+    # a campaign checks each generator when validating, cataloguing and loading the pool
+    return tuple(check_source(source, filename))
 
 
 def read_header(source: str, filename: str = "generator.py") -> Header:
