@@ -32,6 +32,11 @@ class CampaignConfig:
     # `mutants_per_seed`: its mutants are the cheapest tests there are, as AFL gives fast
     # inputs more energy. 1 turns it off.
     fast_seed_factor: int = 3
+    # Calibrated limits, as AFL derives its timeout from the input's own run time: a mutant
+    # gets `timeout_factor` times the time its seed's slowest solver needed (at least
+    # MIN_MUTANT_TIMEOUT, at most `timeout`). A mutant fifty times slower than its seed is
+    # most likely a time-out, and time-outs decide nothing. 0 gives every call `timeout`.
+    timeout_factor: float = 25.0
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -44,6 +49,24 @@ class CampaignConfig:
         values = {k: v for k, v in data.items() if k in known}
         values["seeds"] = tuple(values["seeds"])  # type: ignore[arg-type]
         return cls(**values)  # type: ignore[arg-type]
+
+
+MIN_MUTANT_TIMEOUT = 2.0
+_SLOWEST = re.compile(r"slowest solver ([0-9.]+) s")
+
+
+def seed_check_detail(slowest: float) -> str:
+    """What the store keeps of a usable seed's check: its slowest solver's time."""
+    return f"slowest solver {slowest:.3f} s"
+
+
+def calibrated_timeout(config: CampaignConfig, detail: str) -> float:
+    """The limit for a seed's mutants, from the detail its check stored."""
+    found = _SLOWEST.search(detail)
+    if not config.timeout_factor or found is None:  # not calibrated (or an older store)
+        return config.timeout
+    wanted = max(MIN_MUTANT_TIMEOUT, config.timeout_factor * float(found.group(1)))
+    return min(config.timeout, wanted)
 
 
 @dataclass(frozen=True)

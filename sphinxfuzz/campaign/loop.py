@@ -16,7 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, Budget, CampaignConfig
+from sphinxfuzz.campaign.config import (
+    FAST_MUTANT_SECONDS,
+    Budget,
+    CampaignConfig,
+    calibrated_timeout,
+    seed_check_detail,
+)
 from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
 from sphinxfuzz.campaign.stats import Stats
 from sphinxfuzz.campaign.store import Store
@@ -83,6 +89,7 @@ class Worker:
         )
         self.specs: list[SolverSpec] = target_specs(config.solvers)
         self.theory_options: dict[str, tuple[str, ...]] = {}
+        self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
         # one long-lived process per solver that supports it (see solvers/persistent.py)
         self.persistent: dict[str, PersistentSolver] = {
             spec.name: PersistentSolver(spec, memory_mb=config.memory_mb)
@@ -219,6 +226,8 @@ class Worker:
             store.set_seed_status(seed_file, status, detail)
             if status != SEED_OK:
                 return None
+            known = (status, detail)
+        self.mutant_timeout = calibrated_timeout(self.config, known[1])
         self.stats.seeds_used += 1
         return seed
 
@@ -250,7 +259,7 @@ class Worker:
                 for r in unanswered
             )
             return SEED_SET_ASIDE, why
-        return SEED_OK, ""
+        return SEED_OK, seed_check_detail(max(r.elapsed for r in results))
 
     def _fuzz_seed(self, store: Store, pool: GeneratorPool, position: int, seed: Seed) -> bool:
         """Make and judge the seed's mutants; False when stopped before the last one."""
@@ -309,7 +318,8 @@ class Worker:
     def _test_mutant(
         self, store: Store, position: int, number: int, seed: Seed, mutant: Mutant
     ) -> bool:
-        results = [self._run(spec, mutant.script) for spec in self.specs]
+        limit = self.mutant_timeout
+        results = [self._run(spec, mutant.script, timeout=limit) for spec in self.specs]
         if self.stop_requested():
             # Ctrl-C may have reached the solver processes too: do not judge what it killed
             return False

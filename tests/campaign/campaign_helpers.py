@@ -23,6 +23,7 @@ def config_for(
     per_seed: int = 3,
     timeout: float = 5.0,
     fast_factor: int = 1,  # exact mutant counts unless a test is about fast seeds
+    timeout_factor: float = 0.0,  # the given timeout unless a test is about calibration
 ) -> CampaignConfig:
     return CampaignConfig(
         seeds=tuple(str(s) for s in seeds),
@@ -32,4 +33,5 @@ def config_for(
         mutants_per_seed=per_seed,
         timeout=timeout,
         fast_seed_factor=fast_factor,
+        timeout_factor=timeout_factor,
     )

@@ -14,6 +14,7 @@ import pytest
 from campaign_helpers import CRASHER, FIXTURES, GENERATORS, LIAR_UNSAT, SEEDS, config_for
 
 from sphinxfuzz.campaign import Budget, CampaignError, Store, run_campaign
+from sphinxfuzz.campaign.config import MIN_MUTANT_TIMEOUT, calibrated_timeout, seed_check_detail
 
 
 def test_crash_is_stored_once_per_signature(crash_campaign: tuple[Path, list[str]]) -> None:
@@ -217,3 +218,24 @@ def test_a_seed_with_fast_mutants_gets_more_of_them(tmp_path: Path) -> None:
     slow = str(FIXTURES / "slow_on_model.py")
     sluggish = config_for([SEEDS / "plain.smt2"], f"z3;{slow} --delay 0.3", per_seed=4, fast_factor=3)
     assert run_campaign(sluggish, tmp_path / "slow", Budget()).mutants == 4
+
+
+def test_mutant_limits_are_calibrated_on_the_seed(tmp_path: Path) -> None:
+    # the seed answers in milliseconds, its mutants take 4 s on the stand-in: calibrated,
+    # they get about MIN_MUTANT_TIMEOUT (2 s) and time out; uncalibrated, the 8 s limit lets them finish
+    slow = f"z3;{FIXTURES / 'slow_on_model.py'} --delay 4"
+    # (factor 5: the stand-in's own start-up under load must not lift the limit past 4 s)
+    calibrated = config_for([SEEDS / "plain.smt2"], slow, per_seed=1, timeout=8.0, timeout_factor=5)
+    stats = run_campaign(calibrated, tmp_path / "calibrated", Budget())
+    assert stats.mutants == 1 and stats.timeouts == 1
+    fixed = config_for([SEEDS / "plain.smt2"], slow, per_seed=1, timeout=8.0, timeout_factor=0)
+    stats = run_campaign(fixed, tmp_path / "fixed", Budget())
+    assert stats.mutants == 1 and stats.timeouts == 0
+
+
+def test_calibrated_limit_stays_between_the_floor_and_the_timeout() -> None:
+    config = config_for([SEEDS / "plain.smt2"], "z3", timeout=10.0, timeout_factor=25)
+    assert calibrated_timeout(config, seed_check_detail(0.01)) == MIN_MUTANT_TIMEOUT
+    assert calibrated_timeout(config, seed_check_detail(0.2)) == 5.0
+    assert calibrated_timeout(config, seed_check_detail(1.5)) == 10.0
+    assert calibrated_timeout(config, "") == 10.0  # a store from before calibration
