@@ -25,7 +25,13 @@ What is counted (asymmetries stated, not hidden):
   `error` outcome). Time-outs count as accepted for both;
 - sphinxfuzz checks every seed once before mutating it and re-runs a disagreement's model
   check; those calls count as solver calls, not mutants;
-- yinyang mutates 300 times per seed (its default), sphinxfuzz 10 times (its default).
+- yinyang mutates 300 times per seed (its default), sphinxfuzz 10 times, up to 30 for a
+  seed whose mutants answer fast (its defaults);
+- every yinyang call gets --timeout; sphinxfuzz calibrates each seed's mutant limit (25 times
+  the seed's own check time, between 2 s and --timeout), as AFL does. `--fixed-too` adds a
+  sphinxfuzz row with every call given --timeout, to show what calibration is worth;
+- accepted/s (mutants every solver accepted, per second) is printed beside mutants/s: a
+  rejected mutant tests the parser only.
 """
 
 from __future__ import annotations
@@ -117,7 +123,10 @@ def run_yinyang(tool: str, python: Path, seeds: Path, work: Path, seconds: float
     }
 
 
-def run_sphinxfuzz(seeds: Path, work: Path, seconds: float, timeout: float, jobs: int, campaign_seed: int, persistent: bool) -> dict[str, Any]:
+def run_sphinxfuzz(
+    seeds: Path, work: Path, seconds: float, timeout: float, jobs: int, campaign_seed: int,
+    persistent: bool = True, calibrated: bool = True,
+) -> dict[str, Any]:  # fmt: skip
     from sphinxfuzz.campaign import Budget, CampaignConfig, run_campaign
     from sphinxfuzz.generators.catalogue import default_generators_dir
 
@@ -127,8 +136,9 @@ def run_sphinxfuzz(seeds: Path, work: Path, seconds: float, timeout: float, jobs
         generators=str(default_generators_dir()),
         campaign_seed=campaign_seed,
         timeout=timeout,
+        **({} if calibrated else {"timeout_factor": 0.0}),
     )
-    name = f"sphinxfuzz-{jobs}job" + ("" if persistent else "-fresh")
+    name = f"sphinxfuzz-{jobs}job" + ("" if persistent else "-fresh") + ("" if calibrated else "-fixed")
     started = time.monotonic()
     stats = run_campaign(config, work / name, Budget(seconds=seconds), jobs=jobs, persistent=persistent)
     wall = time.monotonic() - started
@@ -154,15 +164,22 @@ def outside_share(row: dict[str, Any]) -> float:
 def table(rows: list[dict[str, Any]]) -> str:
     reference = next((r for r in rows if r["tool"] == "opfuzz"), None)
     ref_rate = reference["mutants"] / reference["wall"] if reference and reference["mutants"] else None
-    header = f"{'tool':<22}{'mutants/s':>10}{'calls/s':>9}{'accepted':>10}{'outside':>9}{'vs opfuzz':>11}  bugs"
+    ref_valid = ref_rate * reference["accepted"] if ref_rate and reference else None
+    header = (
+        f"{'tool':<26}{'mutants/s':>10}{'calls/s':>9}{'accepted':>10}{'outside':>9}"
+        f"{'vs opfuzz':>11}{'accepted/s':>12}{'vs opfuzz':>11}  bugs"
+    )
     lines = [header, "-" * len(header)]
     for row in rows:
         rate = row["mutants"] / row["wall"]
+        valid = rate * row["accepted"]
         ratio = f"{rate / ref_rate:.2f}x" if ref_rate else "-"
+        valid_ratio = f"{valid / ref_valid:.2f}x" if ref_valid else "-"
         bugs = ", ".join(f"{k} {v}" for k, v in sorted(row["bugs"].items())) or "none"
         lines.append(
-            f"{row['tool']:<22}{rate:>10.2f}{row['calls'] / row['wall']:>9.2f}"
-            f"{row['accepted']:>10.1%}{outside_share(row):>9.1%}{ratio:>11}  {bugs}"
+            f"{row['tool']:<26}{rate:>10.2f}{row['calls'] / row['wall']:>9.2f}"
+            f"{row['accepted']:>10.1%}{outside_share(row):>9.1%}{ratio:>11}"
+            f"{valid:>12.2f}{valid_ratio:>11}  {bugs}"
         )
     return "\n".join(lines)
 
@@ -176,6 +193,10 @@ def main() -> int:
     parser.add_argument("--tools", default="opfuzz,typefuzz,sphinxfuzz")
     parser.add_argument("--jobs-scaling", action="store_true", help="also run sphinxfuzz with 2 jobs")
     parser.add_argument("--fresh-too", action="store_true", help="also run sphinxfuzz with fresh processes")
+    parser.add_argument(
+        "--fixed-too", action="store_true",
+        help="also run sphinxfuzz with every call given --timeout (no calibrated limits)",
+    )  # fmt: skip
     parser.add_argument("--yinyang-env", type=Path, default=DEFAULT_ENV)
     parser.add_argument("--out", type=Path, default=None, help="keep per-tool folders here")
     args = parser.parse_args()
@@ -199,7 +220,9 @@ def main() -> int:
         if tool == "sphinxfuzz":
             rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 1, args.seed, True))
             if args.fresh_too:
-                rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 1, args.seed, False))
+                rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 1, args.seed, persistent=False))
+            if args.fixed_too:
+                rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 1, args.seed, calibrated=False))
             if args.jobs_scaling:
                 rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 2, args.seed, True))
         else:
