@@ -27,8 +27,8 @@ What is counted (asymmetries stated, not hidden):
   check; those calls count as solver calls, not mutants;
 - yinyang mutates 300 times per seed (its default), sphinxfuzz 10 times, up to 30 for a
   seed whose mutants answer fast (its defaults);
-- every yinyang call gets --timeout; sphinxfuzz calibrates each seed's mutant limit (25 times
-  the seed's own check time, between 2 s and --timeout), as AFL does. `--fixed-too` adds a
+- every yinyang call gets --timeout; sphinxfuzz calibrates each seed's mutant limit (10 times
+  the seed's own check time, between 1 s and --timeout), as AFL does. `--fixed-too` adds a
   sphinxfuzz row with every call given --timeout, to show what calibration is worth;
 - accepted/s (mutants every solver accepted, per second) is printed beside mutants/s: a
   rejected mutant tests the parser only.

@@ -34,9 +34,9 @@ class CampaignConfig:
     fast_seed_factor: int = 3
     # Calibrated limits, as AFL derives its timeout from the input's own run time: a mutant
     # gets `timeout_factor` times the time its seed's slowest solver needed (at least
-    # MIN_MUTANT_TIMEOUT, at most `timeout`). A mutant fifty times slower than its seed is
+    # MIN_MUTANT_TIMEOUT, at most `timeout`). A mutant ten times slower than its seed is
     # most likely a time-out, and time-outs decide nothing. 0 gives every call `timeout`.
-    timeout_factor: float = 25.0
+    timeout_factor: float = 10.0
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -51,7 +51,7 @@ class CampaignConfig:
         return cls(**values)  # type: ignore[arg-type]
 
 
-MIN_MUTANT_TIMEOUT = 2.0
+MIN_MUTANT_TIMEOUT = 1.0
 _SLOWEST = re.compile(r"slowest solver ([0-9.]+) s")
 
 

@@ -234,8 +234,17 @@ class Worker:
     def _check_seed(self, store: Store, seed: Seed) -> tuple[str, str]:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
         the fuzzer's making; a seed some solver rejects or cannot answer is set aside."""
-        # fresh processes: a seed is run once, and what it shows is recorded as found
         limit = self.config.seed_timeout
+        if self.persistent:
+            # the usual seed (answered, nothing found) costs no process start; anything else
+            # is decided in fresh processes, the only ones whose findings are recorded
+            results = [self._run(spec, seed.script, timeout=limit) for spec in self.specs]
+            if any(r.outcome == Outcome.TIMEOUT for r in results):
+                return self._set_aside(results)
+            if all(r.outcome != Outcome.ERROR for r in results):
+                judgement = self._judge(seed.text, results)
+                if not judgement.verdicts and not judgement.unconfirmed:
+                    return SEED_OK, seed_check_detail(max(r.elapsed for r in results))
         results = [self._run(spec, seed.script, fresh=True, timeout=limit) for spec in self.specs]
         judgement = self._judge(seed.text, results, fresh=True)
         verdicts = list(judgement.verdicts)
@@ -251,15 +260,18 @@ class Worker:
             kinds = ", ".join(f"{v.kind} ({v.solver or 'all'})" for v in verdicts)
             self._say(f"seed finding in {seed.path}: {kinds}")
             return SEED_FINDING, kinds
-        unanswered = [r for r in results if r.outcome in (Outcome.ERROR, Outcome.TIMEOUT)]
-        if unanswered:
-            self.stats.seeds_set_aside += 1
-            why = "; ".join(
-                f"{r.spec.name}: {r.outcome}" + (f" ({r.failure_line})" if r.failure_line else "")
-                for r in unanswered
-            )
-            return SEED_SET_ASIDE, why
+        if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
+            return self._set_aside(results)
         return SEED_OK, seed_check_detail(max(r.elapsed for r in results))
+
+    def _set_aside(self, results: list[SolverResult]) -> tuple[str, str]:
+        self.stats.seeds_set_aside += 1
+        why = "; ".join(
+            f"{r.spec.name}: {r.outcome}" + (f" ({r.failure_line})" if r.failure_line else "")
+            for r in results
+            if r.outcome in (Outcome.ERROR, Outcome.TIMEOUT)
+        )
+        return SEED_SET_ASIDE, why
 
     def _fuzz_seed(self, store: Store, pool: GeneratorPool, position: int, seed: Seed) -> bool:
         """Make and judge the seed's mutants; False when stopped before the last one."""

@@ -222,7 +222,7 @@ def test_a_seed_with_fast_mutants_gets_more_of_them(tmp_path: Path) -> None:
 
 def test_mutant_limits_are_calibrated_on_the_seed(tmp_path: Path) -> None:
     # the seed answers in milliseconds, its mutants take 4 s on the stand-in: calibrated,
-    # they get about MIN_MUTANT_TIMEOUT (2 s) and time out; uncalibrated, the 8 s limit lets them finish
+    # they get a limit near MIN_MUTANT_TIMEOUT and time out; uncalibrated, the 8 s limit lets them finish
     slow = f"z3;{FIXTURES / 'slow_on_model.py'} --delay 4"
     # (factor 5: the stand-in's own start-up under load must not lift the limit past 4 s)
     calibrated = config_for([SEEDS / "plain.smt2"], slow, per_seed=1, timeout=8.0, timeout_factor=5)
@@ -234,8 +234,8 @@ def test_mutant_limits_are_calibrated_on_the_seed(tmp_path: Path) -> None:
 
 
 def test_calibrated_limit_stays_between_the_floor_and_the_timeout() -> None:
-    config = config_for([SEEDS / "plain.smt2"], "z3", timeout=10.0, timeout_factor=25)
+    config = config_for([SEEDS / "plain.smt2"], "z3", timeout=10.0, timeout_factor=10)
     assert calibrated_timeout(config, seed_check_detail(0.01)) == MIN_MUTANT_TIMEOUT
-    assert calibrated_timeout(config, seed_check_detail(0.2)) == 5.0
+    assert calibrated_timeout(config, seed_check_detail(0.5)) == 5.0
     assert calibrated_timeout(config, seed_check_detail(1.5)) == 10.0
     assert calibrated_timeout(config, "") == 10.0  # a store from before calibration

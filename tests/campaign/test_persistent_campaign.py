@@ -26,9 +26,10 @@ def test_a_crash_only_leftover_state_causes_is_not_stored(tmp_path: Path) -> Non
         stats = store.total_stats()
         bugs = store.bugs()
     assert stats.mutants == 3
-    # the second script of a process crashes the stand-in (mutant 2; the crash replaces the
-    # process, so mutant 3 is a first script again); a fresh process never crashes
-    assert stats.fresh_confirmations == 1 and stats.fresh_unconfirmed == 1
+    # the seed's check is the process's first script; the second script of a process crashes
+    # the stand-in (mutant 1; the crash replaces the process, so mutant 2 is a first script
+    # and mutant 3 crashes again); a fresh process never crashes
+    assert stats.fresh_confirmations == 2 and stats.fresh_unconfirmed == 2
     assert bugs == []
     assert any("not reproduced in fresh processes" in m for m in messages)
 
