@@ -109,12 +109,15 @@ class Worker:
     def _run(
         self,
         spec: SolverSpec,
-        script: Script | str,
+        script: Mutant | Script | str,
         *,
         fresh: bool = False,
         timeout: float | None = None,
     ) -> SolverResult:
-        text = for_family(script, spec.family)
+        if isinstance(script, Mutant):
+            text = script.text_for(spec.family)
+        else:
+            text = for_family(script, spec.family)
         limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
         solver = None if fresh else self.persistent.get(spec.name)
         if solver is not None:
@@ -135,7 +138,7 @@ class Worker:
         return judgement
 
     def _confirmed(
-        self, script: Script, text: str, results: list[SolverResult], judgement: Judgement
+        self, script: Mutant | Script, text: str, results: list[SolverResult], judgement: Judgement
     ) -> tuple[list[SolverResult], Judgement]:
         """A verdict from persistent processes counts only if fresh processes reproduce it:
         state an earlier script left in a solver must never become a bug report. Returns
@@ -331,7 +334,7 @@ class Worker:
         self, store: Store, position: int, number: int, seed: Seed, mutant: Mutant
     ) -> bool:
         limit = self.mutant_timeout
-        results = [self._run(spec, mutant.script, timeout=limit) for spec in self.specs]
+        results = [self._run(spec, mutant, timeout=limit) for spec in self.specs]
         if self.stop_requested():
             # Ctrl-C may have reached the solver processes too: do not judge what it killed
             return False
@@ -343,7 +346,7 @@ class Worker:
         if accepted:
             stats.theories_accepted.update(set(mutant.theories))
         judgement = self._judge(mutant.text, results)
-        results, judgement = self._confirmed(mutant.script, mutant.text, results, judgement)
+        results, judgement = self._confirmed(mutant, mutant.text, results, judgement)
         for verdict in judgement.verdicts:
             ident = store.record_bug(
                 verdict,

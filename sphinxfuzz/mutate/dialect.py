@@ -7,6 +7,8 @@ every solver still answers the same number of queries)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sphinxfuzz.smtlib import Atom, Script, SList, parse_script, print_node
 
 # Options every SMT-LIB solver knows.
@@ -69,15 +71,16 @@ def command_family(command: SList) -> str | None:
     return None
 
 
-def for_family(script: Script | str, family: str) -> str:
-    """The script's text as a solver of `family` should see it."""
+def for_family(script: Script | str, family: str, printed: Sequence[str] | None = None) -> str:
+    """The script's text as a solver of `family` should see it (`printed`: its commands
+    printed already, so that a mutant is printed once for every family)."""
     if isinstance(script, str):
         script = parse_script(script)
     lines: list[str] = []
-    for command in script.commands:
+    for index, command in enumerate(script.commands):
         owner = command_family(command)
         if owner is None or owner == family:
-            lines.append(print_node(command))
+            lines.append(print_node(command) if printed is None else printed[index])
         elif command.head_name() == "check-sat-using":
             lines.append("(check-sat)")
     return "\n".join(lines) + "\n"

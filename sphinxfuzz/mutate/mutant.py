@@ -20,7 +20,7 @@ from sphinxfuzz.mutate.fill import (
 from sphinxfuzz.mutate.logic import needs_widening, set_logic_index, term_features
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.mutate.skeleton import find_atoms
-from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, print_script
+from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, print_node
 
 # At most this many placeholders per mutant: enough to change the formula, few enough that
 # the seed's structure (what made it interesting) survives.
@@ -40,12 +40,17 @@ class Mutant:
     report: FillReport = field(default_factory=FillReport)
 
     @cached_property
+    def printed(self) -> list[str]:
+        """Each command printed: once for the text and every family's text."""
+        return [print_node(command) for command in self.script.commands]
+
+    @cached_property
     def text(self) -> str:
-        return print_script(self.script)
+        return "".join(line + "\n" for line in self.printed)
 
     def text_for(self, family: str) -> str:
         """The mutant as sent to a solver of `family` (other solvers' lines dropped)."""
-        return for_family(self.script, family)
+        return for_family(self.script, family, self.printed)
 
 
 def _sym(name: str) -> Atom:

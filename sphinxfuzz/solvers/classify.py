@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sphinxfuzz.smtlib import Atom, SList, SmtParseError, parse_nodes, print_node
+from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, parse_nodes, print_node
 from sphinxfuzz.solvers.result import Outcome
 
 ANSWERS = ("sat", "unsat", "unknown")
@@ -60,10 +60,12 @@ def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
     answers: list[str] = []
     errors: list[str] = []
     model: str | None = None
-    try:
-        nodes = parse_nodes(stdout, "<stdout>")
-    except SmtParseError:
-        nodes = None
+    nodes: list[Node] | None = None
+    if "(" in stdout:  # answers alone (the usual unsat) need no parsing
+        try:
+            nodes = parse_nodes(stdout, "<stdout>")
+        except SmtParseError:
+            pass
     if nodes is None:  # not S-expressions (a crash dump, say): read line by line
         for line in stdout.splitlines():
             line = line.strip()
