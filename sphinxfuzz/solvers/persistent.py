@@ -122,20 +122,22 @@ class PersistentSolver:
 
     def run(self, text: str, *, timeout: float) -> SolverResult:
         """Run one script; the result is classified as a fresh run's would be."""
+        # a (re)start is part of the call, as it is of a fresh run
+        started = time.perf_counter()
         process = self.process
         if process is None or process.poll() is not None or self.served >= self.max_scripts:
             self.close()
             process = self._start()
         self.count += 1
         marker = f"sphinxfuzz-done-{os.getpid()}-{self.count}"
-        started = time.perf_counter()
         out, err = bytearray(), bytearray()
         timed_out, exit_code, complete = False, 0, False
         try:
             assert process.stdin is not None
             process.stdin.write(self._frame(text, marker))
             process.stdin.flush()
-            complete, exit_code, timed_out = self._read(process, marker, out, err, started + timeout)
+            deadline = time.perf_counter() + timeout  # the limit is for the script alone
+            complete, exit_code, timed_out = self._read(process, marker, out, err, deadline)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the process died: read what it left below
         if not complete and not timed_out:
