@@ -24,7 +24,7 @@ app = typer.Typer(
 )
 
 # Command groups, in the order `--help` lists them.
-_COMMAND_MODULES = ("fuzz", "bugs", "reduce", "report", "solvers", "generators", "build")
+_COMMAND_MODULES = ("fuzz", "bugs", "reduce", "bisect", "report", "solvers", "generators", "build")
 
 
 def _version(value: bool) -> None:

@@ -67,7 +67,12 @@ def main(argv: list[str]) -> int:
     import cvc5
 
     if version:
-        print(f"This is cvc5 version {cvc5.__version__} [sphinxfuzz shim over the cvc5 Python wheel]")
+        version = getattr(cvc5, "__version__", None)
+        if version is None:  # wheels before 1.2 do not say
+            from importlib.metadata import version as installed_version
+
+            version = installed_version("cvc5")
+        print(f"This is cvc5 version {version} [sphinxfuzz shim over the cvc5 Python wheel]")
         return 0
     if serve:
         return _serve(options)
@@ -92,8 +97,11 @@ def run_script(text: str, options: list[tuple[str, str]], filename: str) -> int:
     """Run one script in a fresh solver, printing what the binary prints; the exit code."""
     import cvc5
 
-    tm = cvc5.TermManager()
-    solver = cvc5.Solver(tm)
+    if hasattr(cvc5, "TermManager"):
+        owner = cvc5.TermManager()
+        solver = cvc5.Solver(owner)
+    else:  # cvc5 1.1: the solver owns its terms (releases installed side by side)
+        solver = owner = cvc5.Solver()
     names = {name for name, _ in options}
     # The binary on a file with a single query runs non-incrementally (some theories, such
     # as separation logic, refuse incremental mode); with several queries it must be.
@@ -107,7 +115,7 @@ def run_script(text: str, options: list[tuple[str, str]], filename: str) -> int:
         except Exception as exc:  # noqa: BLE001 - cvc5 reports bad options as exceptions
             print(f'(error "{_escape(str(exc))}")', flush=True)
             return 1
-    symbols = cvc5.SymbolManager(tm)
+    symbols = cvc5.SymbolManager(owner)
     parser = cvc5.InputParser(solver, symbols)
     parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, filename)
     out = sys.stdout

@@ -1,0 +1,217 @@
+"""Which releases of a solver have a stored bug: its lifespan, as the method's evaluation
+reports it.
+
+The stored trigger is run on released versions of the blamed solver (installed on demand
+with `sphinxfuzz solvers install`), each standing in for the campaign's command line with
+the same options, next to the campaign's other solvers. A version shows the bug when the
+reduction's interestingness check (`sphinxfuzz.interesting`) finds the same kind of verdict
+with the same signature against it. Releases are tried from a coarse sample (the newest
+patch release of every minor version), then bisected between a bad and a good neighbour.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from sphinxfuzz.campaign.reduce import ReduceError, check_spec, formula_file
+from sphinxfuzz.interesting import CheckSpec, check
+from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs
+from sphinxfuzz.solvers.installs import (
+    InstallError,
+    install,
+    released_versions,
+    short_version,
+    version_key,
+)
+
+# Releases older than these are not tried: z3 4.8.5 is the first wheel with a usable binary
+# for this platform's Python; cvc5 wheels before 1.1 cannot be run (no parser API).
+OLDEST = {"z3": (4, 8, 5), "cvc5": (1, 1, 0)}
+BUG, CLEAN = "bug", "clean"
+
+
+class BisectError(RuntimeError):
+    """A bisection that cannot be done; the message says why."""
+
+
+@dataclass
+class Tried:
+    version: str
+    status: str  # bug, clean, or what kept the answer from counting (rejected, timeout, ...)
+    detail: str = ""
+
+
+@dataclass
+class Bisection:
+    bug: str
+    solver: str  # the family
+    kind: str
+    versions: list[Tried]
+
+    def _ordered(self) -> list[Tried]:
+        return sorted(self.versions, key=lambda t: version_key(t.version))
+
+    @property
+    def first_bad(self) -> str | None:
+        return next((t.version for t in self._ordered() if t.status == BUG), None)
+
+    @property
+    def last_bad(self) -> str | None:
+        bad = [t.version for t in self._ordered() if t.status == BUG]
+        return bad[-1] if bad else None
+
+    @property
+    def first_good_after(self) -> str | None:
+        last = self.last_bad
+        if last is None:
+            return None
+        later = [t for t in self._ordered() if version_key(t.version) > version_key(last)]
+        return next((t.version for t in later if t.status == CLEAN), None)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "bug": self.bug,
+            "solver": self.solver,
+            "kind": self.kind,
+            "versions": [asdict(t) for t in self._ordered()],
+            "first_bad": self.first_bad,
+            "last_bad": self.last_bad,
+            "first_good_after": self.first_good_after,
+        }
+
+
+def candidate_versions(family: str, available: tuple[str, ...] | None = None) -> list[str]:
+    """Every plain release from OLDEST on (no post or pre releases), oldest first, in the
+    short form specs use (z3 4.12.2, not 4.12.2.0)."""
+    releases = released_versions(family) if available is None else available
+    plain = [v for v in releases if all(part.isdigit() for part in v.split("."))]
+    chosen = [short_version(family, v) for v in plain if version_key(v)[:3] >= OLDEST[family]]
+    return sorted(set(chosen), key=version_key)
+
+
+def coarse_sample(versions: list[str]) -> list[str]:
+    """The newest patch release of every minor version."""
+    newest: dict[tuple[int, ...], str] = {}
+    for version in versions:
+        newest[version_key(version)[:2]] = version  # sorted input: the last one wins
+    return sorted(newest.values(), key=version_key)
+
+
+def _blamed(spec: CheckSpec, family: str) -> tuple[int, list[str]]:
+    """Index of the blamed solver among the stored specs, and its options."""
+    try:
+        specs = parse_specs(";".join(spec.solvers))
+    except SolverSpecError as exc:
+        raise BisectError(f"the campaign's solvers no longer resolve: {exc}") from None
+    index = next((i for i, s in enumerate(specs) if s.name == spec.solver), None)
+    if index is None:
+        raise BisectError(f"the blamed solver {spec.solver!r} is not among the stored solvers")
+    if specs[index].family != family:
+        raise BisectError(
+            f"the bug blames {spec.solver} (a {specs[index].family} solver), not {family}: "
+            f"bisect it with --solver {specs[index].family}"
+        )
+    words = shlex.split(spec.solvers[index])
+    options = words[3:] if "sphinxfuzz.solvers.cvc5_shim" in words[:3] else words[1:]
+    return index, options
+
+
+def try_version(spec: CheckSpec, family: str, version: str, text: str) -> Tried:
+    """Run the trigger with `family@version` in place of the blamed solver."""
+    index, options = _blamed(spec, family)
+    name = f"{family}@{version}"
+    line = " ".join([name, *(shlex.quote(o) for o in options)])
+    solvers = list(spec.solvers)
+    solvers[index] = line
+    # the check runs the blamed solver alone, or every solver (names follow the spec list)
+    alone = tuple(spec.run) == (spec.solver,)
+    names = (name,) if alone else tuple(s.name for s in parse_specs(";".join(solvers)))
+    swapped = replace(spec, solver=name, solvers=tuple(solvers), run=names)
+    found, results = check(swapped, text)
+    if found is not None:
+        return Tried(version, BUG, found.signature)
+    mine = next((r for r in results if r.spec.name == name), None)
+    if mine is None:
+        return Tried(version, "not run", "the formula no longer parses")
+    if mine.outcome == Outcome.ERROR:
+        return Tried(version, "rejected", mine.failure_line or "")
+    if mine.outcome == Outcome.CRASH:
+        return Tried(version, "other crash", mine.failure_line or "")
+    if mine.outcome == Outcome.TIMEOUT:
+        return Tried(version, "timeout", f"over {spec.timeout:g} s")
+    return Tried(version, CLEAN, " ".join(mine.answers))
+
+
+def bisect_bug(
+    root: Path,
+    folder: Path,
+    family: str,
+    *,
+    versions: list[str] | None = None,
+    say: Callable[[str], object] = print,
+    installer: Callable[[str, str], object] | None = None,
+) -> Bisection:
+    """Try the bug on releases of `family`; writes bisect.json in the bug's folder."""
+    try:
+        spec = check_spec(root, folder)
+        text = formula_file(folder).read_text(encoding="utf-8")
+    except ReduceError as exc:
+        raise BisectError(str(exc)) from None
+    _blamed(spec, family)  # fail before installing anything
+    setup = installer or (lambda f, v: install(f, v, say=say))
+    try:
+        everything = versions or candidate_versions(family)
+    except InstallError as exc:
+        raise BisectError(str(exc)) from None
+    tried: dict[str, Tried] = {}
+
+    def run(version: str) -> Tried:
+        if version not in tried:
+            try:
+                setup(family, version)
+            except InstallError as exc:
+                tried[version] = Tried(version, "not installed", str(exc))
+            else:
+                tried[version] = try_version(spec, family, version, text)
+            say(f"  {family} {version}: {tried[version].status}")
+        return tried[version]
+
+    first_pass = everything if versions else coarse_sample(everything)
+    for version in first_pass:
+        run(version)
+    if not versions:
+        _refine(everything, first_pass, run)
+    result = Bisection(folder.name, family, spec.kind, list(tried.values()))
+    (folder / "bisect.json").write_text(json.dumps(result.to_json(), indent=2), encoding="utf-8")
+    return result
+
+
+def _refine(everything: list[str], sampled: list[str], run: Callable[[str], Tried]) -> None:
+    """Between neighbouring samples where the bug comes or goes, find the exact release by
+    bisection (one install per step)."""
+    for left, right in zip(sampled, sampled[1:], strict=False):
+        a, b = run(left).status, run(right).status
+        if BUG not in (a, b) or a == b or CLEAN not in (a, b):
+            continue
+        inside = everything[everything.index(left) + 1 : everything.index(right)]
+        lo, hi = -1, len(inside)  # inside[lo] has status a, inside[hi] status b
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            status = run(inside[mid]).status
+            if status == a:
+                lo = mid
+            elif status == b:
+                hi = mid
+            else:
+                break  # neither: leave the interval as tried
+
+
+def load_bisection(folder: Path) -> dict[str, object] | None:
+    try:
+        return json.loads((folder / "bisect.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

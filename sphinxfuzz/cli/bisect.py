@@ -1,0 +1,94 @@
+"""`sphinxfuzz bisect`: the releases of a solver that have a stored bug."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from sphinxfuzz.campaign import Store, StoreError
+from sphinxfuzz.campaign.bisect import BisectError, Bisection, bisect_bug
+from sphinxfuzz.campaign.replay import find_bug, resolve_campaign
+from sphinxfuzz.solvers.installs import PACKAGES
+
+HELP = (
+    "Run a stored bug's trigger on released versions of the blamed solver and report its "
+    "lifespan: the first release that shows the bug, the last, and the first one after it "
+    "that no longer does.\n\n"
+    "Releases are installed on demand (`sphinxfuzz solvers install`, one venv per version in "
+    "the cache). Without --versions, the newest patch release of every minor version is tried "
+    "(z3 from 4.8.5, cvc5 from 1.1.0), then the exact release is found by bisection where the "
+    "bug comes or goes. The result goes to bugs/<id>/bisect.json.\n\n"
+    "\b\n"
+    "Examples:\n"
+    "  sphinxfuzz bisect 4-2-z3-soundness --solver z3\n"
+    "  sphinxfuzz bisect 4-2-z3-soundness --solver z3 --versions 4.8.17,4.12.2,4.13.0\n"
+    "  sphinxfuzz bisect --all --solver z3 --campaign campaigns/night"
+)
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    return typer.Exit(2)
+
+
+def _table(results: list[Bisection]) -> Table:
+    table = Table(title="bug lifespans")
+    for column in ("bug", "kind", "solver", "first bad", "last bad", "first good after", "tried"):
+        table.add_column(column)
+    for r in results:
+        table.add_row(r.bug, r.kind, r.solver, r.first_bad or "-", r.last_bad or "-",
+                      r.first_good_after or "-", str(len(r.versions)))  # fmt: skip
+    return table
+
+
+def bisect_command(
+    bug: Annotated[str | None, typer.Argument(help="Bug id (see `bugs list`) or bug folder.")] = None,
+    solver: Annotated[str, typer.Option("--solver", help=f"Solver whose releases to try: {', '.join(PACKAGES)}.")] = "z3",
+    campaign: Annotated[str | None, typer.Option("--campaign", "-c", help="Campaign folder (default: newest in campaigns/).")] = None,
+    versions: Annotated[str | None, typer.Option("--versions", help="Comma-separated releases to try instead of the default sample.")] = None,
+    all_bugs: Annotated[bool, typer.Option("--all", help="Every bug of the campaign that blames --solver; prints a lifespan table.")] = False,
+) -> None:  # fmt: skip
+    console = Console(soft_wrap=True)
+    if solver not in PACKAGES:
+        raise _fail(f"--solver {solver!r}: bisection knows {', '.join(PACKAGES)}")
+    if (bug is None) == (not all_bugs):
+        raise _fail("name one bug, or pass --all (not both)")
+    chosen = [v.strip() for v in versions.split(",") if v.strip()] if versions else None
+    try:
+        if all_bugs:
+            root = resolve_campaign(campaign)
+            with Store(root) as store:
+                folders = [row.folder for row in store.bugs()]
+        else:
+            assert bug is not None
+            folder = find_bug(bug, campaign)
+            root, folders = folder.parent.parent, [folder]
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    results: list[Bisection] = []
+    skipped = 0
+    for folder in folders:
+        console.print(f"bisecting {folder.name} on {solver} releases ...", highlight=False)
+        try:
+            result = bisect_bug(Path(root), Path(folder), solver, versions=chosen,
+                                say=lambda line: console.print(line, highlight=False, markup=False))  # fmt: skip
+        except BisectError as exc:
+            if not all_bugs:
+                raise _fail(str(exc)) from None
+            skipped += 1
+            console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
+            continue
+        results.append(result)
+    if results:
+        console.print(_table(results))
+    if skipped:
+        console.print(f"{skipped} bug(s) skipped (another solver blamed, or no solver blamed)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("bisect", help=HELP)(bisect_command)
