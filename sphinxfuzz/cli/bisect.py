@@ -51,7 +51,7 @@ def bisect_command(
     solver: Annotated[str, typer.Option("--solver", help=f"Solver whose releases to try: {', '.join(PACKAGES)}.")] = "z3",
     campaign: Annotated[str | None, typer.Option("--campaign", "-c", help="Campaign folder (default: newest in campaigns/).")] = None,
     versions: Annotated[str | None, typer.Option("--versions", help="Comma-separated releases to try instead of the default sample.")] = None,
-    all_bugs: Annotated[bool, typer.Option("--all", help="Every bug of the campaign that blames --solver; prints a lifespan table.")] = False,
+    all_bugs: Annotated[bool, typer.Option("--all", help="Every bug and seed finding of the campaign that blames --solver; prints a lifespan table.")] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     if solver not in PACKAGES:
@@ -64,6 +64,8 @@ def bisect_command(
             root = resolve_campaign(campaign)
             with Store(root) as store:
                 folders = [row.folder for row in store.bugs()]
+                # seeds that already showed a bug on these releases have a lifespan too
+                folders += [root / "seed-findings" / str(f[0]) for f in store.seed_findings()]
         else:
             assert bug is not None
             folder = find_bug(bug, campaign)

@@ -1,0 +1,90 @@
+"""Bisection of a stored bug over releases: a real campaign stores a crash of a "release"
+that is the crashing stand-in; later "releases" are the real z3, which does not crash."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from campaign_helpers import CRASHER, SEEDS, config_for
+
+from sphinxfuzz.campaign import Budget, Store, run_campaign
+from sphinxfuzz.campaign import bisect as bisect_module
+from sphinxfuzz.campaign.bisect import BisectError, bisect_bug, candidate_versions, coarse_sample
+
+BUGGY = ("4.9.0", "4.9.1", "4.10.0")
+FIXED = ("4.10.1", "4.11.0")
+
+
+def _release(cache: Path, version: str, program: Path) -> None:
+    folder = cache / "solvers" / f"z3-{version}"
+    (folder / "bin").mkdir(parents=True)
+    program_link = folder / "bin" / "z3"
+    program_link.symlink_to(program)
+    (folder / "installed.json").write_text(json.dumps({"family": "z3", "version": version}))
+
+
+@pytest.fixture
+def bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(cache))
+    crasher = tmp_path / "crashing_release"
+    crasher.write_text(f"#!/bin/sh\nexec {sys.executable} {CRASHER} \"$@\"\n")
+    crasher.chmod(0o755)
+    z3 = shutil.which("z3")
+    assert z3 is not None
+    for version in BUGGY:
+        _release(cache, version, crasher)
+    for version in FIXED:
+        _release(cache, version, Path(z3))
+    root = tmp_path / "campaign"
+    config = config_for([SEEDS / "crash.smt2"], "z3@4.9.0;z3", per_seed=1)
+    run_campaign(config, root, Budget(), persistent=False)  # the stand-in has no -in mode
+    with Store(root) as store:
+        (row,) = store.bugs()
+    assert (row.kind, row.solver) == ("crash", "z3@4.9.0")
+    return root, row.folder
+
+
+def test_given_versions_give_the_lifespan(bug: tuple[Path, Path]) -> None:
+    root, folder = bug
+    result = bisect_bug(root, folder, "z3", versions=["4.9.0", "4.10.1"], say=lambda _: None)
+    assert [(t.version, t.status) for t in result.versions] == [("4.9.0", "bug"), ("4.10.1", "clean")]
+    saved = json.loads((folder / "bisect.json").read_text())
+    assert (saved["first_bad"], saved["last_bad"], saved["first_good_after"]) == ("4.9.0", "4.9.0", "4.10.1")
+
+
+def test_the_sample_is_refined_where_the_bug_goes(bug: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    root, folder = bug
+    releases = ("4.8.4.0", *(f"{v}.0" for v in BUGGY + FIXED), "4.11.0.0.post1")
+    monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
+    assert candidate_versions("z3") == [*BUGGY, *FIXED]  # too old and post releases left out
+    assert coarse_sample(candidate_versions("z3")) == ["4.9.1", "4.10.1", "4.11.0"]
+    result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
+    tried = {t.version: t.status for t in result.versions}
+    # 4.9.1 bad and 4.10.1 good in the sample: 4.10.0 in between decides
+    assert tried == {"4.9.1": "bug", "4.10.0": "bug", "4.10.1": "clean", "4.11.0": "clean"}
+    assert (result.last_bad, result.first_good_after) == ("4.10.0", "4.10.1")
+
+
+def test_the_wrong_solver_is_a_clear_error(bug: tuple[Path, Path]) -> None:
+    root, folder = bug
+    with pytest.raises(BisectError, match="blames z3@4.9.0 .a z3 solver., not cvc5"):
+        bisect_bug(root, folder, "cvc5", versions=["1.1.2"], say=lambda _: None)
+
+
+def test_cli_names_an_unknown_bug_and_tabulates_all(bug: tuple[Path, Path]) -> None:
+    from typer.testing import CliRunner
+
+    from sphinxfuzz.cli import app
+
+    root, folder = bug
+    runner = CliRunner()
+    missing = runner.invoke(app, ["bisect", folder.name + "x", "--campaign", str(root)])
+    assert missing.exit_code == 2 and f"did you mean {folder.name}" in missing.output
+    table = runner.invoke(app, ["bisect", "--all", "--campaign", str(root), "--versions", "4.10.0,4.11.0"])
+    assert table.exit_code == 0, table.output
+    assert "bug lifespans" in table.output and "4.10.0" in table.output and "4.11.0" in table.output

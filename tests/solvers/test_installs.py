@@ -1,0 +1,73 @@
+"""Released solver versions side by side: specs that name them, and clear errors.
+
+No network here: the cache is a temporary folder holding "installed" releases made of the
+wheels this environment has (the real z3 binary behind another version number)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sphinxfuzz.solvers import SolverSpecError, parse_specs, solver_version
+from sphinxfuzz.solvers.installs import (
+    InstallError,
+    _package_version,
+    install,
+    installed_versions,
+    parse_requirement,
+)
+
+
+def fake_release(cache: Path, family: str, version: str, binary: str) -> Path:
+    """A cache entry as `sphinxfuzz solvers install` leaves it, running `binary`."""
+    folder = cache / "solvers" / f"{family}-{version}"
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "z3").symlink_to(binary)
+    (folder / "installed.json").write_text(json.dumps({"family": family, "version": version}))
+    return folder
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def test_a_spec_names_an_installed_release(cache: Path) -> None:
+    z3 = shutil.which("z3")
+    assert z3 is not None
+    fake_release(cache, "z3", "4.8.17", z3)
+    spec = parse_specs("z3@4.8.17 model_validate=true;z3")[0]
+    assert (spec.name, spec.family) == ("z3@4.8.17", "z3")
+    assert spec.argv == (str(cache / "solvers" / "z3-4.8.17" / "bin" / "z3"), "model_validate=true")
+    assert solver_version(spec)  # the binary runs
+    assert [(i.family, i.version) for i in installed_versions()] == [("z3", "4.8.17")]
+
+
+def test_a_release_not_installed_says_how_to_install_it(cache: Path) -> None:
+    with pytest.raises(SolverSpecError, match=r"z3 4\.12\.2 is not installed; run `sphinxfuzz solvers install z3==4\.12\.2`"):
+        parse_specs("z3@4.12.2")
+    with pytest.raises(SolverSpecError, match="NAME@VERSION"):
+        parse_specs("yices@2.6.4")
+
+
+def test_requirements_and_versions_pip_cannot_find() -> None:
+    assert parse_requirement("z3==4.12.2") == ("z3", "4.12.2")
+    assert parse_requirement("cvc5@1.1.2") == ("cvc5", "1.1.2")
+    with pytest.raises(InstallError, match="SOLVER==VERSION"):
+        parse_requirement("boolector==3.2")
+    available = ("4.12.1.0", "4.12.2.0", "4.13.0.0")
+    assert _package_version("z3", "4.12.2", available) == "4.12.2.0"
+    with pytest.raises(InstallError, match=r"no release 4\.12\.9; nearest: 4\.12\.1\.0, 4\.12\.2\.0"):
+        _package_version("z3", "4.12.9", available)
+
+
+def test_old_cvc5_wheels_are_refused_with_a_way_out(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinxfuzz.solvers import installs
+
+    monkeypatch.setattr(installs, "released_versions", lambda family: ("1.0.8", "1.1.2"))
+    with pytest.raises(InstallError, match="before 1.1 have no parser API.*cvc5 binary"):
+        install("cvc5", "1.0.8", say=lambda _: None)
