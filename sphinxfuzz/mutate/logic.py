@@ -81,6 +81,15 @@ def term_features(
     return features
 
 
+def is_higher_order(nodes: list[Node]) -> bool:
+    """Whether the nodes use function sorts (`->`), `lambda` or explicit application `@`."""
+    for root in nodes:
+        for node in walk(root):
+            if isinstance(node, Atom) and node.text in ("->", "@", "lambda"):
+                return True
+    return False
+
+
 def _is_literal(node: Node) -> bool:
     return isinstance(node, Atom) and node.kind in ("numeral", "decimal")
 

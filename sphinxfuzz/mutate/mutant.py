@@ -17,7 +17,7 @@ from sphinxfuzz.mutate.fill import (
     symbol_names,
     visible_at,
 )
-from sphinxfuzz.mutate.logic import needs_widening, set_logic_index, term_features
+from sphinxfuzz.mutate.logic import is_higher_order, needs_widening, set_logic_index, term_features
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.mutate.skeleton import find_atoms
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, print_node
@@ -111,6 +111,7 @@ def _mutate(
     # Sites are recorded after their children, so walking the chosen ones backwards meets an
     # enclosing atom before the atoms inside it; those are then skipped (already gone).
     replaced: list[Node] = []
+    higher_order = False
     for index in reversed(chosen):
         site = atoms[index]
         if any(_contains(outer, site.node) for outer in replaced):
@@ -127,6 +128,7 @@ def _mutate(
         site.parent.items[site.index] = generated.term
         inserted_by_command.setdefault(site.command, []).extend(generated.declarations)
         new_terms.append(generated.term)
+        higher_order = higher_order or is_higher_order([*generated.declarations, generated.term])
         inserted_theories.append(theory)
         report.insertions.append(Insertion(theory, generated.renamed, generated.fresh))
     commands: list[SList] = []
@@ -134,7 +136,9 @@ def _mutate(
         commands.extend(inserted_by_command.get(index, ()))
         commands.append(command)
     script = Script(commands, script.filename)
-    if new_terms:
+    if higher_order:
+        _set_higher_order_logic(script)
+    elif new_terms:
         _widen_logic(script, new_terms)
     _ensure_models(script)
     if theory_options:
@@ -164,6 +168,19 @@ def _widen_logic(script: Script, new_terms: list[Node]) -> None:
     features = term_features(new_terms, info, datatypes, sorts, functions)
     if needs_widening(logic_atom.name, features):
         script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+
+
+def _set_higher_order_logic(script: Script) -> None:
+    """Function sorts, lambdas and `@` parse only under an HO_ logic (cvc5), and the default
+    logic is not one: such a mutant always names HO_ALL."""
+    index = set_logic_index(script.commands)
+    command = _command(_sym("set-logic"), _sym("HO_ALL"))
+    if index is None:
+        script.commands.insert(0, command)
+        return
+    current = script.commands[index].items[1]
+    if not (isinstance(current, Atom) and current.text.startswith("HO_")):
+        script.commands[index] = command
 
 
 def _set_options(script: Script, options: list[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import subprocess
+import sys
 
 import pytest
 
@@ -274,3 +275,24 @@ def test_a_seed_nested_too_deeply_is_a_mutation_error_not_a_crash(tmp_path) -> N
     path.write_text(f"(declare-const x Int)\n(assert {body})\n(check-sat)\n")
     with pytest.raises(MutationError, match="deep.smt2: nested too deeply"):
         mutate(load_seed(path), random.Random(0), SortedSource())
+
+
+class HigherOrderSource:
+    theories = ("HO",)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        return "(declare-const fh (-> Int Int))", "(= (@ fh 1) (fh 2))"
+
+
+@pytest.mark.parametrize("logic_line", ["(set-logic QF_LIA)\n", ""])
+def test_higher_order_terms_get_an_ho_logic(tmp_path, logic_line: str) -> None:
+    # cvc5 parses arrow sorts, lambda and @ only under HO_ logics (its default is not one)
+    path = tmp_path / "lia.smt2"
+    path.write_text(f"{logic_line}(declare-const x Int)\n(assert (> x 0))\n(check-sat)\n")
+    mutant = mutate(load_seed(path), random.Random(0), HigherOrderSource())
+    assert mutant.text.count("(set-logic HO_ALL)") == 1 and "QF_LIA" not in mutant.text
+    out = subprocess.run(
+        [sys.executable, "-m", "sphinxfuzz.solvers.cvc5_shim"], input=mutant.text_for("cvc5"),
+        capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert out.split()[0] in ("sat", "unsat"), out
