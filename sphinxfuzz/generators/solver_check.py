@@ -1,7 +1,8 @@
 """Do solvers accept generated terms? Parse and type-check only, many terms per solver call.
 
-A term is judged with the script `(set-logic ALL)`, its declarations and `(assert term)`,
-without `check-sat`, so a solver only parses and type-checks it. Starting a solver costs far
+A term is judged with the script `(set-logic ALL)` (HO_ALL for higher-order terms), its
+declarations and `(assert term)`, without `check-sat`, so a solver only parses and
+type-checks it. Starting a solver costs far
 more than parsing one term (the cvc5 shim starts a Python interpreter), so terms are checked
 in batches: each term sits in its own `(push 1)` ... `(pop 1)` scope after an
 `(echo "<marker>")`, and a final marker shows whether the solver read to the end. Errors
@@ -38,8 +39,17 @@ class _Judgement:
     timed_out: bool = False
 
 
+# Function sorts, lambdas and explicit application parse only under an HO_ logic in cvc5
+# (the mutator names HO_ALL for such terms too; see mutate.logic.is_higher_order).
+_HIGHER_ORDER = re.compile(r"\(\s*(?:->|@|lambda)\s")
+
+
+def logic_for(decls: str, term: str) -> str:
+    return "HO_ALL" if _HIGHER_ORDER.search(decls) or _HIGHER_ORDER.search(term) else "ALL"
+
+
 def single_script(decls: str, term: str) -> str:
-    return f"(set-logic ALL)\n{decls}\n(assert {term})\n"
+    return f"(set-logic {logic_for(decls, term)})\n{decls}\n(assert {term})\n"
 
 
 def check_terms(
@@ -168,7 +178,8 @@ def _batch_script(
 ) -> tuple[str, list[int | None], list[int]]:
     """The script, the batch position owning each (1-based) line, and per position the line
     offset that maps a script line onto the same line of the term's single-term script."""
-    lines = ["(set-logic ALL)"]
+    higher_order = any(logic_for(*pairs[index]) != "ALL" for index in batch)
+    lines = ["(set-logic HO_ALL)" if higher_order else "(set-logic ALL)"]
     owner: list[int | None] = [None, None]  # index 0 unused, line 1 is set-logic
     offsets: list[int] = []
     for position, index in enumerate(batch):

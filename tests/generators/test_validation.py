@@ -95,3 +95,15 @@ def test_validate_theory_ties_it_together(
     assert report.coverage == pytest.approx(2 / 3) and report.missing_operators == ["divisible"]
     assert report.conformance is None and report.errors == []
     assert report.seconds_per_term > 0
+
+
+def test_higher_order_terms_are_checked_under_an_ho_logic() -> None:
+    from sphinxfuzz.generators.solver_check import logic_for
+
+    assert logic_for("(declare-const f (-> Int Int))", "(= (f 1) 2)") == "HO_ALL"
+    assert logic_for("", "(= (@ (lambda ((y Int)) y) 1) 1)") == "HO_ALL"
+    assert logic_for("(declare-const x Int)", "(> x 0)") == "ALL"
+    # under ALL cvc5 would reject the arrow sort ("Symbol '->' not declared as a type")
+    pairs = [("(declare-const f (-> Int Int))", "(= (f 1) 2)"), ("(declare-const x Int)", "(> x 0)")]
+    verdicts = check_terms(pairs, parse_specs("cvc5"))
+    assert all(v.valid for v in verdicts), [v.errors for v in verdicts]
