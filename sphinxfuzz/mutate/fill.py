@@ -40,6 +40,7 @@ _DECLARATIONS = {
     "define-sort",
     "declare-datatype",
     "declare-datatypes",
+    "declare-heap",  # cvc5's separation logic: names no symbol (the mutator keeps one)
 }
 _BINDERS = {"forall", "exists", "let", "lambda", "match"}
 

@@ -76,8 +76,10 @@ def term_features(
                     features.add("quantifiers")
                 elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
                     features.add("nonlinear")
-                elif head in ("lambda",):
+                elif head in ("lambda", "pto", "sep", "wand"):
                     features.add("exotic")
+            elif node.text in ("sep.emp", "sep.nil"):  # separation logic needs (QF_)ALL
+                features.add("exotic")
     return features
 
 

@@ -135,7 +135,7 @@ def _mutate(
     for index, command in enumerate(script.commands):
         commands.extend(inserted_by_command.get(index, ()))
         commands.append(command)
-    script = Script(commands, script.filename)
+    script = Script(_one_heap(commands), script.filename)
     if higher_order:
         _set_higher_order_logic(script)
     elif new_terms:
@@ -168,6 +168,17 @@ def _widen_logic(script: Script, new_terms: list[Node]) -> None:
     features = term_features(new_terms, info, datatypes, sorts, functions)
     if needs_widening(logic_atom.name, features):
         script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+
+
+def _one_heap(commands: list[SList]) -> list[SList]:
+    """cvc5 takes one `declare-heap`, before the first assertion: keep the first one there
+    (generated heaps are over built-in sorts, declared nowhere else)."""
+    heaps = [c for c in commands if c.head_name() == "declare-heap"]
+    if not heaps:
+        return commands
+    rest = [c for c in commands if c.head_name() != "declare-heap"]
+    first = next((i for i, c in enumerate(rest) if c.head_name() in ("assert", "check-sat", "push")), len(rest))
+    return [*rest[:first], heaps[0], *rest[first:]]
 
 
 def _set_higher_order_logic(script: Script) -> None:

@@ -296,3 +296,31 @@ def test_higher_order_terms_get_an_ho_logic(tmp_path, logic_line: str) -> None:
         capture_output=True, text=True,
     ).stdout  # fmt: skip
     assert out.split()[0] in ("sat", "unsat"), out
+
+
+class HeapSource:
+    theories = ("Sep",)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        return "(declare-heap (Int Int))\n(declare-const xa Int)", "(sep (pto xa 1) (not sep.emp))"
+
+
+def test_separation_logic_terms_share_one_heap_declared_before_the_first_assertion(tmp_path) -> None:
+    path = tmp_path / "lia.smt2"
+    path.write_text(
+        "(set-logic QF_LIA)\n(declare-const x Int)\n(assert (> x 0))\n"
+        "(declare-const y Int)\n(assert (< y x))\n(assert (> y 3))\n(check-sat)\n"
+    )
+    mutant = mutate(load_seed(path), random.Random(0), HeapSource(), max_placeholders=3,
+                    theory_options={"Sep": ("incremental=false",)})  # fmt: skip
+    assert mutant.theories == ["Sep", "Sep"]  # two insertions, each with its heap declaration
+    lines = mutant.text.splitlines()
+    assert sum(line.startswith("(declare-heap") for line in lines) == 1
+    heap = next(i for i, line in enumerate(lines) if line.startswith("(declare-heap"))
+    assert heap < next(i for i, line in enumerate(lines) if line.startswith("(assert"))
+    assert "(set-logic ALL)" in lines  # QF_LIA has no separation logic
+    out = subprocess.run(
+        [sys.executable, "-m", "sphinxfuzz.solvers.cvc5_shim"], input=mutant.text_for("cvc5"),
+        capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert out.split()[0] in ("sat", "unsat"), out
