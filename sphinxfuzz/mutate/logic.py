@@ -84,10 +84,11 @@ def term_features(
 
 
 def is_higher_order(nodes: list[Node]) -> bool:
-    """Whether the nodes use function sorts (`->`), `lambda` or explicit application `@`."""
+    """Whether the nodes use function sorts (`->`), `lambda`, explicit application `@`, or
+    `rel.project` (cvc5 maps tuple.project over the relation: higher-order inside)."""
     for root in nodes:
         for node in walk(root):
-            if isinstance(node, Atom) and node.text in ("->", "@", "lambda"):
+            if isinstance(node, Atom) and node.text in ("->", "@", "lambda", "rel.project"):
                 return True
     return False
 
