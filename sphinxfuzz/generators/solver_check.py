@@ -41,7 +41,7 @@ class _Judgement:
 
 # Function sorts, lambdas and explicit application parse only under an HO_ logic in cvc5
 # (the mutator names HO_ALL for such terms too; see mutate.logic.is_higher_order).
-_HIGHER_ORDER = re.compile(r"\(\s*(?:->|@|lambda)\s|\(_ rel\.project\b")
+_HIGHER_ORDER = re.compile(r"\(\s*(?:->|@|lambda)\s|\(_ (?:rel|table)\.project\b")
 
 
 def logic_for(decls: str, term: str) -> str:

@@ -50,6 +50,9 @@ _SORT_FEATURES = {
 _NONLINEAR = {"*", "/", "div", "mod", "^", "abs"}
 
 
+_EXTENSION_PREFIXES = ("set.", "rel.", "bag.", "table.", "seq.", "ff.")
+
+
 def term_features(
     nodes: list[Node], info: SortInfo, datatypes: set[str], sorts: set[str], functions: set[str]
 ) -> set[str]:
@@ -78,17 +81,19 @@ def term_features(
                     features.add("nonlinear")
                 elif head in ("lambda", "pto", "sep", "wand"):
                     features.add("exotic")
-            elif node.text in ("sep.emp", "sep.nil"):  # separation logic needs (QF_)ALL
+            elif node.text in ("sep.emp", "sep.nil") or node.text.startswith(_EXTENSION_PREFIXES):
+                # separation logic, cvc5's sets, bags, tables, sequences, finite fields: no
+                # standard logic name covers them (and their sorts may not be inferred)
                 features.add("exotic")
     return features
 
 
 def is_higher_order(nodes: list[Node]) -> bool:
     """Whether the nodes use function sorts (`->`), `lambda`, explicit application `@`, or
-    `rel.project` (cvc5 maps tuple.project over the relation: higher-order inside)."""
+    `rel.project` / `table.project` (cvc5 maps tuple.project over them: higher-order inside)."""
     for root in nodes:
         for node in walk(root):
-            if isinstance(node, Atom) and node.text in ("->", "@", "lambda", "rel.project"):
+            if isinstance(node, Atom) and node.text in ("->", "@", "lambda", "rel.project", "table.project"):
                 return True
     return False
 

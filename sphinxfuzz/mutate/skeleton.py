@@ -8,7 +8,7 @@ bound variables in scope.
 
 from __future__ import annotations
 
-from sphinxfuzz.smtlib import Atom, Script, SList, infer_sorts
+from sphinxfuzz.smtlib import Atom, Node, Script, SList, infer_sorts, walk
 from sphinxfuzz.smtlib.infer import SortInfo, TermSite
 from sphinxfuzz.smtlib.sorts import BOOL
 
@@ -42,7 +42,20 @@ def find_atoms(script: Script) -> tuple[list[TermSite], SortInfo]:
         for site in info.sites
         if commands[site.command].head_name() == "assert" and is_atom(site, info)
     ]
+    if any(_names_a_term(c) for c in commands if c.head_name() == "assert"):
+        # replacing an atom that holds `(! t :named n)` would drop n, which other
+        # assertions (or get-unsat-core) may use: such atoms stay
+        atoms = [site for site in atoms if not _names_a_term(site.node)]
     return atoms, info
+
+
+def _names_a_term(node: Node) -> bool:
+    return any(
+        isinstance(item, Atom) and item.text == ":named"
+        for sub in walk(node)
+        if isinstance(sub, SList) and sub.head_name() == "!"
+        for item in sub.items
+    )
 
 
 def command_of(script: Script, site: TermSite) -> SList:

@@ -324,3 +324,15 @@ def test_separation_logic_terms_share_one_heap_declared_before_the_first_asserti
         capture_output=True, text=True,
     ).stdout  # fmt: skip
     assert out.split()[0] in ("sat", "unsat"), out
+
+
+def test_atoms_holding_a_named_term_stay(tmp_path) -> None:
+    # replacing (= (! (- y x) :named gap) 4) would leave the later use of gap undeclared
+    path = tmp_path / "named.smt2"
+    path.write_text(
+        "(declare-const x Int)\n(declare-const y Int)\n"
+        "(assert (or (= (! (- y x) :named gap) 4) (> x 1)))\n(assert (> gap 0))\n(check-sat)\n"
+    )
+    atoms, _ = find_atoms(load_seed(path).script)
+    texts = [print_node(site.node) for site in atoms]
+    assert texts == ["(> x 1)", "(> gap 0)"]
