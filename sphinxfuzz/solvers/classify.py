@@ -24,6 +24,9 @@ _BENIGN_ERRORS = re.compile(
     r"after a SAT or UNKNOWN response|no model|context is unsatisfiable",
     re.IGNORECASE,
 )
+# The solver declines the problem because of how it was built (the cvc5 wheel has no CoCoA,
+# so no finite-field solving): it rejected nothing, it cannot answer.
+_CANNOT_SOLVE = re.compile(r"not configured with|can't solve .* since", re.IGNORECASE)
 _MODEL_CHECK = re.compile(
     r"invalid model|check-model|model check|checkModel|model does not satisfy|incorrect model"
     r"|model violates",
@@ -122,6 +125,8 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
         outcome = Outcome(answers[-1]) if answers else Outcome.ERROR
         line = next((e for e in errors if _MODEL_CHECK.search(e)), None) or _first_line(_MODEL_CHECK, stderr)
         return Classified(outcome, answers, model, line, True)
+    if serious and all(_CANNOT_SOLVE.search(e) for e in serious):
+        return Classified(Outcome.UNKNOWN, answers, model, serious[0], False)
     if serious:
         return Classified(Outcome.ERROR, answers, model, serious[0], False)
     if exit_code != 0 and not answers:
