@@ -28,7 +28,7 @@ What is counted (asymmetries stated, not hidden):
 - yinyang mutates 300 times per seed (its default), sphinxfuzz 10 times, up to 30 for a
   seed whose mutants answer fast (its defaults);
 - every yinyang call gets --timeout; sphinxfuzz calibrates each seed's mutant limit (10 times
-  the seed's own check time, between 1 s and --timeout), as AFL does. `--fixed-too` adds a
+  the seed's own check time, between 0.5 s and --timeout), as AFL does. `--fixed-too` adds a
   sphinxfuzz row with every call given --timeout, to show what calibration is worth;
 - accepted/s (mutants every solver accepted, per second) is printed beside mutants/s: a
   rejected mutant tests the parser only.
@@ -110,6 +110,10 @@ def run_yinyang(tool: str, python: Path, seeds: Path, work: Path, seconds: float
     )
     stat = data["statistic"]
     bugs = Counter({"crash": stat.get("crashes", 0), "soundness": stat.get("soundness", 0)})
+    if data["outcome"] != "time limit":  # it stopped by itself: say why (its own message)
+        said = (folder / "output.txt").read_text(errors="replace").splitlines()
+        why = next((line for line in said if line.startswith(("msg:", "Runtime error"))), data["outcome"])
+        print(f"  {tool} stopped after {data['wall']:.1f} s ({data['outcome']}): {why}", flush=True)
     return {
         "tool": tool,
         "wall": data["wall"],

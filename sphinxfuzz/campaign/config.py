@@ -51,7 +51,7 @@ class CampaignConfig:
         return cls(**values)  # type: ignore[arg-type]
 
 
-MIN_MUTANT_TIMEOUT = 1.0
+MIN_MUTANT_TIMEOUT = 0.5
 _SLOWEST = re.compile(r"slowest solver ([0-9.]+) s")
 
 

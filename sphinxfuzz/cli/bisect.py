@@ -13,6 +13,7 @@ from rich.table import Table
 from sphinxfuzz.campaign import Store, StoreError
 from sphinxfuzz.campaign.bisect import BisectError, Bisection, bisect_bug
 from sphinxfuzz.campaign.replay import find_bug, resolve_campaign
+from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.solvers.installs import PACKAGES
 
 HELP = (
@@ -30,10 +31,6 @@ HELP = (
     "  sphinxfuzz bisect --all --solver z3 --campaign campaigns/night"
 )
 
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    return typer.Exit(2)
 
 
 def _table(results: list[Bisection]) -> Table:

@@ -14,6 +14,7 @@ from sphinxfuzz.campaign.reduce import REDUCED
 from sphinxfuzz.campaign.replay import find_bug, load_meta, replay, resolve_campaign
 from sphinxfuzz.campaign.store import safe_name
 from sphinxfuzz.campaign.triage import group_bugs
+from sphinxfuzz.cli.errors import fail as _fail
 
 bugs_app = typer.Typer(
     help="""List, show and replay stored bugs.
@@ -36,10 +37,6 @@ BugArgument = Annotated[
     str, typer.Argument(help="Bug id (see `bugs list`) or path to a bug folder.")
 ]
 
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(2)
 
 
 @bugs_app.command("list")

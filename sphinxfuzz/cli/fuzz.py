@@ -24,6 +24,7 @@ from sphinxfuzz.campaign import (
 )
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, MIN_MUTANT_TIMEOUT
 from sphinxfuzz.campaign.runner import validate
+from sphinxfuzz.cli.errors import fail as _fail
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
 
@@ -62,10 +63,6 @@ def _default_generators() -> str:
 
     return str(default_generators_dir())
 
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(2)
 
 
 def _live_line(stats: Stats, elapsed: float) -> Text:

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.generators.catalogue import (
     Catalogue,
     CatalogueError,
@@ -54,10 +55,6 @@ DocsOption = Annotated[
 def register(app: typer.Typer) -> None:
     app.add_typer(generators_app, name="generators")
 
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(2)
 
 
 def _catalogue(directory: Path | None, *, strict: bool) -> Catalogue:

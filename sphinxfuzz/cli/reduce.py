@@ -18,6 +18,7 @@ from sphinxfuzz.campaign.reduce import (
     unreduced_bugs,
 )
 from sphinxfuzz.campaign.replay import resolve_campaign
+from sphinxfuzz.cli.errors import fail as _fail
 
 HELP = (
     "Shrink a stored bug's formula with ddSMT, keeping only candidates that still show the "
@@ -34,10 +35,6 @@ HELP = (
     "    every bug not reduced yet, at most five minutes each"
 )
 
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    return typer.Exit(2)
 
 
 def _describe(result: Reduction) -> str:

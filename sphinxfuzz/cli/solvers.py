@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.solvers import BUILTINS, SolverSpecError, parse_specs, solver_version
 from sphinxfuzz.solvers.installs import (
     InstallError,
@@ -59,10 +60,6 @@ def list_solvers(
     """List built-in solvers (or the given specs): found or not, version, command line."""
     Console().print(_table(spec))
 
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(2)
 
 
 @solvers_app.command("install")
