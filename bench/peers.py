@@ -112,7 +112,8 @@ def run_yinyang(tool: str, python: Path, seeds: Path, work: Path, seconds: float
     bugs = Counter({"crash": stat.get("crashes", 0), "soundness": stat.get("soundness", 0)})
     if data["outcome"] != "time limit":  # it stopped by itself: say why (its own message)
         said = (folder / "output.txt").read_text(errors="replace").splitlines()
-        why = next((line for line in said if line.startswith(("msg:", "Runtime error"))), data["outcome"])
+        found = [line for line in said if line.startswith("msg:")] or [line for line in said if "error" in line.lower()]
+        why = found[0] if found else data["outcome"]
         print(f"  {tool} stopped after {data['wall']:.1f} s ({data['outcome']}): {why}", flush=True)
     return {
         "tool": tool,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, parse_nodes, print_node
 from sphinxfuzz.solvers.result import Outcome
 
 ANSWERS = ("sat", "unsat", "unknown")
@@ -58,18 +57,48 @@ def _first_line(pattern: re.Pattern[str], text: str) -> str | None:
     return None
 
 
+# What matters for nesting: string literals, |quoted| symbols, comments, parentheses.
+_STRUCTURE = re.compile(r'"(?:[^"]|"")*"|\|[^|]*\||;[^\n]*|[()]')
+_ERROR_MESSAGE = re.compile(r'^\(\s*error\s+"((?:[^"]|"")*)"\s*\)$', re.DOTALL)
+
+
+def _top_level(text: str) -> list[tuple[str, bool]] | None:
+    """The top-level items of `text` in order, as (text, is_list); None if the parentheses
+    do not balance. A scan for structure only: outputs with long models are read per call,
+    and building nodes for every atom of a model costs more than the rest of the call."""
+    items: list[tuple[str, bool]] = []
+    depth, start, gap = 0, 0, 0
+    for match in _STRUCTURE.finditer(text):
+        token = match.group()
+        if token == "(":
+            if depth == 0:
+                items.extend((word, False) for word in _words(text[gap : match.start()]))
+                start = match.start()
+            depth += 1
+        elif token == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0:
+                items.append((text[start : match.end()], True))
+                gap = match.end()
+    if depth:
+        return None
+    items.extend((word, False) for word in _words(text[gap:]))
+    return items
+
+
+def _words(gap: str) -> list[str]:
+    return [w for line in gap.splitlines() for w in line.split(";", 1)[0].split()]
+
+
 def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
     """(answers, first model, error messages) of stdout."""
     answers: list[str] = []
     errors: list[str] = []
     model: str | None = None
-    nodes: list[Node] | None = None
-    if "(" in stdout:  # answers alone (the usual unsat) need no parsing
-        try:
-            nodes = parse_nodes(stdout, "<stdout>")
-        except SmtParseError:
-            pass
-    if nodes is None:  # not S-expressions (a crash dump, say): read line by line
+    items = _top_level(stdout) if "(" in stdout else [(w, False) for w in _words(stdout)]
+    if items is None:  # not S-expressions (a crash dump, say): read line by line
         for line in stdout.splitlines():
             line = line.strip()
             if line in ANSWERS:
@@ -77,29 +106,24 @@ def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
             elif line.startswith("(error"):
                 errors.append(line)
         return answers, model, errors
-    for node in nodes:
-        if isinstance(node, Atom):
-            if node.text in ANSWERS:
-                answers.append(node.text)
+    for text, is_list in items:
+        if not is_list:
+            if text in ANSWERS:
+                answers.append(text)
             continue
-        if node.head_name() == "error":
-            message = node.items[1] if len(node.items) > 1 else None
-            errors.append(
-                message.text[1:-1].replace('""', '"').strip()
-                if isinstance(message, Atom) and message.kind == "string"
-                else print_node(node)
-            )
-        elif model is None and answers and answers[-1] in ("sat", "unknown") and _is_model(node):
-            model = print_node(node)
+        inner = text[1:-1].strip()
+        if inner.startswith("error") and (inner[5:6].isspace() or inner[5:6] in ('"', "")):
+            found = _ERROR_MESSAGE.match(text)
+            errors.append(found.group(1).replace('""', '"').strip() if found else " ".join(text.split()))
+        elif model is None and answers and answers[-1] in ("sat", "unknown") and _is_model(inner):
+            model = text
     return answers, model, errors
 
 
-def _is_model(node: SList) -> bool:
+def _is_model(inner: str) -> bool:
     """A get-model answer: `(model ...)` or a list of definitions (z3 adds `forall`
     cardinality constraints and comments for uninterpreted sorts)."""
-    if node.head_name() == "model":
-        return True
-    return all(isinstance(item, SList) for item in node.items)
+    return not inner or inner[0] in "(;" or (inner.startswith("model") and inner[5:6] in ("", " ", "\n", "\t", "("))
 
 
 def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Classified:
