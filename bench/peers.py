@@ -20,7 +20,12 @@ with 2 jobs and prints the speed-up over 1 job. A JSON file with everything is w
 
 What is counted (asymmetries stated, not hidden):
 - a mutant is tested when at least one solver ran on it; yinyang stops a mutant after a
-  crash and moves on after a seed's tenth timeout, sphinxfuzz runs every solver on each;
+  crash and moves on after a seed's 32nd timeout, sphinxfuzz runs every solver on each
+  and leaves a seed at its first mutant timeout;
+- yinyang picks its seeds with an unseeded `random`; the driver seeds it (--seed, then
+  --seed+1, ... for `--peer-runs K`). In a few minutes opfuzz reaches only a handful of seeds
+  (300 mutants each), so one slow seed can take its whole run: `--peer-runs 3` pools three
+  runs (totals over totals) and the ratios are taken against the pooled row;
 - accepted: no solver rejected it (yinyang: its own ignore list or no answer; sphinxfuzz: an
   `error` outcome). Time-outs count as accepted for both;
 - sphinxfuzz checks every seed once before mutating it and re-runs a disagreement's model
@@ -82,8 +87,10 @@ def yinyang_env(env: Path) -> Path:
     return python
 
 
-def run_yinyang(tool: str, python: Path, seeds: Path, work: Path, seconds: float, timeout: float) -> dict[str, Any]:
-    folder = work / tool
+def run_yinyang(
+    tool: str, python: Path, seeds: Path, work: Path, seconds: float, timeout: float, seed: int, name: str,
+) -> dict[str, Any]:  # fmt: skip
+    folder = work / name.replace(" ", "-")
     for sub in ("bugs", "scratch", "logs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     result_file = folder / "result.json"
@@ -93,7 +100,7 @@ def run_yinyang(tool: str, python: Path, seeds: Path, work: Path, seconds: float
     ]  # fmt: skip
     with open(folder / "output.txt", "w") as output:
         subprocess.run(
-            [str(python), str(DRIVER), tool, str(seconds), str(result_file), "--", *args],
+            [str(python), str(DRIVER), tool, str(seconds), str(result_file), str(seed), "--", *args],
             cwd=folder, stdout=output, stderr=subprocess.STDOUT, timeout=seconds + 4 * timeout + 120,
         )  # fmt: skip
     if not result_file.is_file():
@@ -114,9 +121,10 @@ def run_yinyang(tool: str, python: Path, seeds: Path, work: Path, seconds: float
         said = (folder / "output.txt").read_text(errors="replace").splitlines()
         found = [line for line in said if line.startswith("msg:")] or [line for line in said if "error" in line.lower()]
         why = found[0] if found else data["outcome"]
-        print(f"  {tool} stopped after {data['wall']:.1f} s ({data['outcome']}): {why}", flush=True)
+        print(f"  {name} stopped after {data['wall']:.1f} s ({data['outcome']}): {why}", flush=True)
     return {
-        "tool": tool,
+        "tool": name,
+        "seed": seed,
         "wall": data["wall"],
         "mutants": len(by_file),
         "calls": len(calls),
@@ -161,6 +169,24 @@ def run_sphinxfuzz(
     }
 
 
+def pooled(tool: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several runs of one tool as one: totals over totals (a rate per second of all their time)."""
+    mutants = sum(r["mutants"] for r in runs)
+    bugs: Counter[str] = Counter()
+    for r in runs:
+        bugs.update(r["bugs"])
+    return {
+        "tool": tool,
+        "runs": len(runs),
+        "wall": sum(r["wall"] for r in runs),
+        "mutants": mutants,
+        "calls": sum(r["calls"] for r in runs),
+        "accepted": sum(r["accepted"] * r["mutants"] for r in runs) / mutants if mutants else 0.0,
+        "solver_seconds": sum(r["solver_seconds"] for r in runs),
+        "bugs": dict(bugs),
+    }
+
+
 def outside_share(row: dict[str, Any]) -> float:
     busy = row.get("worker_seconds") or row["wall"]
     return max(0.0, 1.0 - row["solver_seconds"] / busy) if busy else 0.0
@@ -202,6 +228,10 @@ def main() -> int:
         "--fixed-too", action="store_true",
         help="also run sphinxfuzz with every call given --timeout (no calibrated limits)",
     )  # fmt: skip
+    parser.add_argument(
+        "--peer-runs", type=int, default=1,
+        help="run each yinyang tool this many times (seeds --seed, --seed+1, ...) and pool them",
+    )  # fmt: skip
     parser.add_argument("--yinyang-env", type=Path, default=DEFAULT_ENV)
     parser.add_argument("--out", type=Path, default=None, help="keep per-tool folders here")
     args = parser.parse_args()
@@ -232,7 +262,14 @@ def main() -> int:
                 rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 2, args.seed, True))
         else:
             assert python is not None
-            rows.append(run_yinyang(tool, python, seeds, work, args.time, args.timeout))
+            runs = [
+                run_yinyang(tool, python, seeds, work, args.time, args.timeout, args.seed + i,
+                            tool if args.peer_runs == 1 else f"{tool} run {i + 1}")
+                for i in range(args.peer_runs)
+            ]  # fmt: skip
+            rows.extend(runs)
+            if args.peer_runs > 1:
+                rows.append(pooled(tool, runs))
     print()
     print(table(rows))
     one = next((r for r in rows if r["tool"] == "sphinxfuzz-1job"), None)

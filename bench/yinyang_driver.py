@@ -1,11 +1,12 @@
 """Run one yinyang tool (opfuzz or typefuzz) for a fixed time and measure it from inside.
 
-    <yinyang venv>/bin/python bench/yinyang_driver.py TOOL SECONDS RESULT.json -- ARGS...
+    <yinyang venv>/bin/python bench/yinyang_driver.py TOOL SECONDS RESULT.json [SEED] -- ARGS...
 
 Started by bench/peers.py with the interpreter of yinyang's own environment. yinyang is run
 unchanged, as its console script would run it; the driver only wraps its solver call
 (`Solver.solve`) to time every call and keep what the solver printed, and stops the run
-with SIGALRM. Timing from inside the process adds no process per call, unlike a wrapper
+with SIGALRM. yinyang draws its seeds with the module-level `random`, unseeded; SEED seeds it
+so that a run picks the same seeds again. Timing from inside the process adds no process per call, unlike a wrapper
 script on the solver command line. Standard library and yinyang only.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import runpy
 import signal
@@ -26,7 +28,10 @@ class TimeUp(BaseException):
 
 def main() -> int:
     tool, seconds, result_path = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-    args = sys.argv[sys.argv.index("--") + 1 :]
+    split = sys.argv.index("--")
+    args = sys.argv[split + 1 :]
+    if split > 4:  # the seed order is the one thing yinyang leaves to chance
+        random.seed(int(sys.argv[4]))
     from yinyang.src.core import Fuzzer as fuzzer_module
     from yinyang.src.core import Solver as solver_module
     from yinyang.src.core.FuzzerUtil import in_ignore_list
