@@ -22,6 +22,7 @@ from sphinxfuzz.campaign.config import (
     CampaignConfig,
     calibrated_timeout,
     seed_check_detail,
+    theory_weight,
 )
 from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
 from sphinxfuzz.campaign.stats import Stats
@@ -89,6 +90,7 @@ class Worker:
         )
         self.specs: list[SolverSpec] = target_specs(config.solvers)
         self.theory_options: dict[str, tuple[str, ...]] = {}
+        self.theory_weights: dict[str, float] = {}  # learnt in this run (adapt_theories)
         self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
         # one long-lived process per solver that supports it (see solvers/persistent.py)
         self.persistent: dict[str, PersistentSolver] = {
@@ -299,7 +301,7 @@ class Worker:
                 try:
                     mutant = mutate(
                         base, rng, pool, rename_prob=config.rename_prob,
-                        theory_options=self.theory_options,
+                        theory_options=self.theory_options, theory_weights=self.theory_weights,
                     )  # fmt: skip
                 except GeneratorFailure as exc:
                     self.stats.generator_failures += 1
@@ -345,6 +347,11 @@ class Worker:
         stats.theories.update(set(mutant.theories))
         if accepted:
             stats.theories_accepted.update(set(mutant.theories))
+        if self.config.adapt_theories:
+            for theory in set(mutant.theories):
+                self.theory_weights[theory] = theory_weight(
+                    stats.theories[theory], stats.theories_accepted[theory]
+                )
         judgement = self._judge(mutant.text, results)
         results, judgement = self._confirmed(mutant, mutant.text, results, judgement)
         for verdict in judgement.verdicts:

@@ -135,6 +135,7 @@ def _config_from_options(
         seed_timeout=float(given["seed_timeout"] or 2.0),  # type: ignore[arg-type]
         fast_seed_factor=int(given["fast_seed_factor"] or 3),  # type: ignore[arg-type]
         timeout_factor=float(given["timeout_factor"] if given["timeout_factor"] is not None else 10.0),  # type: ignore[arg-type]
+        adapt_theories=given["adapt_theories"] is None,
     )
 
 
@@ -154,6 +155,7 @@ def fuzz(
     seed_timeout: Annotated[float | None, typer.Option("--seed-timeout", min=0.1, help="Seconds each solver gets for a seed's check before mutation; slower seeds are set aside (their mutants would mostly time out). Default: 2.")] = None,
     fast_seed_factor: Annotated[int | None, typer.Option("--fast-seed-factor", min=1, help=f"A seed whose mutants all answer within {FAST_MUTANT_SECONDS:g} s gets up to this many times --mutants-per-seed mutants (cheap tests first); 1 turns it off. Default: 3.")] = None,
     timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at least {MIN_MUTANT_TIMEOUT:g} s and at most --timeout (a mutant far slower than its seed would time out anyway); 0 gives every call --timeout. Default: 10.")] = None,
+    even_theories: Annotated[bool, typer.Option("--even-theories", help="Draw every theory equally often. Default: after 20 mutants with a theory's terms, it is drawn in proportion to the share of them every solver accepted (an older release that lacks operators, or a theory one solver lacks, then wastes few mutants).")] = False,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
@@ -175,6 +177,7 @@ def fuzz(
         "seed_timeout": seed_timeout,
         "fast_seed_factor": fast_seed_factor,
         "timeout_factor": timeout_factor,
+        "adapt_theories": False if even_theories else None,
     }
     try:
         stored = None

@@ -69,14 +69,17 @@ def mutate(
     rename_prob: float = 0.8,
     max_placeholders: int = MAX_PLACEHOLDERS,
     theory_options: Mapping[str, Sequence[str]] | None = None,
+    theory_weights: Mapping[str, float] | None = None,
 ) -> Mutant:
     """Make one mutant of `base`: replace a random non-empty subset of its atoms with generated
     terms. Deterministic in `rng` and in what `terms` returns for the seeds it is given.
 
     `theory_options` maps a theory to the solver options its terms need (`sets-exp=true`):
-    a mutant with such terms sets them itself, so only the mutants that need an option get it."""
+    a mutant with such terms sets them itself, so only the mutants that need an option get it.
+    `theory_weights` makes some theories likelier than others (missing ones weigh 1); without
+    it every theory is equally likely."""
     try:
-        return _mutate(base, rng, terms, rename_prob, max_placeholders, theory_options)
+        return _mutate(base, rng, terms, rename_prob, max_placeholders, theory_options, theory_weights)
     except RecursionError:
         # Some real triggers nest thousands of lets; the walks here are recursive by design
         # (clear code for the usual depth), so such a seed is skipped, not fatal.
@@ -91,6 +94,7 @@ def _mutate(
     rename_prob: float,
     max_placeholders: int,
     theory_options: Mapping[str, Sequence[str]] | None,
+    theory_weights: Mapping[str, float] | None = None,
 ) -> Mutant:
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
@@ -101,6 +105,9 @@ def _mutate(
     theories = sorted(terms.theories)
     if not theories:
         raise MutationError("no generator to draw terms from")
+    weights = [theory_weights.get(t, 1.0) for t in theories] if theory_weights else None
+    if weights and all(w == 1.0 for w in weights):
+        weights = None  # even draws keep rng.choice, so mutants stay as they were
     count = rng.randint(1, min(max_placeholders, len(atoms)))
     chosen = sorted(rng.sample(range(len(atoms)), count))
     names = _Names(symbol_names(script))
@@ -116,7 +123,7 @@ def _mutate(
         site = atoms[index]
         if any(_contains(outer, site.node) for outer in replaced):
             continue
-        theory = rng.choice(theories)
+        theory = rng.choices(theories, weights)[0] if weights else rng.choice(theories)
         generator_seed = rng.getrandbits(32)
         try:
             decls, term = terms.generate(theory, generator_seed)

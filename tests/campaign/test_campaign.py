@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,44 @@ def test_calibrated_limit_stays_between_the_floor_and_the_timeout() -> None:
     assert calibrated_timeout(config, seed_check_detail(0.5)) == 5.0
     assert calibrated_timeout(config, seed_check_detail(1.5)) == 10.0
     assert calibrated_timeout(config, "") == 10.0  # a store from before calibration
+
+
+_ONE_TERM_GENERATOR = '''"""Test generator: one shape of term, {what}."""
+
+import random
+
+THEORY = "{theory}"
+SOLVERS = ("z3", "cvc5")
+
+
+def generate(rng: random.Random) -> tuple[str, str]:
+    return "(declare-const v0 {sort})", f"({op} v0 {{rng.randint(0, 9)}})"
+'''
+
+
+def _rejected_theory_campaign(tmp_path: Path, name: str, adapt: bool) -> dict[str, int]:
+    generators = tmp_path / f"generators-{name}"
+    for theory, sort, op, what in (
+        ("Strings", "String", "str.<", "ill-sorted (a string against a number)"),
+        ("Ints", "Int", "<", "an easy comparison"),
+    ):
+        (generators / theory).mkdir(parents=True)
+        text = _ONE_TERM_GENERATOR.format(what=what, theory=theory, sort=sort, op=op)
+        (generators / theory / "generator.py").write_text(text)
+    config = replace(
+        config_for([SEEDS / "plain.smt2"], "z3", per_seed=120),
+        generators=str(generators), adapt_theories=adapt,
+    )  # fmt: skip
+    stats = run_campaign(config, tmp_path / name, Budget())
+    assert stats.mutants == 120
+    return dict(stats.theories)
+
+
+def test_a_theory_the_solvers_reject_is_drawn_less(tmp_path: Path) -> None:
+    # every mutant with a Strings term is rejected; after 20 of them Strings weighs about
+    # 1/22 against Ints' 1, so far fewer of the 120 mutants carry it than when drawn evenly
+    even = _rejected_theory_campaign(tmp_path, "even", adapt=False)
+    adapted = _rejected_theory_campaign(tmp_path, "adapted", adapt=True)
+    assert even["Strings"] >= 50, even
+    assert adapted["Strings"] <= 40, adapted
+    assert adapted["Ints"] > even["Ints"]
