@@ -192,22 +192,21 @@ def bisect_bug(
 
 def _refine(everything: list[str], sampled: list[str], run: Callable[[str], Tried]) -> None:
     """Between neighbouring samples where the bug comes or goes, find the exact release by
-    bisection (one install per step)."""
+    bisection (one install per step). The other side need not be clean: a bug that appears
+    where older releases reject the input (an operator they lack) gets its first release
+    too, and one that disappears where newer releases reject it its last."""
     for left, right in zip(sampled, sampled[1:], strict=False):
-        a, b = run(left).status, run(right).status
-        if BUG not in (a, b) or a == b or CLEAN not in (a, b):
+        left_bad, right_bad = run(left).status == BUG, run(right).status == BUG
+        if left_bad == right_bad:
             continue
         inside = everything[everything.index(left) + 1 : everything.index(right)]
-        lo, hi = -1, len(inside)  # inside[lo] has status a, inside[hi] status b
+        lo, hi = -1, len(inside)  # inside[lo] is on the left's side, inside[hi] on the right's
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            status = run(inside[mid]).status
-            if status == a:
+            if (run(inside[mid]).status == BUG) == left_bad:
                 lo = mid
-            elif status == b:
-                hi = mid
             else:
-                break  # neither: leave the interval as tried
+                hi = mid
 
 
 def load_bisection(folder: Path) -> dict[str, object] | None:

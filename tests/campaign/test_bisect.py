@@ -70,6 +70,23 @@ def test_the_sample_is_refined_where_the_bug_goes(bug: tuple[Path, Path], monkey
     assert (result.last_bad, result.first_good_after) == ("4.10.0", "4.10.1")
 
 
+def test_the_first_release_is_found_where_older_ones_reject_the_input(
+    bug: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root, folder = bug
+    rejecter = tmp_path / "rejecting_release"
+    rejecter.write_text('#!/bin/sh\necho \'(error "line 1 column 1: unknown constant")\'\nexit 1\n')
+    rejecter.chmod(0o755)
+    _release(tmp_path / "cache", "4.8.9", rejecter)
+    releases = ("4.8.9.0", *(f"{v}.0" for v in BUGGY + FIXED))
+    monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
+    result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
+    tried = {t.version: t.status for t in result.versions}
+    # 4.8.9 rejects, 4.9.1 crashes in the sample: 4.9.0 in between is the first that crashes
+    assert tried["4.8.9"] == "rejected" and tried["4.9.0"] == "bug"
+    assert (result.first_bad, result.last_bad, result.first_good_after) == ("4.9.0", "4.10.0", "4.10.1")
+
+
 def test_the_wrong_solver_is_a_clear_error(bug: tuple[Path, Path]) -> None:
     root, folder = bug
     with pytest.raises(BisectError, match="blames z3@4.9.0 .a z3 solver., not cvc5"):
