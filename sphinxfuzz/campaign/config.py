@@ -37,10 +37,10 @@ class CampaignConfig:
     # MIN_MUTANT_TIMEOUT, at most `timeout`). A mutant ten times slower than its seed is
     # most likely a time-out, and time-outs decide nothing. 0 gives every call `timeout`.
     timeout_factor: float = 10.0
-    # Theories whose mutants the solvers reject are drawn less: after THEORY_WEIGHT_AFTER
-    # mutants with its terms, a theory weighs the share of them every solver accepted (at
-    # least MIN_THEORY_WEIGHT). An older release that lacks an operator, or a theory one
-    # solver lacks, then costs few mutants that test only a parser. False draws evenly.
+    # Theories are drawn in proportion to the share of a few sampled terms every solver
+    # accepts (campaign/theory_probe.py): an older release that lacks an operator, or a
+    # theory one solver lacks, then costs few mutants that test only a parser. False draws
+    # every theory evenly.
     adapt_theories: bool = True
 
     def to_json(self) -> dict[str, object]:
@@ -57,15 +57,6 @@ class CampaignConfig:
 
 
 MIN_MUTANT_TIMEOUT = 0.5
-THEORY_WEIGHT_AFTER = 20
-MIN_THEORY_WEIGHT = 0.02
-
-
-def theory_weight(tried: int, accepted: int) -> float:
-    """How likely a theory is drawn, from how its mutants fared so far (1 until known)."""
-    if tried < THEORY_WEIGHT_AFTER:
-        return 1.0
-    return max(MIN_THEORY_WEIGHT, (accepted + 1) / (tried + 2))
 _SLOWEST = re.compile(r"slowest solver ([0-9.]+) s")
 
 

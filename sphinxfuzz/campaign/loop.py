@@ -22,7 +22,6 @@ from sphinxfuzz.campaign.config import (
     CampaignConfig,
     calibrated_timeout,
     seed_check_detail,
-    theory_weight,
 )
 from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
 from sphinxfuzz.campaign.stats import Stats
@@ -33,6 +32,7 @@ from sphinxfuzz.campaign.targets import (
     target_specs,
     theory_options,
 )
+from sphinxfuzz.campaign.theory_probe import probe_theories
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
 from sphinxfuzz.mutate.dialect import for_family
@@ -90,7 +90,7 @@ class Worker:
         )
         self.specs: list[SolverSpec] = target_specs(config.solvers)
         self.theory_options: dict[str, tuple[str, ...]] = {}
-        self.theory_weights: dict[str, float] = {}  # learnt in this run (adapt_theories)
+        self.theory_weights: dict[str, float] | None = None  # from the probe (adapt_theories)
         self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
         # one long-lived process per solver that supports it (see solvers/persistent.py)
         self.persistent: dict[str, PersistentSolver] = {
@@ -188,6 +188,8 @@ class Worker:
                 raise CampaignError(
                     f"no generator could be loaded from {config.generators}: {failures}"
                 )
+            if config.adapt_theories:
+                self._probe(pool)
             done = store.done_positions()
             current_round, usable = 0, False
             for position in itertools.count(self.worker, self.jobs):
@@ -214,6 +216,19 @@ class Worker:
                 self._publish()
         self._publish()
         return self.stats
+
+    def _probe(self, pool: GeneratorPool) -> None:
+        probe = probe_theories(pool, self.specs, self.config.campaign_seed, timeout=self.config.timeout)
+        self.stats.solver_time += probe.solver_seconds
+        self.stats.solver_calls += probe.solver_calls
+        self.theory_weights = probe.weights()
+        if self.worker != 0 or self.theory_weights is None:
+            return  # every worker probes alike: one says so
+        for theory, share in sorted(probe.accepted.items()):
+            if share < 1.0:
+                what = "left out" if share == 0 else f"drawn {share:.0%} as often"
+                why = probe.first_error.get(theory, "its generator failed")
+                self._say(f"theory probe: {theory} {what} ({why.splitlines()[0][:160]})")
 
     def _usable_seed(self, store: Store, seed_file: str) -> Seed | None:
         known = store.seed_status(seed_file)
@@ -347,11 +362,6 @@ class Worker:
         stats.theories.update(set(mutant.theories))
         if accepted:
             stats.theories_accepted.update(set(mutant.theories))
-        if self.config.adapt_theories:
-            for theory in set(mutant.theories):
-                self.theory_weights[theory] = theory_weight(
-                    stats.theories[theory], stats.theories_accepted[theory]
-                )
         judgement = self._judge(mutant.text, results)
         results, judgement = self._confirmed(mutant, mutant.text, results, judgement)
         for verdict in judgement.verdicts:

@@ -76,8 +76,8 @@ def mutate(
 
     `theory_options` maps a theory to the solver options its terms need (`sets-exp=true`):
     a mutant with such terms sets them itself, so only the mutants that need an option get it.
-    `theory_weights` makes some theories likelier than others (missing ones weigh 1); without
-    it every theory is equally likely."""
+    `theory_weights` makes some theories likelier than others (missing ones weigh 1, zero
+    never drawn); without it every theory is equally likely."""
     try:
         return _mutate(base, rng, terms, rename_prob, max_placeholders, theory_options, theory_weights)
     except RecursionError:

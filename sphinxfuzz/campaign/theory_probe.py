@@ -1,0 +1,68 @@
+"""Which theories the target solvers take: a few sampled terms per theory, checked once at
+the start of a run, weigh how often each theory is drawn.
+
+Old releases lack newer operators and one solver lacks whole theories; a mutant one solver
+rejects tests only its parser. The probe depends on nothing but the campaign seed, the
+generators and the solvers, so the same campaign draws the same mutants every time.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
+from sphinxfuzz.generators.solver_check import check_terms
+from sphinxfuzz.solvers.spec import SolverSpec
+
+PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one term in ten
+
+
+@dataclass
+class Probe:
+    """The share of each theory's sampled terms that every solver accepted."""
+
+    accepted: dict[str, float] = field(default_factory=dict)
+    first_error: dict[str, str] = field(default_factory=dict)  # theory -> "solver: error"
+    solver_seconds: float = 0.0
+    solver_calls: int = 0
+
+    def weights(self) -> dict[str, float] | None:
+        """Draw weights for `mutate` (None: draw evenly, as when every theory passed or none
+        did; a theory no term of which passed is never drawn)."""
+        shares = list(self.accepted.values())
+        if not shares or all(s == 1.0 for s in shares) or not any(shares):
+            return None
+        return dict(self.accepted)
+
+
+def probe_theories(
+    pool: GeneratorPool,
+    specs: Sequence[SolverSpec],
+    campaign_seed: int,
+    *,
+    terms: int = PROBE_TERMS,
+    timeout: float = 10.0,
+) -> Probe:
+    rng = random.Random(f"{campaign_seed}:probe")
+    probe = Probe()
+    for theory in sorted(pool.theories):
+        samples: list[tuple[str, str]] = []
+        for _ in range(terms):
+            try:
+                samples.append(pool.generate(theory, rng.getrandbits(32)))
+            except GeneratorFailure:
+                pass  # a failing call counts as a rejected term
+        started = time.monotonic()
+        verdicts = check_terms(samples, specs, timeout=timeout) if samples else []
+        probe.solver_seconds += time.monotonic() - started
+        probe.solver_calls += len(specs)
+        passed = [v for v in verdicts if not v.errors]
+        probe.accepted[theory] = len(passed) / terms
+        failed = next((v for v in verdicts if v.errors), None)
+        if failed is not None:
+            name, error = next(iter(failed.errors.items()))
+            probe.first_error[theory] = f"{name}: {error}"
+    return probe
