@@ -6,8 +6,8 @@ Started by bench/peers.py with the interpreter of yinyang's own environment. yin
 unchanged, as its console script would run it; the driver only wraps its solver call
 (`Solver.solve`) to time every call and keep what the solver printed, and stops the run
 with SIGALRM. yinyang draws its seeds with the module-level `random`, unseeded; SEED seeds it
-so that a run picks the same seeds again. Timing from inside the process adds no process per call, unlike a wrapper
-script on the solver command line. Standard library and yinyang only.
+so that a run picks the same seeds again. Timing from inside the process adds no process per
+call, unlike a wrapper script on the solver command line. Standard library and yinyang only.
 """
 
 from __future__ import annotations

@@ -220,10 +220,9 @@ class Worker:
     def _probe(self, pool: GeneratorPool) -> None:
         probe = probe_theories(pool, self.specs, self.config.campaign_seed, timeout=self.config.timeout)
         self.stats.solver_time += probe.solver_seconds
-        self.stats.solver_calls += probe.solver_calls
         self.theory_weights = probe.weights()
         if self.worker != 0 or self.theory_weights is None:
-            return  # every worker probes alike: one says so
+            return  # every worker probes alike: one says so (nothing passed: even draws)
         for theory, share in sorted(probe.accepted.items()):
             if share < 1.0:
                 what = "left out" if share == 0 else f"drawn {share:.0%} as often"

@@ -26,16 +26,14 @@ class Probe:
 
     accepted: dict[str, float] = field(default_factory=dict)
     first_error: dict[str, str] = field(default_factory=dict)  # theory -> "solver: error"
+    # Time inside check_terms (solver processes, mostly). Its calls are not counted: a batch
+    # with a rejected term is split and re-run, and check_terms does not say how often.
     solver_seconds: float = 0.0
-    solver_calls: int = 0
 
     def weights(self) -> dict[str, float] | None:
-        """Draw weights for `mutate` (None: draw evenly, as when every theory passed or none
-        did; a theory no term of which passed is never drawn)."""
-        shares = list(self.accepted.values())
-        if not shares or all(s == 1.0 for s in shares) or not any(shares):
-            return None
-        return dict(self.accepted)
+        """Draw weights for `mutate`: a theory no term of which passed is never drawn (None
+        when no theory passed: then every theory is drawn evenly)."""
+        return dict(self.accepted) if any(self.accepted.values()) else None
 
 
 def probe_theories(
@@ -58,7 +56,6 @@ def probe_theories(
         started = time.monotonic()
         verdicts = check_terms(samples, specs, timeout=timeout) if samples else []
         probe.solver_seconds += time.monotonic() - started
-        probe.solver_calls += len(specs)
         passed = [v for v in verdicts if not v.errors]
         probe.accepted[theory] = len(passed) / terms
         failed = next((v for v in verdicts if v.errors), None)

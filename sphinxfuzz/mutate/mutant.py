@@ -94,7 +94,7 @@ def _mutate(
     rename_prob: float,
     max_placeholders: int,
     theory_options: Mapping[str, Sequence[str]] | None,
-    theory_weights: Mapping[str, float] | None = None,
+    theory_weights: Mapping[str, float] | None,
 ) -> Mutant:
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
