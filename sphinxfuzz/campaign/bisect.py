@@ -5,8 +5,9 @@ The stored trigger is run on released versions of the blamed solver (installed o
 with `sphinxfuzz solvers install`), each standing in for the campaign's command line with
 the same options, next to the campaign's other solvers. A version shows the bug when the
 reduction's interestingness check (`sphinxfuzz.interesting`) finds the same kind of verdict
-with the same signature against it. Releases are tried from a coarse sample (the newest
-patch release of every minor version), then bisected between a bad and a good neighbour.
+with the same signature against it. Releases are tried from a coarse sample (the first and
+the last patch release of every minor version, plus the release the bug was found on), then
+bisected over every release between neighbours where the bug comes or goes.
 """
 
 from __future__ import annotations
@@ -93,12 +94,29 @@ def candidate_versions(family: str, available: tuple[str, ...] | None = None) ->
     return sorted(set(chosen), key=version_key)
 
 
-def coarse_sample(versions: list[str]) -> list[str]:
-    """The newest patch release of every minor version."""
-    newest: dict[tuple[int, ...], str] = {}
-    for version in versions:
-        newest[version_key(version)[:2]] = version  # sorted input: the last one wins
-    return sorted(newest.values(), key=version_key)
+def coarse_sample(versions: list[str], also: tuple[str, ...] = ()) -> list[str]:
+    """The first and the last patch release of every minor version (a bug that lives only in
+    an old minor's early patches is still seen), plus `also` where it is a candidate."""
+    ends: dict[tuple[int, ...], list[str]] = {}
+    for version in sorted(versions, key=version_key):
+        ends.setdefault(version_key(version)[:2], []).append(version)
+    chosen = {v for patches in ends.values() for v in (patches[0], patches[-1])}
+    chosen |= {v for v in also if v in versions}
+    return sorted(chosen, key=version_key)
+
+
+def found_on(folder: Path, spec: CheckSpec, family: str) -> tuple[str, ...]:
+    """The release of `family` the bug was stored from, when its version is a plain one."""
+    try:
+        meta = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    for result in meta.get("solvers") or []:
+        if result.get("name") == spec.solver and result.get("family", family) == family:
+            version = str(result.get("version") or "").split()[-1:]
+            if version and all(part.isdigit() for part in version[0].split(".")):
+                return (short_version(family, version[0]),)
+    return ()
 
 
 def _blamed(spec: CheckSpec, family: str) -> tuple[int, list[str]]:
@@ -180,7 +198,7 @@ def bisect_bug(
             say(f"  {family} {version}: {tried[version].status}")
         return tried[version]
 
-    first_pass = everything if versions else coarse_sample(everything)
+    first_pass = everything if versions else coarse_sample(everything, found_on(folder, spec, family))
     for version in first_pass:
         run(version)
     if not versions:
@@ -192,7 +210,7 @@ def bisect_bug(
 
 def _refine(everything: list[str], sampled: list[str], run: Callable[[str], Tried]) -> None:
     """Between neighbouring samples where the bug comes or goes, find the exact release by
-    bisection (one install per step). The other side need not be clean: a bug that appears
+    bisection over every release between them (one install per step). The other side need not be clean: a bug that appears
     where older releases reject the input (an operator they lack) gets its first release
     too, and one that disappears where newer releases reject it its last."""
     for left, right in zip(sampled, sampled[1:], strict=False):

@@ -15,8 +15,8 @@ from sphinxfuzz.campaign import Budget, Store, run_campaign
 from sphinxfuzz.campaign import bisect as bisect_module
 from sphinxfuzz.campaign.bisect import BisectError, bisect_bug, candidate_versions, coarse_sample
 
-BUGGY = ("4.9.0", "4.9.1", "4.10.0")
-FIXED = ("4.10.1", "4.11.0")
+BUGGY = ("4.9.0", "4.9.1", "4.9.2", "4.10.0")
+FIXED = ("4.10.1", "4.10.2", "4.11.0")
 
 
 def _release(cache: Path, version: str, program: Path) -> None:
@@ -62,12 +62,58 @@ def test_the_sample_is_refined_where_the_bug_goes(bug: tuple[Path, Path], monkey
     releases = ("4.8.4.0", *(f"{v}.0" for v in BUGGY + FIXED), "4.11.0.0.post1")
     monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
     assert candidate_versions("z3") == [*BUGGY, *FIXED]  # too old and post releases left out
-    assert coarse_sample(candidate_versions("z3")) == ["4.9.1", "4.10.1", "4.11.0"]
+    # the first and the last patch of every minor
+    assert coarse_sample(candidate_versions("z3")) == ["4.9.0", "4.9.2", "4.10.0", "4.10.2", "4.11.0"]
     result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
     tried = {t.version: t.status for t in result.versions}
-    # 4.9.1 bad and 4.10.1 good in the sample: 4.10.0 in between decides
-    assert tried == {"4.9.1": "bug", "4.10.0": "bug", "4.10.1": "clean", "4.11.0": "clean"}
+    # 4.10.0 bad and 4.10.2 good in the sample: 4.10.1 in between decides; 4.9.1 is not needed
+    assert tried == {"4.9.0": "bug", "4.9.2": "bug", "4.10.0": "bug", "4.10.1": "clean",
+                     "4.10.2": "clean", "4.11.0": "clean"}  # fmt: skip
     assert (result.last_bad, result.first_good_after) == ("4.10.0", "4.10.1")
+
+
+def _crasher_and_z3(tmp_path: Path) -> tuple[Path, Path]:
+    crasher = tmp_path / "crashing_release"
+    z3 = shutil.which("z3")
+    assert z3 is not None
+    return crasher, Path(z3)
+
+
+def test_a_bug_of_an_old_minors_early_patches_is_found(
+    bug: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The z3 4.8.x case: the newest patch of every minor is clean, the oldest is not."""
+    root, folder = bug
+    crasher, z3 = _crasher_and_z3(tmp_path)
+    for version, program in (("4.8.5", crasher), ("4.8.6", crasher), ("4.8.7", z3),
+                             ("4.8.8", z3), ("4.8.9", z3)):  # fmt: skip
+        _release(tmp_path / "cache", version, program)
+    releases = ("4.8.5.0", "4.8.6.0", "4.8.7.0", "4.8.8.0", "4.8.9.0", "4.10.1.0", "4.11.0.0")
+    monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
+    result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
+    assert (result.first_bad, result.last_bad, result.first_good_after) == ("4.8.5", "4.8.6", "4.8.7")
+    # bisection inside 4.8.5..4.8.9 tries 4.8.7 and 4.8.6, never every release
+    tried = [t["version"] for t in result.to_json()["versions"]]  # type: ignore[union-attr]
+    assert tried == ["4.8.5", "4.8.6", "4.8.7", "4.8.9", "4.10.1", "4.11.0"]
+
+
+def test_the_release_the_bug_was_found_on_is_tried(
+    bug: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A bug that only the middle patches of a minor have is found from the stored version."""
+    root, folder = bug
+    crasher, z3 = _crasher_and_z3(tmp_path)
+    for version, program in (("4.8.5", z3), ("4.8.6", crasher), ("4.8.7", crasher), ("4.8.8", z3)):
+        _release(tmp_path / "cache", version, program)
+    meta = json.loads((folder / "verdict.json").read_text())
+    for result in meta["solvers"]:
+        if result["name"] == "z3@4.9.0":
+            result["version"] = "4.8.6"
+    (folder / "verdict.json").write_text(json.dumps(meta))
+    releases = ("4.8.5.0", "4.8.6.0", "4.8.7.0", "4.8.8.0")
+    monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
+    result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
+    assert (result.first_bad, result.last_bad, result.first_good_after) == ("4.8.6", "4.8.7", "4.8.8")
 
 
 def test_the_first_release_is_found_where_older_ones_reject_the_input(
