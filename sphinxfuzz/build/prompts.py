@@ -6,11 +6,13 @@ import hashlib
 from pathlib import Path
 from string import Template
 
+from sphinxfuzz.datafiles import data_dir
+
 STEPS = ("system", "grammar", "implement", "refine_errors", "refine_traceback", "distil_errors")
 
 
 def default_prompts_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "prompts"
+    return data_dir("prompts")
 
 
 class PromptError(ValueError):

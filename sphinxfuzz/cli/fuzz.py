@@ -25,6 +25,7 @@ from sphinxfuzz.campaign import (
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, MIN_MUTANT_TIMEOUT
 from sphinxfuzz.campaign.runner import validate
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.datafiles import data_dir
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
 
@@ -54,8 +55,8 @@ HELP = (
 
 
 def default_seeds() -> Path:
-    """The repository's `skeletons/`, next to the package in a source checkout."""
-    return Path(__file__).resolve().parents[2] / "skeletons"
+    """The shipped `skeletons/` (packaged, or the checkout's)."""
+    return data_dir("skeletons")
 
 
 def _default_generators() -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.static_check import UnsafeGenerator, read_header, require_safe
 
 GENERATOR_FILE = "generator.py"
@@ -49,8 +50,8 @@ class Catalogue:
 
 
 def default_generators_dir() -> Path:
-    """The repository's `generated_generators/`, next to the package in a source checkout."""
-    return Path(__file__).resolve().parents[2] / "generated_generators"
+    """The shipped `generated_generators/` (packaged, or the checkout's)."""
+    return data_dir("generated_generators")
 
 
 def load_catalogue(directory: Path | str, *, strict: bool = True) -> Catalogue:

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphinxfuzz.datafiles import data_dir
+
 KINDS = ("standard", "extension")
 REQUIRED_KEYS = ("theory", "solvers", "logic", "kind")
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$")
@@ -36,8 +38,8 @@ class TheoryDoc:
 
 
 def default_docs_dir() -> Path:
-    """The repository's `docs_corpus/`, next to the package in a source checkout."""
-    return Path(__file__).resolve().parents[2] / "docs_corpus"
+    """The shipped `docs_corpus/` (packaged, or the checkout's)."""
+    return data_dir("docs_corpus")
 
 
 def load_theory_doc(path: Path | str) -> TheoryDoc:
