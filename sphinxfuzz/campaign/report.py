@@ -227,7 +227,7 @@ def _group_rows(groups: list[BugGroup], facts: dict[str, BugFacts], first: float
             f'<span class="kind-{escape(group.kind)}">{escape(group.kind)}</span>',
             escape(group.solver or "-"),
             escape(rep.version_of(group.solver)),
-            str(group.triggers),
+            str(group.hits),
             str(len(group.bugs)),
             escape(f"{(group.first_seen - first) / 60:.1f} min"),
             escape(", ".join(group.theories) or "-"),
@@ -235,7 +235,7 @@ def _group_rows(groups: list[BugGroup], facts: dict[str, BugFacts], first: float
             escape(bisect_summary(rep.bisect) or "-"),
             _size(rep),
         ])  # fmt: skip
-    header = ["group", "kind", "solver", "version", "triggers", "bugs", "first seen",
+    header = ["group", "kind", "solver", "version", "hits", "bugs", "first seen",
               "theories", "signature / shape", "bisect", "formula"]  # fmt: skip
     return _table(header, rows, numeric={4, 5})
 

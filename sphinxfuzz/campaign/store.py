@@ -341,6 +341,8 @@ class Store:
             "SELECT b.id, b.kind, b.solver, b.signature, b.seed_file, b.position, b.mutant, "
             "b.theories, b.found_at, b.folder, COALESCE(s.count, 1) FROM bugs b "
             "LEFT JOIN signatures s ON s.signature = b.signature AND s.first_bug = b.id "
+            # only a crash stands for other hits; any other bug is stored once per mutant
+            "AND b.kind = 'crash' "
             "ORDER BY b.found_at, b.id"
         ).fetchall()
         return [

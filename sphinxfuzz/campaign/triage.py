@@ -2,10 +2,14 @@
 
 - crash: one group per normalised crash signature (the store already keeps one bug per
   signature and counts its hits);
-- soundness and invalid model: one group per (kind, blamed solver, theories of the inserted
-  terms, shape), where the shape is the set of operator heads in the asserted terms of the
-  reduced formula (the mutant while it is not reduced). A set rather than counts: how often
-  an operator survives depends on how far ddSMT got, which operators survive much less.
+- soundness and invalid model, once reduced: one group per (kind, blamed solver, shape of
+  the reduced formula), the shape being its asserted terms with every declared or bound name
+  replaced by a placeholder numbered in order of appearance and every literal by its kind
+  (`<int>`, `<str>`, ...): operators and structure, not names and constants. Two mutants
+  from different theories that reduce to the same division by zero are one bug.
+- the same kinds while not reduced: one group per (kind, blamed solver, theories of the
+  inserted terms, the set of operator heads in the asserted terms); a whole mutant's exact
+  structure is never shared, its operators may be.
 
 Groups are computed from the store and the bug folders on every call: they change as bugs
 get reduced, and nothing has to be kept in step.
@@ -35,12 +39,10 @@ class BugGroup:
     bugs: list[BugRow] = field(default_factory=list)
 
     @property
-    def triggers(self) -> int:
+    def hits(self) -> int:
         """Mutants that hit the group: a crash bug stands for every hit of its signature,
-        other bugs are stored once per mutant (their signature counts span groups)."""
-        if self.kind == "crash":
-            return sum(bug.count for bug in self.bugs)
-        return len(self.bugs)
+        any other bug is stored once per mutant (its count is 1)."""
+        return sum(bug.count for bug in self.bugs)
 
     @property
     def first_seen(self) -> float:
@@ -101,6 +103,55 @@ def operator_heads(text: str) -> set[str]:
     return heads
 
 
+_LITERALS = {"numeral": "<int>", "decimal": "<real>", "hex": "<bv>", "binary": "<bv>",
+             "string": "<str>", "literal": "<lit>"}  # fmt: skip
+
+
+def formula_shape(text: str) -> str:
+    """The asserted terms with names and literals abstracted (see the module docstring);
+    asserts sorted and without repeats. "" when the text does not parse."""
+    try:
+        commands = parse_script(text).commands
+    except SmtParseError:
+        return ""
+    named: set[str] = {
+        c.items[1].name
+        for c in commands
+        if c.head_name() in _DECLARING and len(c.items) > 1 and isinstance(c.items[1], Atom)
+    }
+    for command in commands:  # bound names, wherever they are bound
+        stack: list[Node] = list(command.items)
+        while stack:
+            node = stack.pop()
+            if not isinstance(node, SList):
+                continue
+            if node.head_name() in _BINDERS and len(node.items) > 2 and isinstance(node.items[1], SList):
+                named |= {b.items[0].name for b in node.items[1].items
+                          if isinstance(b, SList) and b.items and isinstance(b.items[0], Atom)}  # fmt: skip
+            stack.extend(node.items)
+    order: dict[str, str] = {}
+
+    def shape(node: Node) -> str:
+        if isinstance(node, Atom):
+            if node.kind == "symbol" and node.name in named:
+                return order.setdefault(node.name, f"x{len(order)}")
+            if node.kind == "symbol" and node.name.startswith("bv") and node.name[2:].isdigit():
+                return "<bv>"  # the value of (_ bv5 4)
+            return _LITERALS.get(node.kind, node.text)
+        return "(" + " ".join(shape(item) for item in node.items) + ")"
+
+    asserts = [c.items[1] for c in commands if c.head_name() == "assert" and len(c) > 1]
+    try:
+        # names are numbered per assert, so the order of the asserts does not matter
+        shapes = []
+        for term in asserts:
+            order.clear()
+            shapes.append(shape(term))
+    except RecursionError:
+        return ""
+    return " ".join(sorted(set(shapes)))
+
+
 def formula_of(bug: BugRow) -> Path:
     """The reduced formula when there is one, else the stored trigger."""
     for name in (REDUCED, "mutant.smt2", "seed.smt2"):
@@ -110,16 +161,21 @@ def formula_of(bug: BugRow) -> Path:
 
 
 def group_key(bug: BugRow) -> tuple[str, str | None, tuple[str, ...], str]:
+    """(kind, solver, theories, key): theories are part of the key only while unreduced."""
     theories = tuple(sorted(set(bug.theories)))
     if bug.kind == "crash":
         return bug.kind, bug.solver, (), bug.signature
     path = formula_of(bug)
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if path.name == REDUCED:
+        shape = formula_shape(text)
+        if shape:
+            return bug.kind, bug.solver, (), shape
     return bug.kind, bug.solver, theories, " ".join(sorted(operator_heads(text)))
 
 
 def group_bugs(bugs: list[BugRow]) -> list[BugGroup]:
-    """Distinct bugs, most triggers first (then oldest first)."""
+    """Distinct bugs, most hits first (then oldest first)."""
     groups: dict[tuple[str, str | None, tuple[str, ...], str], BugGroup] = {}
     for bug in bugs:
         key = group_key(bug)
@@ -127,9 +183,9 @@ def group_bugs(bugs: list[BugRow]) -> list[BugGroup]:
             digest = hashlib.sha1(repr(key).encode("utf-8")).hexdigest()[:8]
             groups[key] = BugGroup(f"g{digest}", key[0], key[1], key[3], key[2])
         groups[key].bugs.append(bug)
-        if bug.kind == "crash":
+        if not key[2]:  # crashes and reduced bugs: the theories of every member
             groups[key].theories = tuple(sorted({*groups[key].theories, *bug.theories}))
-    return sorted(groups.values(), key=lambda g: (-g.triggers, g.first_seen, g.id))
+    return sorted(groups.values(), key=lambda g: (-g.hits, g.first_seen, g.id))
 
 
 def campaign_groups(root: Path) -> list[BugGroup]:

@@ -10,11 +10,19 @@ import typer
 from rich.console import Console
 
 from sphinxfuzz.campaign import Store, StoreError
+from sphinxfuzz.campaign.listing import bug_json, bugs_json
 from sphinxfuzz.campaign.reduce import REDUCED
 from sphinxfuzz.campaign.replay import find_bug, load_meta, replay, resolve_campaign
 from sphinxfuzz.campaign.store import safe_name
 from sphinxfuzz.campaign.triage import group_bugs
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.cli.options import (
+    CampaignOption,
+    JsonOption,
+    OldCampaignArgument,
+    campaign_from,
+    print_json,
+)
 
 bugs_app = typer.Typer(
     help="""List, show and replay stored bugs.
@@ -22,17 +30,13 @@ bugs_app = typer.Typer(
 \b
 Examples:
   sphinxfuzz bugs list                    (newest campaign in campaigns/)
-  sphinxfuzz bugs list campaigns/night
+  sphinxfuzz bugs list -c campaigns/night --json
   sphinxfuzz bugs show 17-3-cvc5-crash
   sphinxfuzz bugs replay 17-3-cvc5-crash  (does it still happen?)
   sphinxfuzz bugs replay campaigns/night/bugs/17-3-cvc5-crash""",
     no_args_is_help=True,
 )
 
-CampaignOption = Annotated[
-    str | None,
-    typer.Option("--campaign", "-c", help="Campaign folder (default: newest in campaigns/)."),
-]
 BugArgument = Annotated[
     str, typer.Argument(help="Bug id (see `bugs list`) or path to a bug folder.")
 ]
@@ -41,14 +45,14 @@ BugArgument = Annotated[
 
 @bugs_app.command("list")
 def list_bugs(
-    campaign: Annotated[
-        str | None, typer.Argument(help="Campaign folder (default: newest in campaigns/).")
-    ] = None,
+    old_campaign: OldCampaignArgument = None,
+    campaign: CampaignOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Distinct bugs (triage groups) first, then every stored bug with its signature."""
     console = Console(soft_wrap=True)
     try:
-        root = resolve_campaign(campaign)
+        root = resolve_campaign(campaign_from(campaign, old_campaign))
         with Store(root) as store:
             rows = store.bugs()
             findings = store.seed_findings()
@@ -56,14 +60,17 @@ def list_bugs(
             first = min((started for _, started, _ in store.runs()), default=0.0)
     except StoreError as exc:
         raise _fail(str(exc)) from None
+    if as_json:
+        print_json(bugs_json(root, groups, rows, findings))
+        return
     # plain aligned lines, never truncated: ids get copied and lines get grepped
     if groups:
         console.print(f"distinct bugs in {root}", style="bold", highlight=False)
         _print_rows(
             console,
-            ("group", "kind", "solver", "triggers", "bugs", "first seen", "theories", "example",
+            ("group", "kind", "solver", "hits", "bugs", "first seen", "theories", "example",
              "signature / shape"),
-            [(g.id, g.kind, g.solver or "-", str(g.triggers), str(len(g.bugs)),
+            [(g.id, g.kind, g.solver or "-", str(g.hits), str(len(g.bugs)),
               f"{(g.first_seen - first) / 60:.1f} min", ",".join(g.theories) or "-",
               g.representative.id, g.key) for g in groups],
         )  # fmt: skip
@@ -99,6 +106,7 @@ def _print_rows(console: Console, header: tuple[str, ...], rows: list[tuple[str,
 def show_bug(
     bug: BugArgument,
     campaign: CampaignOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """The bug's verdict, formula and every solver's command line, version and output."""
     console = Console(soft_wrap=True)
@@ -107,6 +115,9 @@ def show_bug(
         meta = load_meta(folder)
     except StoreError as exc:
         raise _fail(str(exc)) from None
+    if as_json:
+        print_json(bug_json(folder, meta))
+        return
     verdict = meta["verdict"]
     assert isinstance(verdict, dict)
     console.print(f"[bold]{meta['id']}[/]  {folder}", highlight=False)

@@ -8,9 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.live import Live
 from rich.table import Table
-from rich.text import Text
 
 from sphinxfuzz.campaign import (
     Budget,
@@ -25,6 +23,7 @@ from sphinxfuzz.campaign import (
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, MIN_MUTANT_TIMEOUT
 from sphinxfuzz.campaign.runner import validate
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.cli.progress import Progress, progress_mode
 from sphinxfuzz.datafiles import data_dir
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
@@ -40,9 +39,9 @@ HELP = (
     "  sphinxfuzz fuzz --time 10m\n"
     "    z3 vs cvc5, shipped skeletons/ and generators, ten minutes\n"
     "  sphinxfuzz fuzz --seeds ../shared/seeds/bug-triggers --jobs 2 --time 2h \\\n"
-    "                  --out campaigns/night\n"
+    "                  -c campaigns/night\n"
     "    another seed folder, two worker processes, two hours\n"
-    "  sphinxfuzz fuzz --out campaigns/night --resume --time 1h\n"
+    "  sphinxfuzz fuzz -c campaigns/night --resume --time 1h\n"
     "    continue a stopped or killed campaign with its stored configuration\n"
     '  sphinxfuzz fuzz --solvers "z3;/opt/z3-4.8.10/bin/z3" --mutants 500 --seed 7\n'
     "    two versions of one solver (every z3 theory is used), fixed seed\n"
@@ -50,7 +49,8 @@ HELP = (
     "    a quick try with the hand-written test generators\n\n"
     "Without --time or --mutants the campaign makes one pass over the seeds. Ctrl-C stops "
     "gracefully: the current mutant is finished and recorded, statistics are flushed. "
-    "Then: sphinxfuzz bugs list | show ID | replay ID."
+    "Then: sphinxfuzz bugs list | show ID | replay ID. With --fail-on-bug the exit status is 1 "
+    "when the run stored a new bug or seed finding, 0 otherwise (2: a usage error)."
 )
 
 
@@ -64,17 +64,6 @@ def _default_generators() -> str:
 
     return str(default_generators_dir())
 
-
-
-def _live_line(stats: Stats, elapsed: float) -> Text:
-    rate = stats.mutants / elapsed if elapsed > 0 else 0.0
-    calls = stats.solver_calls / elapsed if elapsed > 0 else 0.0
-    bugs = ", ".join(f"{k} {v}" for k, v in sorted(stats.bugs.items())) or "none"
-    return Text(
-        f"{elapsed:7.0f}s  mutants {stats.mutants} ({rate:.2f}/s)  calls {calls:.2f}/s  "
-        f"accepted {stats.acceptance:.0%}  unknown {stats.unknowns}  timeout {stats.timeouts}  "
-        f"bugs: {bugs}"
-    )
 
 
 def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary") -> Table:
@@ -149,8 +138,8 @@ def fuzz(
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes; worker k takes seed positions k, k+N, ...")] = 1,
     timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds per solver call. Default: 10.")] = None,
     campaign_seed: Annotated[int | None, typer.Option("--seed", help="Campaign seed: fixes seed order and every mutant. Default: from the clock.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Campaign folder. Default: campaigns/<timestamp>.")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the campaign in --out with its stored configuration.")] = False,
+    out: Annotated[Path | None, typer.Option("--campaign", "-c", "--out", help="Campaign folder to create (or continue with --resume), named as in every other command; --out is the older name. Default: campaigns/<timestamp>.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the campaign in --campaign with its stored configuration.")] = False,
     mutants_per_seed: Annotated[int | None, typer.Option("--mutants-per-seed", min=1, help="Mutants made from each seed. Default: 10.")] = None,
     rename_prob: Annotated[float | None, typer.Option("--rename-prob", min=0.0, max=1.0, help="Chance that a fresh generated variable is renamed to a seed variable of its sort. Default: 0.8.")] = None,
     seed_timeout: Annotated[float | None, typer.Option("--seed-timeout", min=0.1, help="Seconds each solver gets for a seed's check before mutation; slower seeds are set aside (their mutants would mostly time out). Default: 2.")] = None,
@@ -158,6 +147,9 @@ def fuzz(
     timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at least {MIN_MUTANT_TIMEOUT:g} s and at most --timeout (a mutant far slower than its seed would time out anyway); 0 gives every call --timeout. Default: 10.")] = None,
     even_theories: Annotated[bool, typer.Option("--even-theories", help="Draw every theory equally often. Default: at the start, 20 sampled terms per theory go to every solver, and a theory is drawn in proportion to the share all of them accept (an older release that lacks operators, or a theory one solver lacks, then wastes few mutants).")] = False,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no messages while running; the summary still comes at the end.")] = False,
+    log_every: Annotated[float, typer.Option("--log-every", min=0.0, help="When stdout is not a terminal (a log file, CI), print a timestamped statistics line every this many seconds; 0: none. On a terminal a live line is shown instead.")] = 10.0,
+    fail_on_bug: Annotated[bool, typer.Option("--fail-on-bug", help="Exit with status 1 when this run stored a new bug or seed finding (for CI).")] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     try:
@@ -165,7 +157,7 @@ def fuzz(
     except ValueError as exc:
         raise _fail(f"--time: {exc}") from None
     if resume and out is None:
-        raise _fail("--resume needs --out: the campaign folder to continue")
+        raise _fail("--resume needs --campaign: the campaign folder to continue")
     root = out or Path("campaigns") / time.strftime("%Y%m%d-%H%M%S")
     given: dict[str, object | None] = {
         "seeds": list(seeds) if seeds else None,
@@ -195,24 +187,19 @@ def fuzz(
         highlight=False,
     )
     started = time.monotonic()
-    with Live(Text("starting..."), console=console, refresh_per_second=4, transient=True) as live:
-
-        def progress(stats: Stats, elapsed: float) -> None:
-            live.update(_live_line(stats, elapsed))
-
-        def message(text: str) -> None:
-            live.console.print(text, highlight=False, markup=False)
-
+    with Progress(console, progress_mode(console, quiet), log_every) as shown:
         try:
             stats = run_campaign(
                 config, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
-                on_progress=progress, on_message=message, persistent=not fresh_processes,
+                on_progress=shown.update, on_message=shown.message, persistent=not fresh_processes,
             )  # fmt: skip
         except (CampaignError, StoreError) as exc:
-            live.stop()
+            shown.stop()
             raise _fail(str(exc)) from None
     console.print(summary_table(stats, time.monotonic() - started))
-    console.print(f"bugs stored in {root}/bugs; list them with `sphinxfuzz bugs list {root}`")
+    console.print(f"bugs stored in {root}/bugs; list them with `sphinxfuzz bugs list -c {root}`")
+    if fail_on_bug and (sum(stats.bugs.values()) or stats.seed_findings):
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

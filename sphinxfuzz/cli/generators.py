@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.cli.options import JsonOption, print_json
 from sphinxfuzz.generators.catalogue import (
     Catalogue,
     CatalogueError,
@@ -33,7 +34,7 @@ generators_app = typer.Typer(
 
 \b
 Examples:
-  sphinxfuzz generators list
+  sphinxfuzz generators list --json
   sphinxfuzz generators sample Ints -n 5 --seed 7
   sphinxfuzz generators validate                      every theory, its own solvers
   sphinxfuzz generators validate Ints Strings -n 200 --solvers 'z3;cvc5'""",
@@ -88,10 +89,25 @@ def _manifest_validity(manifest: dict[str, Any] | None) -> str:
 
 
 @generators_app.command("list")
-def list_generators(generators: GeneratorsOption = None, docs: DocsOption = None) -> None:
+def list_generators(
+    generators: GeneratorsOption = None, docs: DocsOption = None, as_json: JsonOption = False
+) -> None:
     """Every generator: theory, solver families, kind, and the validity its build recorded."""
     catalogue = _catalogue(generators, strict=False)
     corpus = _corpus(docs)
+    if as_json:
+        print_json({
+            "schema": "sphinxfuzz/generators-list/1",
+            "directory": str(catalogue.directory),
+            "generators": [
+                {"theory": theory, "solvers": list(entry.solvers),
+                 "kind": corpus[theory].kind if theory in corpus else None,
+                 "path": str(entry.path), "manifest": entry.manifest}
+                for theory, entry in sorted(catalogue.entries.items())
+            ],
+            "skipped": dict(sorted(catalogue.errors.items())),
+        })  # fmt: skip
+        return
     console = Console()
     table = Table(title=f"generators in {catalogue.directory}")
     for column in ("theory", "solvers", "kind", "validity"):
@@ -156,6 +172,7 @@ def validate(
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the table as Markdown (for the README).")
     ] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Sample each generator, check the terms with solvers, and report quality measures.
 
@@ -178,7 +195,7 @@ def validate(
         fixed_specs = parse_specs(solvers) if solvers else None
     except ValueError as exc:
         raise _fail(f"--solvers: {exc}") from None
-    console = Console()
+    console = Console(stderr=as_json)  # the progress spinner stays off a JSON stdout
     reports: list[ValidationReport] = []
     for theory in chosen:
         entry = catalogue.entries[theory]
@@ -196,6 +213,12 @@ def validate(
             reports.append(
                 validate_theory(entry, corpus.get(theory), specs, n=n, seed=seed, timeout=timeout)
             )
+    if as_json:
+        print_json({"schema": "sphinxfuzz/generators-validate/1", "seed": seed,
+                    "theories": [_report_json(r) for r in reports]})  # fmt: skip
+        if any(report.shortfalls() for report in reports):
+            raise typer.Exit(1)
+        return
     if markdown:
         typer.echo(_markdown_table(reports))
     else:
@@ -218,6 +241,27 @@ def validate(
                 console.print(f"  {note}", highlight=False, markup=False)
     if any(report.shortfalls() for report in reports):
         raise typer.Exit(1)
+
+
+def _report_json(report: Any) -> dict[str, Any]:
+    return {
+        "theory": report.theory,
+        "kind": report.kind,
+        "terms": report.samples,
+        "requested": report.requested,
+        "validity": report.validity,
+        "validity_by_solver": dict(report.validity_by_solver),
+        "conformance": report.conformance,
+        "coverage": report.coverage,
+        "missing_operators": list(report.missing_operators),
+        "ms_per_term": report.seconds_per_term * 1000,
+        "check_seconds": report.check_seconds,
+        "errors": list(report.errors),
+        "sampling": {"kind": report.sample_kind, "failure": report.sample_failure},
+        "grammar_error": report.grammar_error,
+        "shortfalls": report.shortfalls(),
+        "meets": not report.shortfalls(),
+    }
 
 
 def _solver_names(reports: list[Any]) -> list[str]:

@@ -12,6 +12,7 @@ from rich.markup import escape
 from sphinxfuzz.campaign import StoreError
 from sphinxfuzz.campaign.replay import resolve_campaign
 from sphinxfuzz.campaign.report import write_report
+from sphinxfuzz.cli.options import CampaignOption, OldCampaignArgument, campaign_from
 
 HELP = (
     "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
@@ -20,21 +21,20 @@ HELP = (
     "\b\n"
     "Examples:\n"
     "  sphinxfuzz report                              (newest campaign in campaigns/)\n"
-    "  sphinxfuzz report campaigns/night --out night.html"
+    "  sphinxfuzz report -c campaigns/night --out /tmp/night.html"
 )
 
 
 def report_command(
-    campaign: Annotated[
-        str | None, typer.Argument(help="Campaign folder (default: newest in campaigns/).")
-    ] = None,
+    old_campaign: OldCampaignArgument = None,
+    campaign: CampaignOption = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="HTML file to write (default: CAMPAIGN/report.html)."),
     ] = None,
 ) -> None:
     try:
-        root = resolve_campaign(campaign)
+        root = resolve_campaign(campaign_from(campaign, old_campaign))
         target = write_report(root, out if out is not None else root / "report.html")
     except (StoreError, OSError) as exc:
         Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)

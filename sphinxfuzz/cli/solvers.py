@@ -6,9 +6,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.cli.options import JsonOption, print_json
 from sphinxfuzz.solvers import BUILTINS, SolverSpecError, parse_specs, solver_version
 from sphinxfuzz.solvers.installs import (
     InstallError,
@@ -30,36 +32,56 @@ solvers_app = typer.Typer(
 )
 
 
-def _table(spec_text: str | None) -> Table:
-    table = Table(title="solvers")
-    for column in ("name", "family", "status", "version", "command line"):
-        table.add_column(column)
+def solver_rows(spec_text: str | None) -> list[dict[str, object]]:
+    """One entry per solver: the built-ins and installed releases, or the given specs."""
     entries = spec_text.split(";") if spec_text else [
         *BUILTINS, *(f"{i.family}@{i.version}" for i in installed_versions())
     ]
+    rows: list[dict[str, object]] = []
     for entry in entries:
         try:
             spec = parse_specs(entry)[0]
         except SolverSpecError as exc:
-            table.add_row(entry.split()[0] if entry.split() else entry, "-", "[red]missing[/red]", "-", str(exc))
+            name = entry.split()[0] if entry.split() else entry
+            rows.append({"name": name, "spec": entry.strip(), "family": None, "found": False,
+                         "version": None, "argv": None, "problem": str(exc)})  # fmt: skip
             continue
-        table.add_row(spec.name, spec.family, "[green]found[/green]", solver_version(spec), " ".join(spec.argv))
-    return table
+        rows.append({"name": spec.name, "spec": spec.text, "family": spec.family, "found": True,
+                     "version": solver_version(spec), "argv": list(spec.argv), "problem": None})  # fmt: skip
+    return rows
+
+
+def _show(spec_text: str | None, as_json: bool) -> None:
+    rows = solver_rows(spec_text)
+    if as_json:
+        print_json({"schema": "sphinxfuzz/solvers/1", "cache": str(cache_root()), "solvers": rows})
+        return
+    table = Table(title="solvers")
+    for column in ("name", "family", "status", "version", "command line"):
+        table.add_column(column)
+    for row in rows:
+        if row["found"]:
+            table.add_row(str(row["name"]), str(row["family"]), "[green]found[/green]",
+                          str(row["version"]), " ".join(row["argv"]))  # type: ignore[arg-type]  # fmt: skip
+        else:
+            table.add_row(str(row["name"]), "-", "[red]missing[/red]", "-", escape(str(row["problem"])))
+    Console().print(table)
 
 
 @solvers_app.callback()
-def _default(ctx: typer.Context) -> None:
+def _default(ctx: typer.Context, as_json: JsonOption = False) -> None:
     if ctx.invoked_subcommand is None:
-        Console().print(_table(None))
+        _show(None, as_json)
 
 
 @solvers_app.command("list")
 def list_solvers(
     spec: str = typer.Option(None, "--solvers", help="Solver specs to check instead of the built-ins."),
+    as_json: JsonOption = False,
 ) -> None:
-    """List built-in solvers (or the given specs): found or not, version, command line."""
-    Console().print(_table(spec))
-
+    """List built-in solvers and installed releases (or the given specs): found or not,
+    version, command line."""
+    _show(spec, as_json)
 
 
 @solvers_app.command("install")

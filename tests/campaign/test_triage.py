@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sphinxfuzz.campaign import Store
-from sphinxfuzz.campaign.triage import campaign_groups, group_key, operator_heads
+from sphinxfuzz.campaign.triage import campaign_groups, formula_shape, group_key, operator_heads
 from sphinxfuzz.cli import app
 
 
@@ -36,7 +36,7 @@ def test_crash_groups_follow_signatures(crash_campaign: tuple[Path, list[str]]) 
     crash = [g for g in groups if g.kind == "crash"]
     assert {g.key for g in crash} == {b.signature for b in bugs if b.kind == "crash"}
     for group in crash:
-        assert group.triggers == counts[group.key] and group.triggers >= 3
+        assert group.hits == counts[group.key] and group.hits >= 3
         assert group.theories  # the generators behind the crashing mutants
 
 
@@ -52,15 +52,25 @@ def test_soundness_bugs_group_by_shape_of_the_reduced_formula(
     assert sum(len(g.bugs) for g in before) == len(bugs)
     for group in before:  # every member really has its group's key
         assert {group_key(b) for b in group.bugs} == {(group.kind, group.solver, group.theories, group.key)}
-    # once reduced to the same core, bugs with the same theories become one group
-    core = "(declare-const lie_marker Int)\n(assert (< lie_marker 100))\n(check-sat)\n(get-model)\n"
-    for bug in bugs:
+    # once reduced to one core (names and constants aside), bugs of any theories are one group
+    for index, bug in enumerate(bugs):
+        core = f"(declare-const v{index} Int)\n(assert (< v{index} {100 + index}))\n(check-sat)\n"
         (bug.folder / "reduced.smt2").write_text(core)
-    after = campaign_groups(root)
-    assert len(after) == len({tuple(sorted(set(b.theories))) for b in bugs}) <= len(before)
-    assert all(g.key == "<" for g in after)
-    assert sum(g.triggers for g in after) == len(bugs)
-    listed = CliRunner().invoke(app, ["bugs", "list", str(root)])
+    (after,) = campaign_groups(root)
+    assert after.key == "(< x0 <int>)" and after.hits == len(bugs) == len(after.bugs)
+    assert set(after.theories) == {t for b in bugs for t in b.theories}
+    listed = CliRunner().invoke(app, ["bugs", "list", "-c", str(root)])
     assert listed.exit_code == 0, listed.output
     assert listed.output.index("distinct bugs") < listed.output.index(f"bugs in {root}")
-    assert all(g.id in listed.output for g in after)
+    assert after.id in listed.output and f" {len(bugs)}  " in listed.output
+
+
+def test_the_shape_keeps_operators_and_structure_not_names_or_constants() -> None:
+    div = "(declare-fun a () Int)(declare-fun b () Int)(assert (= a (div b 0)))(check-sat)"
+    renamed = "(declare-const p Int)(declare-const q Int)(assert (= p (div q 7)))"
+    assert formula_shape(div) == formula_shape(renamed) == "(= x0 (div x1 <int>))"
+    assert formula_shape(div) != formula_shape(div.replace("div", "mod"))
+    assert formula_shape(div) != formula_shape(div.replace("(div b 0)", "(div a 0)"))  # structure
+    bound = "(assert (forall ((k Int)) (let ((m (+ k 1))) (> m #x0f))))"
+    assert formula_shape(bound) == formula_shape(bound.replace("k", "z").replace("#x0f", "#x10"))
+    assert formula_shape("(assert (") == ""

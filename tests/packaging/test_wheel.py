@@ -1,0 +1,70 @@
+"""The built wheel is a whole sphinxfuzz: installed into a fresh virtual environment (not the
+checkout), it finds its generators, seeds, theory documents and prompts and runs a campaign
+and a validation from an unrelated folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SKIP = shutil.ignore_patterns(".git", "build", "dist", "campaigns", "__pycache__", "*.egg-info",
+                              ".venv", ".pytest_cache", ".ruff_cache", ".hypothesis")  # fmt: skip
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 120) -> str:
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{argv}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # build from a copy: an in-tree build leaves build/ and *.egg-info in the checkout
+    source = tmp_path_factory.mktemp("source") / "sphinxfuzz"
+    shutil.copytree(REPO, source, ignore=SKIP)
+    out = tmp_path_factory.mktemp("wheel")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    _run([sys.executable, "-m", "pip", "wheel", str(source), "-w", str(out), "--no-deps", "-q",
+          "--disable-pip-version-check"], out, env, timeout=300)  # fmt: skip
+    (found,) = out.glob("sphinxfuzz-*.whl")
+    return found
+
+
+def test_the_wheel_carries_every_data_folder(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder in ("generated_generators", "skeletons", "docs_corpus", "prompts"):
+        shipped = {p.relative_to(REPO / folder).as_posix() for p in (REPO / folder).rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts}  # fmt: skip
+        packed = {n.removeprefix(f"sphinxfuzz/_data/{folder}/") for n in names
+                  if n.startswith(f"sphinxfuzz/_data/{folder}/")}  # fmt: skip
+        assert shipped and packed == shipped, folder
+    assert {"sphinxfuzz/py.typed", "sphinxfuzz/schemas/manifest.schema.json",
+            "sphinxfuzz/solvers/cvc5_shim.py"} <= names  # fmt: skip
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+
+
+def test_the_installed_wheel_fuzzes_and_validates(wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    # the system site-packages give the dependencies without downloading them again
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["SPHINXFUZZ_CACHE"] = str(tmp_path / "cache")
+    python, command = str(venv / "bin" / "python"), str(venv / "bin" / "sphinxfuzz")
+    _run([python, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall",
+          "--disable-pip-version-check", str(wheel)], tmp_path, env)  # fmt: skip
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    where = _run([python, "-c", "import sphinxfuzz; print(sphinxfuzz.__file__)"], elsewhere, env)
+    assert Path(where.strip()).is_relative_to(venv), where  # the wheel's copy, not a checkout
+    out = _run([command, "fuzz", "--mutants", "20", "--seed", "3", "--out", "camp", "--quiet"],
+               elsewhere, env)  # fmt: skip
+    assert "mutants" in out and (elsewhere / "camp" / "campaign.sqlite").is_file()
+    validated = _run([command, "generators", "validate", "Core", "-n", "20", "--json"], elsewhere, env)
+    assert '"theory": "Core"' in validated
