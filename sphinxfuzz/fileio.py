@@ -1,4 +1,8 @@
-"""Atomic file and folder writes: a killed campaign leaves whole files or none."""
+"""Atomic file and folder writes: a killed campaign leaves whole files or none.
+
+The temporary files and folders they start from are private (mode 0600 and 0700); what they
+become gets the mode an ordinary write would give under the user's umask.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,20 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux allows."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore (not thread-safe, hence the above)
+    os.umask(mask)
+    return mask
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -17,6 +35,7 @@ def write_atomic(path: Path, data: str | bytes) -> None:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -35,6 +54,7 @@ def write_folder_atomic(path: Path, files: dict[str, str]) -> None:
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+        os.chmod(staging, 0o777 & ~current_umask())
         if path.exists():
             shutil.rmtree(path)
         os.rename(staging, path)
