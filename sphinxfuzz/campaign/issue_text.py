@@ -7,6 +7,7 @@ The text is Markdown, ready to paste into a GitHub issue.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,27 +140,66 @@ def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
     )
 
 
+def describe(kind: str, solver: str | None) -> str:
+    """A verdict in words: "crash in z3", "disagreement between the solvers"."""
+    if solver is None:
+        return f"{kind} between the solvers"
+    return f"{kind} in {solver}"
+
+
+def solver_words(name: str | None, family: str) -> str:
+    """The solver as a maintainer names it: z3@4.8.8 is z3 (its version is said apart)."""
+    if not name:
+        return "the solver"
+    if re.fullmatch(rf"{re.escape(family)}@[\w.+-]+", name):
+        return family
+    return name
+
+
+def plain_command(spec: str, family: str) -> str:
+    """The command line as the solver's developers run it: `z3 model_validate=true`, not
+    `z3@4.8.8 model_validate=true` (a sphinxfuzz name) nor a path on the fuzzing machine."""
+    words = spec.split()
+    if not words:
+        return family
+    head = words[0]
+    if re.fullmatch(rf"{re.escape(family)}@[\w.+-]+", head):
+        head = family
+    elif "/" in head:
+        head = head.rsplit("/", 1)[1]
+    return " ".join([head, *words[1:]])
+
+
 def bisect_summary(bisect: dict[str, object] | None) -> str:
-    """One line from `sphinxfuzz bisect`'s bisect.json, or "" when there is none."""
+    """The lifespan from `sphinxfuzz bisect`'s bisect.json as one sentence naming the
+    releases tried, or "" when there is none."""
     if not bisect:
         return ""
-    parts = []
-    if bisect.get("first_bad"):
-        parts.append(f"fails from {bisect['first_bad']}")
-    if bisect.get("last_bad"):
-        parts.append(f"still fails in {bisect['last_bad']}")
-    if bisect.get("first_good_after"):
-        parts.append(f"fixed in {bisect['first_good_after']}")
+    family = str(bisect.get("solver") or "")
+    first, last = bisect.get("first_bad"), bisect.get("last_bad")
+    fixed = bisect.get("first_good_after")
     versions = bisect.get("versions")
-    tested = len(versions) if isinstance(versions, list) else 0
-    return ", ".join(parts or ["no failing version found"]) + f" ({tested} versions tested)"
+    tried = [v for v in versions if isinstance(v, dict)] if isinstance(versions, list) else []
+    listing = ", ".join(f"{v.get('version')} {v.get('status')}" for v in tried) or "none"
+    if not first:
+        sentence = f"None of the {family} releases tried shows the bug"
+    elif first == last:
+        sentence = f"Of the {family} releases tried, only {first} shows the bug"
+    else:
+        sentence = f"The bug shows in {family} {first} to {last}"
+    if first and fixed:
+        sentence += f"; {fixed} is the first release after that without it"
+    elif first and tried and tried[-1].get("version") == last:
+        sentence += f"; the newest release tried ({last}) still has it"
+    return f"{sentence}. Releases tried ({len(tried)}): {listing}."
 
 
 def issue_text(facts: BugFacts) -> str:
     blamed = facts.blamed or {}
-    name = facts.solver or "solver"
     family = str(blamed.get("family") or "other")
-    spec = str(blamed.get("spec") or name)
+    name = solver_words(facts.solver, family)
+    spec = str(blamed.get("spec") or facts.solver or family)
+    command = plain_command(spec, family)
     version = facts.version_of(facts.solver)
     title, expected, actual = expected_actual(facts)
     formula = _dialect(facts.formula, family).rstrip()
@@ -176,7 +216,7 @@ def issue_text(facts: BugFacts) -> str:
         "",
         "Command:",
         "```sh",
-        f"{spec} bug.smt2",
+        f"{command} bug.smt2",
         "```",
         "",
         f"Expected: {expected}",
@@ -190,10 +230,11 @@ def issue_text(facts: BugFacts) -> str:
     others = [s for s in facts.solvers if s.get("name") != facts.solver]
     if others:
         lines += ["", "Other solvers on the same formula:"]
-        lines += [f"- {s.get('name')} {s.get('version')} (`{s.get('spec')}`): {_answers(s)}"
+        lines += [f"- {solver_words(str(s.get('name')), str(s.get('family')))} {s.get('version')} "
+                  f"(`{plain_command(str(s.get('spec')), str(s.get('family')))}`): {_answers(s)}"
                   for s in others]  # fmt: skip
     summary = bisect_summary(facts.bisect)
     if summary:
-        lines += ["", f"Versions: {summary}"]
-    lines += ["", f"Solver version: {version} (run as `{spec}`). Found by sphinxfuzz."]
+        lines += ["", summary]
+    lines += ["", f"Found by sphinxfuzz with {name} {version}."]
     return "\n".join(lines) + "\n"

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from sphinxfuzz.campaign import Store, StoreError
 from sphinxfuzz.campaign.bisect import BisectError, Bisection, bisect_bug
+from sphinxfuzz.campaign.issue_text import bisect_summary
 from sphinxfuzz.campaign.replay import find_bug, resolve_campaign
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.solvers.installs import PACKAGES
@@ -21,9 +22,11 @@ HELP = (
     "lifespan: the first release that shows the bug, the last, and the first one after it "
     "that no longer does.\n\n"
     "Releases are installed on demand (`sphinxfuzz solvers install`, one venv per version in "
-    "the cache). Without --versions, the newest patch release of every minor version is tried "
-    "(z3 from 4.8.5, cvc5 from 1.1.0), then the exact release is found by bisection where the "
-    "bug comes or goes. The result goes to bugs/<id>/bisect.json.\n\n"
+    "the cache; `sphinxfuzz solvers prune` removes them afterwards). Without --versions, the "
+    "first and the last patch release of every minor version are tried (z3 from 4.8.5, cvc5 "
+    "from 1.1.0), with the release the bug was found on, then the exact releases are found by "
+    "bisection over every release between two tried ones where the bug comes or goes. The "
+    "result, with every release tried, goes to bugs/<id>/bisect.json.\n\n"
     "\b\n"
     "Examples:\n"
     "  sphinxfuzz bisect 4-2-z3-soundness --solver z3\n"
@@ -85,6 +88,9 @@ def bisect_command(
         results.append(result)
     if results:
         console.print(_table(results))
+        for result in results:  # the releases behind each lifespan, in words
+            console.print(f"{result.bug}: {bisect_summary(result.to_json())}", highlight=False,
+                          markup=False)  # fmt: skip
     if skipped:
         console.print(f"{skipped} bug(s) skipped (another solver blamed, or no solver blamed)")
 

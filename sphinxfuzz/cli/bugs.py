@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from sphinxfuzz.campaign import Store, StoreError
+from sphinxfuzz.campaign.issue_text import describe
 from sphinxfuzz.campaign.listing import bug_json, bugs_json
 from sphinxfuzz.campaign.reduce import REDUCED
 from sphinxfuzz.campaign.replay import find_bug, load_meta, replay, resolve_campaign
@@ -177,12 +178,12 @@ def replay_bug(
     original = outcome.original
     now = outcome.judgement.verdicts
     if outcome.reproduced:
-        console.print(f"[bold green]reproduces[/]: {original.kind} in {original.solver}: "
+        console.print(f"[bold green]reproduces[/]: {describe(original.kind, original.solver)}: "
                       f"{original.signature}", highlight=False)  # fmt: skip
         return
-    found = "; ".join(f"{v.kind} in {v.solver}: {v.signature}" for v in now) or "no bug"
-    console.print(f"[bold yellow]does not reproduce[/]: stored {original.kind} in "
-                  f"{original.solver}; now {found}", highlight=False)  # fmt: skip
+    found = "; ".join(f"{describe(v.kind, v.solver)}: {v.signature}" for v in now) or "no bug"
+    console.print(f"[bold yellow]does not reproduce[/]: stored "
+                  f"{describe(original.kind, original.solver)}; now {found}", highlight=False)  # fmt: skip
     raise typer.Exit(1)
 
 

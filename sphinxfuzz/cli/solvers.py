@@ -18,7 +18,9 @@ from sphinxfuzz.solvers.installs import (
     install,
     installed_versions,
     parse_requirement,
+    prune,
     released_versions,
+    remove,
 )
 
 solvers_app = typer.Typer(
@@ -99,6 +101,43 @@ def install_solvers(
             console.print(f"{done.family}@{done.version}: {' '.join(done.argv)}")
     except InstallError as exc:
         raise _fail(str(exc)) from None
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.0f} MB"
+
+
+@solvers_app.command("remove")
+def remove_solvers(
+    releases: Annotated[list[str], typer.Argument(help="Installed releases: z3==4.8.17 or z3@4.8.17.")],
+) -> None:
+    """Delete installed releases from the cache."""
+    console = Console(soft_wrap=True)
+    try:
+        for family, version in [parse_requirement(r) for r in releases]:
+            console.print(f"removed {family}@{version} ({_mb(remove(family, version))})")
+    except InstallError as exc:
+        raise _fail(str(exc)) from None
+
+
+@solvers_app.command("prune")
+def prune_solvers(
+    keep: Annotated[list[str] | None, typer.Option("--keep", help="A release to keep (repeatable): z3@4.8.8.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what would be removed.")] = False,
+) -> None:
+    """Delete every installed release except those given with --keep (bisection installs
+    many), and whatever an interrupted install left behind."""
+    console = Console(soft_wrap=True)
+    try:
+        kept = {parse_requirement(k) for k in keep or []}
+    except InstallError as exc:
+        raise _fail(str(exc)) from None
+    gone = prune(kept, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
+    for name, size in gone:
+        console.print(f"{verb} {name} ({_mb(size)})", highlight=False)
+    console.print(f"{verb} {len(gone)} folder(s), {_mb(sum(s for _, s in gone))}, from {cache_root()}",
+                  highlight=False)  # fmt: skip
 
 
 @solvers_app.command("available")

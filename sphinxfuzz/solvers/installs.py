@@ -205,3 +205,46 @@ def installed_versions() -> list[Installed]:
     found = [_read(folder) for folder in root.iterdir() if folder.is_dir()]
     present = [i for i in found if i is not None]
     return sorted(present, key=lambda i: (i.family, version_key(i.version)))
+
+
+def _size(folder: Path) -> int:
+    total = 0
+    for here, _dirs, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(here, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def remove(family: str, version: str) -> int:
+    """Delete one installed release; returns the bytes freed."""
+    found = find_installed(family, version)
+    if found is None:
+        have = ", ".join(f"{i.family}@{i.version}" for i in installed_versions()) or "none"
+        raise InstallError(f"{family}@{version} is not installed (installed: {have})")
+    size = _size(found.folder)
+    shutil.rmtree(found.folder)
+    return size
+
+
+def prune(keep: set[tuple[str, str]], *, dry_run: bool = False) -> list[tuple[str, int]]:
+    """Delete every installed release but those in `keep` ((family, version) pairs), and
+    what interrupted installs left (`*.partial`, folders without a record). Returns (name,
+    bytes) of what went (or would go, with `dry_run`)."""
+    root = cache_root()
+    if not root.is_dir():
+        return []
+    kept = {(f, short_version(f, v)) for f, v in keep}
+    gone: list[tuple[str, int]] = []
+    for folder in sorted(root.iterdir()):
+        if not folder.is_dir():
+            continue
+        installed = _read(folder)
+        if installed is not None and (installed.family, installed.version) in kept:
+            continue
+        gone.append((folder.name, _size(folder)))
+        if not dry_run:
+            shutil.rmtree(folder)
+    return gone

@@ -111,15 +111,18 @@ def test_report_of_a_crash_campaign_with_a_bisection(
     (crash.folder / "bisect.json").write_text(json.dumps({
         "solver": "z3", "first_bad": "4.12.2", "last_bad": "4.13.0", "first_good_after": "4.13.4",
         "versions": [{"version": v, "status": s, "detail": ""} for v, s in
-                     (("4.12.1", "good"), ("4.12.2", "bad"), ("4.13.0", "bad"), ("4.13.4", "good"))],
+                     (("4.12.1", "clean"), ("4.12.2", "bug"), ("4.13.0", "bug"), ("4.13.4", "clean"))],
     }))  # fmt: skip
-    result = CliRunner().invoke(app, ["report", str(root)])
+    result = CliRunner().invoke(app, ["report", "-c", str(root)])
     assert result.exit_code == 0, result.output
     page, raw = read_page(root / "report.html")
     check_structure(page, raw, root)
     text = " ".join(page.text)
-    assert "fails from 4.12.2, still fails in 4.13.0, fixed in 4.13.4 (4 versions tested)" in text
+    lifespan = ("The bug shows in z3 4.12.2 to 4.13.0; 4.13.4 is the first release after that "
+                "without it. Releases tried (4): 4.12.1 clean, 4.12.2 bug, 4.13.0 bug, 4.13.4 clean.")  # fmt: skip
+    assert lifespan in text
     issue = page.textareas[0]
+    assert lifespan in issue
     assert "crash: ASSERTION VIOLATION" in issue and "Expected:" in issue and "Actual:" in issue
     assert "crash_on_marker.py bug.smt2" in issue  # the exact command line, on the file shown
     assert "(declare-const crash_marker Int)" in issue  # the formula itself
@@ -152,3 +155,41 @@ def test_report_of_a_soundness_campaign_counts_acceptance_per_theory(
 def test_report_needs_a_campaign(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert result.exit_code == 2 and "not a campaign folder" in result.output
+
+
+def test_issue_texts_name_what_a_maintainer_can_run() -> None:
+    from sphinxfuzz.campaign.issue_text import bisect_summary, describe, plain_command, solver_words
+
+    assert plain_command("z3@4.8.8 model_validate=true", "z3") == "z3 model_validate=true"
+    assert plain_command("/opt/z3-4.8.10/bin/z3 -smt2", "z3") == "z3 -smt2"
+    assert plain_command("cvc5 --check-models", "cvc5") == "cvc5 --check-models"
+    assert (solver_words("z3@4.8.8", "z3"), solver_words("cvc5", "cvc5")) == ("z3", "cvc5")
+    assert describe("disagreement", None) == "disagreement between the solvers"
+    once = {"solver": "z3", "first_bad": "4.8.5", "last_bad": "4.8.5", "first_good_after": "4.8.6",
+            "versions": [{"version": "4.8.5", "status": "bug"}, {"version": "4.8.6", "status": "clean"}]}
+    assert bisect_summary(once).startswith(
+        "Of the z3 releases tried, only 4.8.5 shows the bug; 4.8.6 is the first release after")
+    still = {**once, "first_good_after": None, "versions": once["versions"][:1]}
+    assert "the newest release tried (4.8.5) still has it" in bisect_summary(still)
+
+
+def test_the_issue_text_of_an_old_release_names_the_plain_command(
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """A bug stored from z3@4.8.8: the title and the command say z3, the version in words."""
+    root = tmp_path / "c"
+    shutil.copytree(crash_campaign[0], root)
+    with Store(root) as store:
+        crash = next(b for b in store.bugs() if b.kind == "crash")
+    meta = json.loads((crash.folder / "verdict.json").read_text())
+    for solver in meta["solvers"]:  # as if the campaign had run an installed release
+        if solver["name"] == crash.solver:
+            solver.update(name="z3@4.8.8", spec="z3@4.8.8 model_validate=true", family="z3",
+                          version="4.8.8")  # fmt: skip
+    meta["verdict"]["solver"] = "z3@4.8.8"
+    (crash.folder / "verdict.json").write_text(json.dumps(meta))
+    from sphinxfuzz.campaign.issue_text import issue_text, load_facts
+
+    text = issue_text(load_facts(crash.folder))
+    assert text.startswith("Title: z3 4.8.8: crash") and "z3 model_validate=true bug.smt2" in text
+    assert "@" not in text.split("```smt2")[0] + text.split("```sh")[1]

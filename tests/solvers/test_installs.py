@@ -71,3 +71,28 @@ def test_old_cvc5_wheels_are_refused_with_a_way_out(cache: Path, monkeypatch: py
     monkeypatch.setattr(installs, "released_versions", lambda family: ("1.0.8", "1.1.2"))
     with pytest.raises(InstallError, match="before 1.1 have no parser API.*cvc5 binary"):
         install("cvc5", "1.0.8", say=lambda _: None)
+
+
+def test_remove_and_prune_free_the_cache(cache: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sphinxfuzz.cli import app
+
+    z3 = shutil.which("z3")
+    assert z3 is not None
+    for version in ("4.8.8", "4.8.17", "4.12.2"):
+        fake_release(cache, "z3", version, z3)
+    (cache / "solvers" / "z3-4.9.0.partial").mkdir()  # an interrupted install
+    runner = CliRunner()
+    removed = runner.invoke(app, ["solvers", "remove", "z3==4.8.17"])
+    assert removed.exit_code == 0 and "removed z3@4.8.17" in removed.output
+    assert [i.version for i in installed_versions()] == ["4.8.8", "4.12.2"]
+    again = runner.invoke(app, ["solvers", "remove", "z3@4.8.17"])
+    assert again.exit_code == 2 and "not installed (installed: z3@4.8.8, z3@4.12.2)" in again.output
+    dry = runner.invoke(app, ["solvers", "prune", "--keep", "z3@4.8.8", "--dry-run"])
+    assert dry.exit_code == 0 and "would remove 2 folder(s)" in dry.output
+    assert len(list((cache / "solvers").iterdir())) == 3
+    pruned = runner.invoke(app, ["solvers", "prune", "--keep", "z3@4.8.8"])
+    assert pruned.exit_code == 0 and "removed z3-4.12.2" in pruned.output
+    assert sorted(p.name for p in (cache / "solvers").iterdir()) == ["z3-4.8.8"]
+    assert parse_specs("z3@4.8.8")[0].argv  # the kept release still runs
