@@ -78,8 +78,10 @@ class _Builder:
         index, element = _ARRAYS[kind]
         if depth <= 0 or rng.random() < 0.3:
             if rng.random() < 0.008 and element != "AII":
-                # cvc5 refuses constant arrays without --arrays-exp: keep them rare, literal-valued
-                return f"((as const {_SMT_SORT[kind]}) {self.literal(element)})"
+                # cvc5 refuses constant arrays without --arrays-exp: keep them rare, literal-valued;
+                # its value must be a value, and (- 2) is an application: drop the minus
+                value = self.literal(element).removeprefix("(- ").removesuffix(")")
+                return f"((as const {_SMT_SORT[kind]}) {value})"
             return self.var(kind)
         roll = rng.random()
         if roll < 0.7:

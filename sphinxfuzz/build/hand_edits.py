@@ -21,6 +21,7 @@ from sphinxfuzz.build.transcript import read_transcript
 from sphinxfuzz.fileio import write_atomic
 
 GENERATOR = "generator.py"
+GRAMMAR = "grammar.lark"
 MANIFEST = "manifest.json"
 TRANSCRIPT = "transcript.jsonl"
 
@@ -69,7 +70,9 @@ def _matches_record(folder: Path, manifest: dict[str, Any]) -> bool | None:
     """Whether generator.py is the file the manifest knows of (after the last recorded edit,
     else as built); None when the manifest gives nothing to compare with."""
     path = folder / GENERATOR
-    edits = manifest.get("hand_edits") or []
+    # edits of the grammar (entries with "file": "grammar.lark") say nothing about the code
+    edits = [e for e in manifest.get("hand_edits") or []
+             if not isinstance(e, dict) or e.get("file", GENERATOR) == GENERATOR]  # fmt: skip
     if edits:
         last = edits[-1]
         recorded = last.get("sha256") if isinstance(last, dict) else None
@@ -113,23 +116,37 @@ def hand_edited(folder: Path) -> str | None:
     return None
 
 
-def record_hand_edit(folder: Path, by: str, what: str, *, date: str | None = None) -> dict[str, Any]:
-    """Append an entry for the current generator.py to the manifest (atomically) and
-    return it."""
+def _grammar_recorded(folder: Path, manifest: dict[str, Any]) -> str | None:
+    """sha256 of grammar.lark as the last recorded grammar edit left it, if any."""
+    edits = [e for e in manifest.get("hand_edits") or []
+             if isinstance(e, dict) and e.get("file") == GRAMMAR]  # fmt: skip
+    return str(edits[-1].get("sha256")) if edits else None
+
+
+def record_hand_edit(
+    folder: Path, by: str, what: str, *, date: str | None = None, file: str = GENERATOR
+) -> dict[str, Any]:
+    """Append an entry for the current generator.py (or grammar.lark) to the manifest
+    (atomically) and return it."""
     if not by.strip() or not what.strip():
         raise HandEditError("a hand edit needs who made it (--by) and what it changed (--what)")
+    if file not in (GENERATOR, GRAMMAR):
+        raise HandEditError(f"--file {file!r}: record edits of {GENERATOR} or {GRAMMAR}")
     manifest = read_manifest(folder)
-    path = folder / GENERATOR
+    path = folder / file
     if not path.is_file():
-        raise HandEditError(f"{path}: no generator to record an edit of")
+        raise HandEditError(f"{path}: no such file to record an edit of")
     current = _sha256(path)
-    if _matches_record(folder, manifest):
+    unchanged = (_matches_record(folder, manifest) if file == GENERATOR
+                 else _grammar_recorded(folder, manifest) == current)  # fmt: skip
+    if unchanged:
         raise HandEditError(f"{path}: unchanged since the build or the last recorded edit; nothing to record")
     entry = {
         "date": date or datetime.now(UTC).isoformat(timespec="seconds"),
         "by": by.strip(),
         "what": what.strip(),
         "sha256": current,
+        **({"file": file} if file != GENERATOR else {}),
     }
     manifest.setdefault("hand_edits", []).append(entry)
     validate_manifest(manifest, str(folder / MANIFEST))

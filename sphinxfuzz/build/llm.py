@@ -288,10 +288,16 @@ def make_llm(
     if spec.startswith("replay:"):
         return ReplayBackend(Path(spec[len("replay:") :]), transcript)
     if spec.startswith("exchange:"):
+        if not model:
+            # the manifest and the generator's header say which model wrote the code
+            raise LLMError(
+                "--llm exchange: name the model that answers the prompts with --model, e.g. "
+                "--model qwen2.5-coder:32b (a person answering: --model person:NAME)"
+            )
         return ExchangeBackend(
             Path(spec[len("exchange:") :]),
             transcript,
-            model=model or "exchange",
+            model=model,
             timeout=exchange_timeout,
             notify=notify,
         )

@@ -29,13 +29,14 @@ Where the model lives (--llm):
                   a rejected key (401/403) stops at once)
   replay:PATH     answer from a recorded transcript.jsonl (offline, reproducible)
   exchange:DIR    write each prompt to DIR/NNNN-<theory>-<step>.prompt.md and wait for
-                  the matching .answer.md: any model or person can answer, offline
+                  the matching .answer.md: any model or person can answer, offline;
+                  --model names who answers (it goes into the manifest)
 
 \b
 Examples:
   sphinxfuzz build-generators Ints --llm openai --model gpt-4o
   sphinxfuzz build-generators --llm replay:generated_generators/Ints/transcript.jsonl Ints
-  sphinxfuzz build-generators Strings --llm exchange:/tmp/answers --exchange-timeout 3600
+  sphinxfuzz build-generators Strings --llm exchange:/tmp/answers --model qwen2.5-coder:32b
 
 \b
 A generator edited by hand is not overwritten: record the edit with
@@ -50,6 +51,8 @@ RECORD_HELP = """Record a hand edit of a built generator in its manifest.
 Edit generated_generators/<Theory>/generator.py, then run
   sphinxfuzz record-hand-edit <Theory> --by "Ada" --what "cap bit-vector widths at 64"
 The entry (date, who, what, the file's new sha256) goes into hand_edits in manifest.json.
+An edit of grammar.lark (e.g. dropping an operator the generator leaves out) is recorded
+the same way with --file grammar.lark.
 build-generators refuses to overwrite a hand-edited generator unless --force is given.
 """
 
@@ -64,6 +67,7 @@ def record_hand_edit(
     by: Annotated[str, typer.Option("--by", help="Who edited it.")],
     what: Annotated[str, typer.Option("--what", help="What the edit changed, and why.")],
     out: Annotated[Path | None, typer.Option("--out", help="Generators folder (default generated_generators/).")] = None,
+    file: Annotated[str, typer.Option("--file", help="The file edited: generator.py or grammar.lark.")] = "generator.py",
 ) -> None:
     from sphinxfuzz.build.hand_edits import HandEditError
     from sphinxfuzz.build.hand_edits import record_hand_edit as record
@@ -71,7 +75,7 @@ def record_hand_edit(
 
     folder = (out or default_generators_dir()) / theory
     try:
-        entry = record(folder, by, what)
+        entry = record(folder, by, what, file=file)
     except (HandEditError, ValueError) as exc:
         Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None

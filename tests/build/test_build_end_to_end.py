@@ -79,3 +79,32 @@ def test_replay_rebuilds_from_the_transcript_and_refuses_a_changed_document(tmp_
     assert result.exit_code == 1
     assert f"{TRANSCRIPT}: exchange 1 does not match" in result.output
     assert "+Core is THE theory" in result.output and "-Core is the theory" in result.output
+
+
+def test_an_exchange_build_names_the_model_that_answered(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    records = read_transcript(TRANSCRIPT)
+    answers = tmp_path / "answers"
+    args = ["build-generators", "Core", "--llm", f"exchange:{answers}", "--docs", str(DOCS),
+            "--out", str(tmp_path / "out"), "--exchange-timeout", "60"]  # fmt: skip
+    unnamed = CliRunner().invoke(app, args)
+    assert unnamed.exit_code == 2 and "--model" in unnamed.output
+
+    def answer() -> None:  # the recorded answers, as a model on another machine would write them
+        for index, record in enumerate(records, start=1):
+            stem = f"{index:04d}-Core-{record['step']}"
+            while not (answers / f"{stem}.prompt.md").exists():
+                time.sleep(0.02)
+            (answers / f"{stem}.answer.md").write_text(record["answer"])
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    result = CliRunner().invoke(app, [*args, "--model", "qwen2.5-coder:32b"])
+    thread.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "out" / "Core"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert (manifest["backend"], manifest["model"]) == ("exchange", "qwen2.5-coder:32b")
+    assert "model qwen2.5-coder:32b via the exchange backend" in (folder / "generator.py").read_text()

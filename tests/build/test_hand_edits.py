@@ -75,3 +75,19 @@ def test_shipped_manifests_are_valid_and_no_generator_was_edited_unrecorded() ->
     for folder in folders:
         validate_manifest(json.loads((folder / "manifest.json").read_text()), str(folder / "manifest.json"))
         assert unrecorded_edit(folder) is None
+
+
+def test_a_grammar_edit_is_recorded_apart_from_the_code(tmp_path: Path) -> None:
+    folder = built(tmp_path)
+    (folder / "grammar.lark").write_text('start: "false"\n')
+    args = ["record-hand-edit", "Core", "--out", str(tmp_path), "--by", "Ada"]
+    done = CliRunner().invoke(app, [*args, "--file", "grammar.lark", "--what", "only false"])
+    assert done.exit_code == 0, done.output
+    (entry,) = json.loads((folder / "manifest.json").read_text())["hand_edits"]
+    assert entry["file"] == "grammar.lark" and len(entry["sha256"]) == 64
+    # the code is still as built: not an unrecorded code edit
+    assert unrecorded_edit(folder) is None
+    again = CliRunner().invoke(app, [*args, "--file", "grammar.lark", "--what", "same"])
+    assert again.exit_code == 2 and "nothing to record" in again.output
+    (folder / "generator.py").write_text(CODE + "# edited\n")
+    assert unrecorded_edit(folder) is not None  # a code edit still needs its own entry
