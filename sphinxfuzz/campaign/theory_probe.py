@@ -4,6 +4,11 @@ the start of a run, weigh how often each theory is drawn.
 Old releases lack newer operators and one solver lacks whole theories; a mutant one solver
 rejects tests only its parser. The probe depends on nothing but the campaign seed, the
 generators and the solvers, so the same campaign draws the same mutants every time.
+
+A term of the probe is `generate(Random(s))` for its own seed s, exactly the term
+`sphinxfuzz generators validate THEORY -n 1 --seed s` samples, and it is checked the same way
+(`check_terms`): given the campaign's solvers (`--solvers`, same options), validation judges
+the same term alike. The first rejection names that seed.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ class Probe:
     """The share of each theory's sampled terms that every solver accepted."""
 
     accepted: dict[str, float] = field(default_factory=dict)
-    first_error: dict[str, str] = field(default_factory=dict)  # theory -> "solver: error"
+    # theory -> "solver, term seed S: error" (S reproduces it with `generators validate`)
+    first_error: dict[str, str] = field(default_factory=dict)
     # Time inside check_terms (solver processes, mostly). Its calls are not counted: a batch
     # with a rejected term is split and re-run, and check_terms does not say how often.
     solver_seconds: float = 0.0
@@ -48,9 +54,12 @@ def probe_theories(
     probe = Probe()
     for theory in sorted(pool.theories):
         samples: list[tuple[str, str]] = []
+        seeds: list[int] = []
         for _ in range(terms):
+            seed = rng.getrandbits(32)
             try:
-                samples.append(pool.generate(theory, rng.getrandbits(32)))
+                samples.append(pool.generate(theory, seed))
+                seeds.append(seed)
             except GeneratorFailure:
                 pass  # a failing call counts as a rejected term
         started = time.monotonic()
@@ -58,8 +67,8 @@ def probe_theories(
         probe.solver_seconds += time.monotonic() - started
         passed = [v for v in verdicts if not v.errors]
         probe.accepted[theory] = len(passed) / terms
-        failed = next((v for v in verdicts if v.errors), None)
+        failed = next((i for i, v in enumerate(verdicts) if v.errors), None)
         if failed is not None:
-            name, error = next(iter(failed.errors.items()))
-            probe.first_error[theory] = f"{name}: {error}"
+            name, error = next(iter(verdicts[failed].errors.items()))
+            probe.first_error[theory] = f"{name}, term seed {seeds[failed]}: {error}"
     return probe

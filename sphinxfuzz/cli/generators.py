@@ -37,7 +37,11 @@ Examples:
   sphinxfuzz generators list --json
   sphinxfuzz generators sample Ints -n 5 --seed 7
   sphinxfuzz generators validate                      every theory, its own solvers
-  sphinxfuzz generators validate Ints Strings -n 200 --solvers 'z3;cvc5'""",
+  sphinxfuzz generators validate Ints Strings -n 200 --solvers 'z3;cvc5'
+  sphinxfuzz generators validate ArraysEx -n 1 --seed 1234 \\
+      --solvers 'z3 model_validate=true;cvc5 --check-models'
+                  the term a campaign's theory probe named ("term seed 1234"),
+                  checked with the campaign's solvers: the same verdict""",
     no_args_is_help=True,
 )
 
