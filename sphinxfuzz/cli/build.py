@@ -33,10 +33,13 @@ Where the model lives (--llm):
                   --model names who answers (it goes into the manifest)
 
 \b
-Examples:
-  sphinxfuzz build-generators Ints --llm openai --model gpt-4o
-  sphinxfuzz build-generators --llm replay:generated_generators/Ints/transcript.jsonl Ints
-  sphinxfuzz build-generators Strings --llm exchange:/tmp/answers --model qwen2.5-coder:32b
+Examples (each writes to a temporary folder; --out generated_generators writes in place):
+  sphinxfuzz build-generators Ints --llm openai --model gpt-4o --out /tmp/sphinxfuzz-build
+  sphinxfuzz build-generators Ints --out /tmp/sphinxfuzz-build \\
+      --llm replay:generated_generators/Ints/transcript.jsonl
+                  (offline, in a checkout: replays the recorded build of Ints)
+  sphinxfuzz build-generators Strings --llm exchange:/tmp/answers --model qwen2.5-coder:32b \\
+      --out /tmp/sphinxfuzz-build
 
 \b
 A generator edited by hand is not overwritten: record the edit with

@@ -32,7 +32,8 @@ HELP = (
     "  sphinxfuzz reduce 17-3-cvc5-crash                (newest campaign in campaigns/)\n"
     "  sphinxfuzz reduce 17-3-cvc5-crash --campaign campaigns/night --jobs 2\n"
     "  sphinxfuzz reduce --all --campaign campaigns/night --time 5m\n"
-    "    every bug not reduced yet, at most five minutes each"
+    "    every bug not reduced yet, at most five minutes each\n"
+    "(reduced.smt2 and reduce.json go into each bug's folder)"
 )
 
 
