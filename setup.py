@@ -7,7 +7,12 @@ import os
 
 from setuptools import find_packages, setup
 
-DATA_FOLDERS = ("generated_generators", "skeletons", "docs_corpus", "prompts")  # as sphinxfuzz.datafiles
+DATA_FOLDERS = (
+    "generated_generators",
+    "skeletons",
+    "docs_corpus",
+    "prompts",
+)  # as sphinxfuzz.datafiles
 
 
 def _files(folder: str) -> list[str]:
@@ -21,7 +26,10 @@ def _files(folder: str) -> list[str]:
 
 
 setup(
-    packages=[*find_packages(include=["sphinxfuzz*"]), *(f"sphinxfuzz._data.{d}" for d in DATA_FOLDERS)],
+    packages=[
+        *find_packages(include=["sphinxfuzz*"]),
+        *(f"sphinxfuzz._data.{d}" for d in DATA_FOLDERS),
+    ],
     package_dir={f"sphinxfuzz._data.{d}": d for d in DATA_FOLDERS},
     package_data={
         "sphinxfuzz": ["schemas/*.json", "py.typed"],

@@ -54,8 +54,14 @@ def bugs_json(
         ],
         "bugs": [_bug(r) for r in rows],
         "seed_findings": [
-            {"id": i, "seed_file": f, "kind": k, "solver": s, "signature": sig,
-             "folder": str(root / "seed-findings" / i)}
+            {
+                "id": i,
+                "seed_file": f,
+                "kind": k,
+                "solver": s,
+                "signature": sig,
+                "folder": str(root / "seed-findings" / i),
+            }
             for i, f, k, s, sig in findings
         ],  # fmt: skip
     }

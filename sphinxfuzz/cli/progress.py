@@ -89,5 +89,3 @@ def progress_mode(console: Console, quiet: bool) -> str:
     if quiet:
         return "quiet"
     return "live" if console.is_terminal else "log"
-
-

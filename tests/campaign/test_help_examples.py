@@ -71,14 +71,24 @@ def examples() -> list[tuple[str, str]]:
 
 def _tree_digest(folder: Path) -> str:
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+    for path in sorted(
+        p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    ):
         digest.update(path.as_posix().encode() + path.read_bytes())
     return digest.hexdigest()
 
 
 def test_every_command_with_examples_is_found() -> None:
     commands = {path.split()[0] for path, _ in examples() if path}
-    assert {"fuzz", "bugs", "reduce", "bisect", "report", "generators", "build-generators"} <= commands
+    assert {
+        "fuzz",
+        "bugs",
+        "reduce",
+        "bisect",
+        "report",
+        "generators",
+        "build-generators",
+    } <= commands
 
 
 def test_every_example_runs_as_printed(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sphinxfuzz.campaign import Store
+from sphinxfuzz.campaign.store import BugRow
 from sphinxfuzz.campaign.triage import campaign_groups
 from sphinxfuzz.cli import app
 
@@ -100,13 +101,18 @@ def check_structure(page: Page, raw: str, root: Path) -> None:
     assert raw.count("<svg") == len(page.plots)
 
 
+def _copy_with_crash(campaign: Path, tmp_path: Path) -> tuple[Path, BugRow]:
+    """A copy of the crash campaign (tests change it) and its first crash bug."""
+    root = tmp_path / "c"
+    shutil.copytree(campaign, root)
+    with Store(root) as store:
+        return root, next(b for b in store.bugs() if b.kind == "crash")
+
+
 def test_report_of_a_crash_campaign_with_a_bisection(
     crash_campaign: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
-    root = tmp_path / "c"
-    shutil.copytree(crash_campaign[0], root)
-    with Store(root) as store:
-        crash = next(b for b in store.bugs() if b.kind == "crash")
+    root, crash = _copy_with_crash(crash_campaign[0], tmp_path)
     # what `sphinxfuzz bisect` leaves beside a bug (written by that command, read here)
     (crash.folder / "bisect.json").write_text(json.dumps({
         "solver": "z3", "first_bad": "4.12.2", "last_bad": "4.13.0", "first_good_after": "4.13.4",
@@ -177,10 +183,7 @@ def test_the_issue_text_of_an_old_release_names_the_plain_command(
     crash_campaign: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
     """A bug stored from z3@4.8.8: the title and the command say z3, the version in words."""
-    root = tmp_path / "c"
-    shutil.copytree(crash_campaign[0], root)
-    with Store(root) as store:
-        crash = next(b for b in store.bugs() if b.kind == "crash")
+    root, crash = _copy_with_crash(crash_campaign[0], tmp_path)
     meta = json.loads((crash.folder / "verdict.json").read_text())
     for solver in meta["solvers"]:  # as if the campaign had run an installed release
         if solver["name"] == crash.solver:

@@ -4,6 +4,7 @@ and a validation from an unrelated folder."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -66,5 +67,19 @@ def test_the_installed_wheel_fuzzes_and_validates(wheel: Path, tmp_path: Path) -
     out = _run([command, "fuzz", "--mutants", "20", "--seed", "3", "--out", "camp", "--quiet"],
                elsewhere, env)  # fmt: skip
     assert "mutants" in out and (elsewhere / "camp" / "campaign.sqlite").is_file()
-    validated = _run([command, "generators", "validate", "Core", "-n", "20", "--json"], elsewhere, env)
+    validated = _run(
+        [command, "generators", "validate", "Core", "-n", "20", "--json"], elsewhere, env
+    )
     assert '"theory": "Core"' in validated
+    # an installed cvc5 release runs through the wheel's own shim (a stand-in release: this
+    # Python, which has the cvc5 wheel, as its venv's interpreter)
+    release = tmp_path / "cache" / "solvers" / "cvc5-1.4.2"
+    (release / "bin").mkdir(parents=True)
+    (release / "bin" / "python").symlink_to(sys.executable)
+    (release / "installed.json").write_text('{"family": "cvc5", "version": "1.4.2"}')
+    listed = json.loads(
+        _run([command, "solvers", "list", "--solvers", "cvc5@1.4.2", "--json"], elsewhere, env)
+    )
+    (entry,) = listed["solvers"]
+    assert entry["found"] and entry["version"] == "1.4.2", entry
+    assert Path(entry["argv"][1]).is_relative_to(venv) and Path(entry["argv"][1]).is_file()
