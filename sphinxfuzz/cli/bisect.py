@@ -39,7 +39,7 @@ HELP = (
 def _table(results: list[Bisection]) -> Table:
     table = Table(title="bug lifespans")
     for column in ("bug", "kind", "solver", "first bad", "last bad", "first good after", "tried"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # ids get copied: never cut with an ellipsis
     for r in results:
         table.add_row(r.bug, r.kind, r.solver, r.first_bad or "-", r.last_bad or "-",
                       r.first_good_after or "-", str(len(r.versions)))  # fmt: skip
