@@ -36,9 +36,9 @@ generators_app = typer.Typer(
 Examples:
   sphinxfuzz generators list --json
   sphinxfuzz generators sample Ints -n 5 --seed 7
-  sphinxfuzz generators validate Core Reals -n 200 --markdown   each with its own solvers
+  sphinxfuzz generators validate Core Reals -n 100 --markdown   each with its own solvers
                   (no theory named: every theory; -n 1000 terms each by default)
-  sphinxfuzz generators validate Ints Strings -n 200 --solvers 'z3;cvc5'
+  sphinxfuzz generators validate Ints Strings -n 100 --solvers 'z3;cvc5'
   sphinxfuzz generators validate ArraysEx -n 1 --seed 1234 \\
       --solvers 'z3 model_validate=true;cvc5 --check-models'
                   the term a campaign's theory probe named ("term seed 1234"),
