@@ -1,0 +1,28 @@
+"""Strategies: ways of turning seeds into test cases, each with the oracle it needs.
+
+Importing this package registers every strategy; `get(name)` and `names()` list them.
+"""
+
+# importing a strategy module registers it
+from sphinxfuzz.strategies import strings  # noqa: F401
+from sphinxfuzz.strategies.base import (
+    Answer,
+    OracleKind,
+    Strategy,
+    StrategyError,
+    TestCase,
+    get,
+    names,
+    register,
+)
+
+__all__ = [
+    "Answer",
+    "OracleKind",
+    "Strategy",
+    "StrategyError",
+    "TestCase",
+    "get",
+    "names",
+    "register",
+]

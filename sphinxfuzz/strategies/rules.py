@@ -1,0 +1,127 @@
+"""Rules that claim a validity (an equivalence, an implication), kept as data and proved.
+
+Each rule in a table file carries its free variables with their sorts, the claim as an SMT-LIB
+formula that must be valid, and a `proof`: the digest of the validity-check script that z3
+and cvc5 both answered `unsat`. The loader recomputes the digest and refuses a rule whose
+check is missing or differs (an edited or unproven rule), so no strategy uses a claim no
+solver pair has confirmed. `python -m sphinxfuzz.strategies.rules` re-proves the tables and
+writes the digests; tests/strategies re-run every check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TABLES = ("string_equivalences.json", "fusion_functions.json", "approximations.json")
+
+
+class RuleError(ValueError):
+    """A table row that is malformed or not proved; the message names file and rule."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    table: str
+    name: str
+    variables: dict[str, str]  # name -> sort text
+    claim: str  # a formula over `variables` that must be valid
+    row: dict[str, object]  # the whole row, for the strategy's own fields
+
+    def check_script(self) -> str:
+        """Declarations and the negated claim: `unsat` proves the rule."""
+        lines = [f"(declare-const {name} {sort})" for name, sort in self.variables.items()]
+        lines.append(f"(assert (not {self.claim}))")
+        return "\n".join(lines)
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.check_script().encode()).hexdigest()[:16]
+
+
+def read_table(filename: str) -> list[Rule]:
+    """Every row of a table, proved or not."""
+    path = HERE / filename
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))["rules"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise RuleError(f"{path}: cannot read the rule table: {exc}") from None
+    rules = []
+    for number, row in enumerate(rows, 1):
+        try:
+            rules.append(Rule(filename, row["name"], dict(row["variables"]), row["claim"], row))
+        except (KeyError, TypeError) as exc:
+            raise RuleError(f"{path}: rule {number}: missing field {exc}") from None
+    return rules
+
+
+def load_rules(filename: str) -> list[Rule]:
+    """The table's rules, refusing any whose proof digest does not match its check.
+
+    A row with an `excluded` reason (a published rule that is not valid) is left out; the
+    tests show each such claim is indeed refuted."""
+    rules = [rule for rule in read_table(filename) if "excluded" not in rule.row]
+    for rule in rules:
+        if rule.row.get("proof") != rule.digest():
+            raise RuleError(
+                f"{HERE / filename}: rule {rule.name!r} is not proved valid (run "
+                "`python -m sphinxfuzz.strategies.rules` with z3 and cvc5 installed)"
+            )
+    return rules
+
+
+def batch_script(rules: Iterable[Rule]) -> str:
+    """One script checking every rule in its own scope: one `unsat` per rule, in order."""
+    parts = ["(set-logic ALL)"]
+    for rule in rules:
+        parts += ["(push 1)", rule.check_script(), "(check-sat)", "(pop 1)"]
+    return "\n".join(parts) + "\n"
+
+
+def prove(rules: list[Rule], run: Callable[[str], list[str]]) -> list[tuple[Rule, str]]:
+    """Run the batched checks through `run` (script text -> answers); the rules not `unsat`."""
+    answers = run(batch_script(rules))
+    return [
+        (rule, answers[i] if i < len(answers) else "no answer")
+        for i, rule in enumerate(rules)
+        if i >= len(answers) or answers[i] != "unsat"
+    ]
+
+
+def _main() -> int:
+    from sphinxfuzz.solvers import parse_specs, run_solver
+
+    specs = parse_specs("z3;cvc5")
+    status = 0
+    for filename in TABLES:
+        path = HERE / filename
+        if not path.exists():
+            continue
+        rules = [rule for rule in read_table(filename) if "excluded" not in rule.row]
+        failed: dict[str, str] = {}
+        for spec in specs:
+            for rule, answer in prove(
+                rules, lambda text, spec=spec: run_solver(spec, text, timeout=60).answers
+            ):
+                failed.setdefault(rule.name, f"{spec.name}: {answer}")
+        data = json.loads(path.read_text(encoding="utf-8"))
+        by_name = {rule.name: rule for rule in rules}
+        for row in data["rules"]:
+            rule = by_name.get(row["name"])
+            if rule is None:
+                continue
+            if rule.name in failed:
+                row.pop("proof", None)
+                print(f"{filename}: {rule.name}: NOT proved ({failed[rule.name]})")
+                status = 1
+            else:
+                row["proof"] = rule.digest()
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())
