@@ -29,17 +29,16 @@ class Rule:
     table: str
     name: str
     variables: dict[str, str]  # name -> sort text
-    claim: str  # a formula over `variables` that must be valid
+    claims: tuple[str, ...]  # formulas over `variables` that must each be valid
     row: dict[str, object]  # the whole row, for the strategy's own fields
 
-    def check_script(self) -> str:
-        """Declarations and the negated claim: `unsat` proves the rule."""
-        lines = [f"(declare-const {name} {sort})" for name, sort in self.variables.items()]
-        lines.append(f"(assert (not {self.claim}))")
-        return "\n".join(lines)
+    def check_scripts(self) -> list[str]:
+        """Per claim, declarations and the negated claim: `unsat` proves it."""
+        declarations = [f"(declare-const {name} {sort})" for name, sort in self.variables.items()]
+        return ["\n".join([*declarations, f"(assert (not {claim}))"]) for claim in self.claims]
 
     def digest(self) -> str:
-        return hashlib.sha256(self.check_script().encode()).hexdigest()[:16]
+        return hashlib.sha256("\n".join(self.check_scripts()).encode()).hexdigest()[:16]
 
 
 def read_table(filename: str) -> list[Rule]:
@@ -52,7 +51,9 @@ def read_table(filename: str) -> list[Rule]:
     rules = []
     for number, row in enumerate(rows, 1):
         try:
-            rules.append(Rule(filename, row["name"], dict(row["variables"]), row["claim"], row))
+            claims = row["claim"]
+            claims = (claims,) if isinstance(claims, str) else tuple(claims)
+            rules.append(Rule(filename, row["name"], dict(row["variables"]), claims, row))
         except (KeyError, TypeError) as exc:
             raise RuleError(f"{path}: rule {number}: missing field {exc}") from None
     return rules
@@ -74,21 +75,27 @@ def load_rules(filename: str) -> list[Rule]:
 
 
 def batch_script(rules: Iterable[Rule]) -> str:
-    """One script checking every rule in its own scope: one `unsat` per rule, in order."""
-    parts = ["(set-logic ALL)"]
+    """One script checking every claim from a fresh state: one `unsat` per claim, in order."""
+    # (reset) rather than push/pop: z3 answers incremental scripts with a weaker solver
+    parts = []
     for rule in rules:
-        parts += ["(push 1)", rule.check_script(), "(check-sat)", "(pop 1)"]
+        for check in rule.check_scripts():
+            parts += ["(set-logic ALL)", check, "(check-sat)", "(reset)"]
     return "\n".join(parts) + "\n"
 
 
 def prove(rules: list[Rule], run: Callable[[str], list[str]]) -> list[tuple[Rule, str]]:
-    """Run the batched checks through `run` (script text -> answers); the rules not `unsat`."""
+    """Run the batched checks through `run` (script text -> answers); the rules with a claim
+    not answered `unsat`."""
     answers = run(batch_script(rules))
-    return [
-        (rule, answers[i] if i < len(answers) else "no answer")
-        for i, rule in enumerate(rules)
-        if i >= len(answers) or answers[i] != "unsat"
-    ]
+    failed: list[tuple[Rule, str]] = []
+    position = 0
+    for rule in rules:
+        got = answers[position : position + len(rule.claims)]
+        position += len(rule.claims)
+        if got != ["unsat"] * len(rule.claims):
+            failed.append((rule, " ".join(got) or "no answer"))
+    return failed
 
 
 def _main() -> int:

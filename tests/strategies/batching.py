@@ -1,20 +1,26 @@
-"""Run many test scripts in one solver call: each in its own push/pop scope."""
+"""Run many test scripts in one solver call, each from a fresh state (`(reset)`)."""
 
 from __future__ import annotations
 
 from sphinxfuzz.smtlib import Script, print_node, print_script
 from sphinxfuzz.solvers import SolverSpec, run_solver
 
-_SKIP = {"set-logic", "set-info", "exit", "get-model", "set-option"}
+_SKIP = {"set-logic", "reset", "set-info", "exit", "get-model", "set-option"}
 
 
-def scoped(scripts: list[Script], logic: str = "ALL") -> str:
+# a time limit per check-sat, so one hard query costs an `unknown`, not the batch
+_PER_QUERY = {"z3": "(set-option :timeout {ms})", "cvc5": "(set-option :tlimit-per {ms})"}
+
+
+def scoped(scripts: list[Script], logic: str = "ALL", family: str = "", ms: int = 3000) -> str:
     """One script answering each of `scripts`' check-sats in order (one check-sat each)."""
-    lines = [f"(set-logic {logic})"]
+    lines = []
     for script in scripts:
-        lines.append("(push 1)")
+        if family in _PER_QUERY:
+            lines.append(_PER_QUERY[family].format(ms=ms))
+        lines.append(f"(set-logic {logic})")
         lines += [print_node(c) for c in script.commands if c.head_name() not in _SKIP]
-        lines.append("(pop 1)")
+        lines.append("(reset)")  # not push/pop: z3 solves incremental scripts differently
     return "\n".join(lines) + "\n"
 
 
@@ -34,7 +40,7 @@ def mismatches(
     """The (index, answer) of every script whose decided answer contradicts the expected one,
     and the indices of scripts left undecided (`unknown`, or no answer: a time-out cuts the
     batch)."""
-    got = answers(spec, scoped(scripts), timeout)
+    got = answers(spec, scoped(scripts, family=spec.family), timeout)
     wrong, undecided = [], []
     for i, want in enumerate(expected):
         answer = got[i] if i < len(got) else "none"
