@@ -1,0 +1,203 @@
+"""Skeletal approximation (SAE, FSE'21) and weakening/strengthening (Janus, ASE'22).
+
+Both rewrite literals by their parity (positive: under an even number of negations in the
+Boolean skeleton). Weakening keeps a sat formula sat: a positive literal becomes a weaker one
+(a proved `from => to` rule of approximations.json, or LPI's `l or psi`), a negative one a
+stronger one. Strengthening, the reverse, keeps an unsat formula unsat. Literals under `ite`
+conditions, `xor`, Boolean `=`/`distinct`, `let` bindings or `!` annotations have no fixed
+parity and are left alone.
+
+SAE judges by the expected answer (the seed's label). Janus relates each mutant to the seed:
+`related` is the seed's case, so a solver that answered the seed but says `unknown` (or times
+out) on the mutant is incomplete, and a contradicting answer is unsound.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from functools import cache
+
+from sphinxfuzz.mutate.seed import Seed
+from sphinxfuzz.smtlib import Node, Script, SList, copy_node, infer_sorts, parse_term, sym
+from sphinxfuzz.strategies.base import Answer, OracleKind, TestCase, register
+from sphinxfuzz.strategies.rules import Rule, load_rules
+from sphinxfuzz.strategies.seedparts import single_query, split, substitute
+
+CONNECTIVES = {"and", "or", "not", "=>", "ite", "forall", "exists", "xor", "let", "!"}
+
+
+@cache
+def approximations() -> tuple[Rule, ...]:
+    return tuple(load_rules("approximations.json"))
+
+
+def literals(script: Script) -> list[tuple[SList, int, int]]:
+    """(parent, index, parity) of every literal with a fixed parity (+1 or -1) in the asserts."""
+    found: list[tuple[SList, int, int]] = []
+
+    def visit(parent: SList, index: int, parity: int) -> None:
+        node = parent.items[index]
+        head = node.head_name() if isinstance(node, SList) else None
+        if head == "not" and len(node) == 2:
+            visit(node, 1, -parity)  # type: ignore[arg-type]
+        elif head in ("and", "or"):
+            for i in range(1, len(node)):
+                visit(node, i, parity)  # type: ignore[arg-type]
+        elif head == "=>":
+            for i in range(1, len(node)):
+                visit(node, i, -parity if i < len(node) - 1 else parity)  # type: ignore[arg-type]
+        elif head == "ite" and len(node) == 4:
+            visit(node, 2, parity)  # type: ignore[arg-type]
+            visit(node, 3, parity)  # type: ignore[arg-type]
+        elif head in ("forall", "exists") and len(node) == 3:
+            visit(node, 2, parity)  # type: ignore[arg-type]
+        elif head not in CONNECTIVES and isinstance(node, SList):
+            found.append((parent, index, parity))
+
+    for command in script.commands:
+        if command.head_name() == "assert":
+            visit(command, 1, 1)
+    return found
+
+
+def _matches(
+    rule: Rule, node: SList, pattern_side: str, sorts: dict[int, str]
+) -> dict[str, Node] | None:
+    """The x, y of `node` when it is the rule's `pattern_side` literal at the rule's sort."""
+    pattern = parse_term(str(rule.row[pattern_side]))
+    negated = False
+    if isinstance(pattern, SList) and pattern.head_name() == "not":
+        if node.head_name() != "not":
+            return None
+        pattern, node, negated = pattern.items[1], node.items[1], True  # type: ignore[assignment]
+    if not (isinstance(pattern, SList) and isinstance(node, SList)) or len(node) != 3:
+        return None
+    if node.head_name() != pattern.head_name() or negated and len(pattern) != 3:
+        return None
+    order = [item.name for item in pattern.items[1:]]  # type: ignore[union-attr]
+    args = {order[0]: node.items[1], order[1]: node.items[2]}
+    sort = sorts.get(id(node.items[1]), "")
+    wanted = str(rule.row["sort"])
+    family = sort.split(" ")[1] if sort.startswith("(_ BitVec") else sort
+    if wanted.startswith("(_ BitVec"):
+        return args if sort.startswith("(_ BitVec") else None
+    if wanted == "Float32":
+        return (
+            args
+            if family in ("Float32", "Float64", "Float16") or sort.startswith("(_ FloatingPoint")
+            else None
+        )
+    return args if sort == wanted else None
+
+
+def rewrite(
+    script: Script, weaken: bool, rng: random.Random, changes: int = 2, lpi_share: float = 0.3
+) -> tuple[Script, list[str]] | None:
+    """A copy of `script` with up to `changes` literals weakened (or strengthened); None when
+    no literal can be rewritten."""
+    script = Script([copy_node(c) for c in script.commands], script.filename)  # type: ignore[misc]
+    info = infer_sorts(script)
+    sorts = {key: str(value) for key, value in info.sorts.items()}
+    parts = split(script)
+    sites = literals(script)
+    rng.shuffle(sites)
+    used: list[str] = []
+    for parent, index, parity in sites:
+        if len(used) >= changes:
+            break
+        node = parent.items[index]
+        # positive and weakening, or negative and strengthening: the literal gets weaker
+        weaker = (parity > 0) == weaken
+        if rng.random() < lpi_share:
+            psi = _psi(parts.constants, parts.bound, rng)
+            if psi is not None:
+                parent.items[index] = SList([sym("or" if weaker else "and"), node, psi])
+                used.append("lpi-or" if weaker else "lpi-and")
+                continue
+        side, other = ("from", "to") if weaker else ("to", "from")
+        options = []
+        for rule in approximations():
+            args = _matches(rule, node, side, sorts) if isinstance(node, SList) else None
+            if args is not None:
+                options.append((rule, args))
+        if options:
+            rule, args = rng.choice(options)
+            parent.items[index] = substitute(parse_term(str(rule.row[other])), args)
+            used.append(rule.name)
+    return (script, used) if used else None
+
+
+def _psi(constants: dict[str, str], bound: set[str], rng: random.Random) -> Node | None:
+    """A literal over the seed's free constants: a Boolean constant, or two equal-sorted ones
+    compared with `=`."""
+    usable = {name: sort for name, sort in constants.items() if name not in bound}
+    booleans = [name for name, sort in usable.items() if sort == "Bool"]
+    by_sort: dict[str, list[str]] = {}
+    for name, sort in usable.items():
+        by_sort.setdefault(sort, []).append(name)
+    pairs = [names for names in by_sort.values() if len(names) >= 2]
+    if booleans and (not pairs or rng.random() < 0.3):
+        return sym(rng.choice(booleans))
+    if not pairs:
+        return None
+    a, b = rng.sample(rng.choice(pairs), 2)
+    return SList([sym("="), sym(a), sym(b)])
+
+
+class _Labelled:
+    """Holds the labelled seeds a strategy may rewrite (see fusion.label)."""
+
+    def __init__(self, per_seed: int) -> None:
+        self.per_seed = per_seed
+        self.labels: dict[str, Answer] = {}
+
+    def add(self, seed: Seed, answer: Answer) -> None:
+        if single_query(seed.script):
+            self.labels[seed.path] = answer
+
+    def applies(self, seed: Seed) -> bool:
+        return seed.path in self.labels and bool(literals(seed.script))
+
+
+class SaeStrategy(_Labelled):
+    name = "sae"
+    summary = "over-approximate sat seeds, under-approximate unsat ones (skeletal approximation)"
+    oracle = OracleKind.EXPECTED
+
+    def __init__(self, per_seed: int = 4) -> None:
+        super().__init__(per_seed)
+
+    def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]:
+        answer = self.labels.get(seed.path)
+        for number in range(self.per_seed if answer else 0):
+            done = rewrite(seed.script, answer == "sat", rng)
+            if done is not None:
+                script, used = done
+                provenance = {
+                    "strategy": self.name,
+                    "seed": seed.path,
+                    "mutant": number,
+                    "rules": used,
+                }
+                yield TestCase(script, answer, provenance=provenance)
+
+
+class JanusStrategy(SaeStrategy):
+    name = "janus"
+    summary = (
+        "weaken sat / strengthen unsat seeds; unknown where the seed was solved is incompleteness"
+    )
+
+    def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]:
+        answer = self.labels.get(seed.path)
+        original = TestCase(
+            seed.script, answer, provenance={"strategy": self.name, "seed": seed.path}
+        )
+        for case in super().mutants(seed, rng):
+            provenance = {**case.provenance, "strategy": self.name}
+            yield TestCase(case.script, case.expected, related=original, provenance=provenance)
+
+
+register(SaeStrategy())
+register(JanusStrategy())
