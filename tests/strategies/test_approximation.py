@@ -10,20 +10,7 @@ from sphinxfuzz.strategies.approximation import JanusStrategy, SaeStrategy, appr
 from sphinxfuzz.strategies.rules import RuleError, load_rules, prove, read_table
 
 from .batching import answers, assert_expected
-from .seeds import SOLVERS, labelled
-
-FAST_LOGICS = {
-    "QF_LIA",
-    "QF_LRA",
-    "QF_SLIA",
-    "QF_LIRA",
-    "QF_UFLIA",
-    "QF_ALIA",
-    "QF_AUFLIA",
-    "QF_BV",
-    "QF_UF",
-    "QF_ABV",
-}
+from .seeds import FAST_LOGICS, SOLVERS, labelled, logic
 
 
 def test_rules_are_proved_and_the_unsound_one_is_refuted() -> None:
@@ -83,7 +70,7 @@ def test_parity() -> None:
 
 def _cases(strategy, count: int, rng: random.Random) -> list:
     for seed, answer in labelled():
-        if _logic(seed) in FAST_LOGICS:
+        if logic(seed) in FAST_LOGICS:
             strategy.add(seed, answer)
     paths = sorted(p for p in strategy.labels)
     seeds = {seed.path: seed for seed, _ in labelled()}
@@ -92,11 +79,6 @@ def _cases(strategy, count: int, rng: random.Random) -> list:
         seed = seeds[rng.choice(paths)]
         cases += list(strategy.mutants(seed, rng))[: count - len(cases)]
     return cases
-
-
-def _logic(seed) -> str:
-    heads = [c for c in seed.script.commands if c.head_name() == "set-logic"]
-    return heads[0].items[1].text if heads else "ALL"
 
 
 def test_200_sae_mutants_keep_their_answer() -> None:

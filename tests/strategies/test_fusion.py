@@ -11,14 +11,7 @@ from sphinxfuzz.strategies.rules import prove, read_table
 from sphinxfuzz.strategies.seedparts import is_quantifier_free
 
 from .batching import answers, assert_expected
-from .seeds import SOLVERS, labelled
-
-FAST_LOGICS = {"QF_LIA", "QF_LRA", "QF_SLIA", "QF_LIRA", "QF_UFLIA", "QF_ALIA", "QF_AUFLIA"}
-
-
-def _logic(seed) -> str:
-    heads = [c for c in seed.script.commands if c.head_name() == "set-logic"]
-    return heads[0].items[1].text if heads else "ALL"
+from .seeds import FAST_LOGICS, SOLVERS, labelled, logic
 
 
 def test_fusion_functions_are_proved_by_both_solvers() -> None:
@@ -41,7 +34,7 @@ def test_200_fused_formulas_keep_their_label() -> None:
     # quantifier-free linear seeds keep the test fast: fusions of quantified or non-linear
     # ones often end `unknown` at the per-query limit (the strategy itself takes them all)
     for seed, answer in labelled():
-        if not is_quantifier_free(seed.script) or _logic(seed) not in FAST_LOGICS:
+        if not is_quantifier_free(seed.script) or logic(seed) not in FAST_LOGICS:
             continue
         strategy.add(seed, answer)  # type: ignore[arg-type]
     seeds = sorted(strategy.labelled)
