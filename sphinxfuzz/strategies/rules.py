@@ -4,7 +4,7 @@ Each rule in a table file carries its free variables with their sorts, the claim
 formula that must be valid, and a `proof`: the digest of the validity-check script that z3
 and cvc5 both answered `unsat`. The loader recomputes the digest and refuses a rule whose
 check is missing or differs (an edited or unproven rule), so no strategy uses a claim no
-solver pair has confirmed. `python -m sphinxfuzz.strategies.rules` re-proves the tables and
+solver pair has confirmed. `python -m sphinxfuzz.strategies.prove_tables` re-proves the tables and
 writes the digests; tests/strategies re-run every check.
 """
 
@@ -69,7 +69,7 @@ def load_rules(filename: str) -> list[Rule]:
         if rule.row.get("proof") != rule.digest():
             raise RuleError(
                 f"{HERE / filename}: rule {rule.name!r} is not proved valid (run "
-                "`python -m sphinxfuzz.strategies.rules` with z3 and cvc5 installed)"
+                "`python -m sphinxfuzz.strategies.prove_tables` with z3 and cvc5 installed)"
             )
     return rules
 
@@ -96,39 +96,3 @@ def prove(rules: list[Rule], run: Callable[[str], list[str]]) -> list[tuple[Rule
         if got != ["unsat"] * len(rule.claims):
             failed.append((rule, " ".join(got) or "no answer"))
     return failed
-
-
-def _main() -> int:
-    from sphinxfuzz.solvers import parse_specs, run_solver
-
-    specs = parse_specs("z3;cvc5")
-    status = 0
-    for filename in TABLES:
-        path = HERE / filename
-        if not path.exists():
-            continue
-        rules = [rule for rule in read_table(filename) if "excluded" not in rule.row]
-        failed: dict[str, str] = {}
-        for spec in specs:
-            for rule, answer in prove(
-                rules, lambda text, spec=spec: run_solver(spec, text, timeout=60).answers
-            ):
-                failed.setdefault(rule.name, f"{spec.name}: {answer}")
-        data = json.loads(path.read_text(encoding="utf-8"))
-        by_name = {rule.name: rule for rule in rules}
-        for row in data["rules"]:
-            rule = by_name.get(row["name"])
-            if rule is None:
-                continue
-            if rule.name in failed:
-                row.pop("proof", None)
-                print(f"{filename}: {rule.name}: NOT proved ({failed[rule.name]})")
-                status = 1
-            else:
-                row["proof"] = rule.digest()
-        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return status
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main())
