@@ -72,8 +72,10 @@ class Worker:
         report: Report = lambda event: None,
         stop_requested: Callable[[], bool] = lambda: False,
         persistent: bool = True,
+        unconfined: bool = False,
     ) -> None:
         self.config = config
+        self.unconfined = unconfined  # generators may run without kernel confinement
         self.root = root
         self.worker = worker
         self.jobs = jobs
@@ -180,7 +182,9 @@ class Worker:
         order = SeedOrder(seeds, config.campaign_seed)
         entries = generator_entries(config.generators, self.specs)
         self.theory_options = theory_options(config.generators, entries)
-        with Store(self.root) as store, GeneratorPool(entries) as pool:
+        with Store(self.root) as store, GeneratorPool(
+            entries, unconfined=self.unconfined
+        ) as pool:
             if not pool.theories:
                 failures = "; ".join(
                     f"{t}: {why.strip().splitlines()[-1]}" for t, why in pool.load_failures.items()
@@ -397,6 +401,7 @@ def worker_main(
     stop: object,
     parent_pid: int,
     persistent: bool = True,
+    unconfined: bool = False,
 ) -> None:
     """Entry point of a spawned worker process: events go to the coordinator's queue."""
     import signal
@@ -423,6 +428,7 @@ def worker_main(
             report=report,
             stop_requested=stop_requested,
             persistent=persistent,
+            unconfined=unconfined,
         ).run()
         report(Event("done", worker, None))
     except CampaignError as exc:  # a clear message needs no traceback

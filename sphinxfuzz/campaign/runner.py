@@ -25,6 +25,8 @@ from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
 from sphinxfuzz.campaign.stats import Stats
 from sphinxfuzz.campaign.store import Store
 from sphinxfuzz.campaign.targets import CampaignError, generator_entries, target_specs
+from sphinxfuzz.generators.child_process import probe_confinement
+from sphinxfuzz.generators.confine import ConfinementError
 
 Progress = Callable[[Stats, float], None]  # (this run's counters, seconds since start)
 Message = Callable[[str], None]
@@ -60,14 +62,19 @@ def prepare(root: Path, config: CampaignConfig, *, resume: bool) -> Store:
     return store
 
 
-def validate(config: CampaignConfig) -> None:
-    """Fail before any process starts: solvers, seeds and generators must all be usable."""
+def validate(config: CampaignConfig, *, unconfined: bool = False) -> None:
+    """Fail before any process starts: solvers, seeds and generators must all be usable,
+    and generator code must run confined (unless `unconfined`)."""
     specs = target_specs(config.solvers)
     try:
         collect_seeds(list(config.seeds))
     except SeedsError as exc:
         raise CampaignError(f"{exc} (name seed files or folders with --seeds)") from None
     generator_entries(config.generators, specs)
+    try:
+        probe_confinement(unconfined=unconfined)
+    except ConfinementError as exc:
+        raise CampaignError(str(exc)) from None
 
 
 class _Aggregator:
@@ -133,14 +140,16 @@ def run_campaign(
     on_progress: Progress = lambda stats, elapsed: None,
     on_message: Message = lambda text: None,
     persistent: bool = True,
+    unconfined: bool = False,
 ) -> Stats:
     """Run (or resume) a campaign until its budget is spent, the seeds run out (no budget:
     one pass) or a stop is requested. Returns this run's counters. `persistent`: keep one
     solver process per solver and worker where the solver allows it (verdicts are still
-    confirmed in fresh processes); it changes speed, never the mutants."""
+    confirmed in fresh processes); it changes speed, never the mutants. `unconfined`: run
+    generators even where the kernel confinement cannot be set up."""
     if jobs < 1:
         raise CampaignError(f"--jobs {jobs}: must be at least 1")
-    validate(config)
+    validate(config, unconfined=unconfined)
     store = prepare(root, config, resume=resume)
     try:
         run = store.start_run(jobs)
@@ -148,9 +157,14 @@ def run_campaign(
         deadline = None if budget.seconds is None else time.time() + budget.seconds
         aggregator = _Aggregator(store, run, on_progress, started)
         if jobs == 1:
-            _run_inline(config, root, budget, deadline, aggregator, on_message, persistent)
+            _run_inline(
+                config, root, budget, deadline, aggregator, on_message, persistent, unconfined
+            )
         else:
-            _run_spawned(config, root, budget, deadline, jobs, aggregator, on_message, persistent)
+            _run_spawned(
+                config, root, budget, deadline, jobs, aggregator, on_message, persistent,
+                unconfined,
+            )  # fmt: skip
         return aggregator.flush()
     finally:
         store.close()
@@ -164,6 +178,7 @@ def _run_inline(
     aggregator: _Aggregator,
     on_message: Message,
     persistent: bool,
+    unconfined: bool,
 ) -> None:
     stop = threading.Event()
 
@@ -176,7 +191,7 @@ def _run_inline(
     with _StopOnSignal(stop):
         Worker(
             config, root, budget=budget, deadline=deadline, report=report,
-            stop_requested=stop.is_set, persistent=persistent,
+            stop_requested=stop.is_set, persistent=persistent, unconfined=unconfined,
         ).run()  # fmt: skip
 
 
@@ -189,6 +204,7 @@ def _run_spawned(
     aggregator: _Aggregator,
     on_message: Message,
     persistent: bool,
+    unconfined: bool,
 ) -> None:
     # spawn, not fork: the coordinator may hold SQLite connections and threads
     context = multiprocessing.get_context("spawn")
@@ -208,6 +224,7 @@ def _run_spawned(
                 stop,
                 os.getpid(),
                 persistent,
+                unconfined,
             ),
             name=f"sphinxfuzz-worker-{k}",
         )  # fmt: skip

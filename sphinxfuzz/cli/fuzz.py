@@ -24,6 +24,7 @@ from sphinxfuzz.campaign import (
 )
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, MIN_MUTANT_TIMEOUT
 from sphinxfuzz.campaign.runner import validate
+from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.errors import fail as _fail
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
@@ -157,6 +158,7 @@ def fuzz(
     timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at least {MIN_MUTANT_TIMEOUT:g} s and at most --timeout (a mutant far slower than its seed would time out anyway); 0 gives every call --timeout. Default: 10.")] = None,
     even_theories: Annotated[bool, typer.Option("--even-theories", help="Draw every theory equally often. Default: at the start, 20 sampled terms per theory go to every solver, and a theory is drawn in proportion to the share all of them accept (an older release that lacks operators, or a theory one solver lacks, then wastes few mutants).")] = False,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
+    unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     try:
@@ -185,7 +187,7 @@ def fuzz(
             with Store(root) as store:
                 stored = store.config()
         config = _config_from_options(stored, given)
-        validate(config)
+        validate(config, unconfined=unconfined)
     except (CampaignError, StoreError) as exc:
         raise _fail(str(exc)) from None
     console.print(
@@ -206,6 +208,7 @@ def fuzz(
             stats = run_campaign(
                 config, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
                 on_progress=progress, on_message=message, persistent=not fresh_processes,
+                unconfined=unconfined,
             )  # fmt: skip
         except (CampaignError, StoreError) as exc:
             live.stop()

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.generators.catalogue import (
     Catalogue,
@@ -16,6 +17,7 @@ from sphinxfuzz.generators.catalogue import (
     default_generators_dir,
     load_catalogue,
 )
+from sphinxfuzz.generators.confine import ConfinementError
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.static_check import UnsafeGenerator
 from sphinxfuzz.generators.theory_docs import (
@@ -46,6 +48,7 @@ GeneratorsOption = Annotated[
         "--generators", help="Generators folder (default: the repo's generated_generators/)."
     ),
 ]
+UnconfinedOption = Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)]
 DocsOption = Annotated[
     Path | None,
     typer.Option("--docs", help="Theory documents folder (default: the repo's docs_corpus/)."),
@@ -117,6 +120,7 @@ def sample(
     n: Annotated[int, typer.Option("-n", help="Number of terms.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of random.Random.")] = 0,
     generators: GeneratorsOption = None,
+    unconfined: UnconfinedOption = False,
 ) -> None:
     """Print the declarations and terms of N samples (run in the sandbox)."""
     catalogue = _catalogue(generators, strict=True)
@@ -124,8 +128,8 @@ def sample(
     if entry is None:
         raise _fail(f"no generator for {theory!r}; known: {', '.join(sorted(catalogue.entries))}")
     try:
-        report = sample_terms(entry.source, n, seed, filename=str(entry.path))
-    except UnsafeGenerator as exc:
+        report = sample_terms(entry.source, n, seed, filename=str(entry.path), unconfined=unconfined)
+    except (UnsafeGenerator, ConfinementError) as exc:
         raise _fail(str(exc)) from None
     for index, (decls, term) in enumerate(report.samples):
         typer.echo(f"; sample {index} (seed {seed})")
@@ -156,6 +160,7 @@ def validate(
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the table as Markdown (for the README).")
     ] = False,
+    unconfined: UnconfinedOption = False,
 ) -> None:
     """Sample each generator, check the terms with solvers, and report quality measures.
 
@@ -193,9 +198,15 @@ def validate(
                 f"{entry.path}: SOLVERS {entry.solvers} names no built-in solver; use --solvers"
             )
         with console.status(f"validating {theory} ({n} terms)"):
-            reports.append(
-                validate_theory(entry, corpus.get(theory), specs, n=n, seed=seed, timeout=timeout)
-            )
+            try:
+                reports.append(
+                    validate_theory(
+                        entry, corpus.get(theory), specs, n=n, seed=seed, timeout=timeout,
+                        unconfined=unconfined,
+                    )  # fmt: skip
+                )
+            except (UnsafeGenerator, ConfinementError) as exc:
+                raise _fail(str(exc)) from None
     if markdown:
         typer.echo(_markdown_table(reports))
     else:
