@@ -20,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 
 from sphinxfuzz.campaign.config import Budget, CampaignConfig
+from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
 from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
 from sphinxfuzz.campaign.stats import Stats
@@ -27,6 +28,8 @@ from sphinxfuzz.campaign.store import Store
 from sphinxfuzz.campaign.targets import CampaignError, generator_entries, target_specs
 from sphinxfuzz.generators.child_process import probe_confinement
 from sphinxfuzz.generators.confine import ConfinementError
+from sphinxfuzz.solvers import reaper
+from sphinxfuzz.solvers.smoke import smoke_test
 
 Progress = Callable[[Stats, float], None]  # (this run's counters, seconds since start)
 Message = Callable[[str], None]
@@ -75,6 +78,13 @@ def validate(config: CampaignConfig, *, unconfined: bool = False) -> None:
         probe_confinement(unconfined=unconfined)
     except ConfinementError as exc:
         raise CampaignError(str(exc)) from None
+    for spec in specs:
+        problem = smoke_test(spec, timeout=max(config.timeout, 5.0), memory_mb=config.memory_mb)
+        if problem is not None:
+            raise CampaignError(
+                f"solver {spec.text!r} fails on a trivial script ((check-sat) on an empty "
+                f"problem): {problem}. Check its options."
+            )
 
 
 class _Aggregator:
@@ -110,7 +120,8 @@ class _Aggregator:
 
 
 class _StopOnSignal:
-    """Ctrl-C / SIGTERM ask for a graceful stop: finish the current mutant, record, flush."""
+    """Ctrl-C / SIGTERM ask for a graceful stop: the solvers running now are killed, the
+    mutant they ran is dropped (a resume makes it again), statistics are flushed."""
 
     def __init__(self, event: threading.Event | object) -> None:
         self.event = event
@@ -118,6 +129,7 @@ class _StopOnSignal:
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.event.set()  # type: ignore[attr-defined]
+        reaper.abort_all()  # solvers of this process: their answers are not judged anyway
 
     def __enter__(self) -> _StopOnSignal:
         if threading.current_thread() is threading.main_thread():
@@ -150,6 +162,23 @@ def run_campaign(
     if jobs < 1:
         raise CampaignError(f"--jobs {jobs}: must be at least 1")
     validate(config, unconfined=unconfined)
+    with CampaignLock(root, create=not resume):
+        return _locked_run(
+            config, root, budget, jobs, resume, on_progress, on_message, persistent, unconfined
+        )
+
+
+def _locked_run(
+    config: CampaignConfig,
+    root: Path,
+    budget: Budget,
+    jobs: int,
+    resume: bool,
+    on_progress: Progress,
+    on_message: Message,
+    persistent: bool,
+    unconfined: bool,
+) -> Stats:
     store = prepare(root, config, resume=resume)
     try:
         run = store.start_run(jobs)

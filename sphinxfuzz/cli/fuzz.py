@@ -26,6 +26,7 @@ from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, MIN_MUTANT_TIMEOUT
 from sphinxfuzz.campaign.runner import validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
 
@@ -137,6 +138,7 @@ def _config_from_options(
         fast_seed_factor=int(given["fast_seed_factor"] or 3),  # type: ignore[arg-type]
         timeout_factor=float(given["timeout_factor"] if given["timeout_factor"] is not None else 10.0),  # type: ignore[arg-type]
         adapt_theories=given["adapt_theories"] is None,
+        max_seed_bytes=int(given["max_seed_bytes"] or MAX_SEED_BYTES),  # type: ignore[arg-type]
     )
 
 
@@ -158,6 +160,7 @@ def fuzz(
     timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at least {MIN_MUTANT_TIMEOUT:g} s and at most --timeout (a mutant far slower than its seed would time out anyway); 0 gives every call --timeout. Default: 10.")] = None,
     even_theories: Annotated[bool, typer.Option("--even-theories", help="Draw every theory equally often. Default: at the start, 20 sampled terms per theory go to every solver, and a theory is drawn in proportion to the share all of them accept (an older release that lacks operators, or a theory one solver lacks, then wastes few mutants).")] = False,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
+    max_seed_bytes: Annotated[int | None, typer.Option("--max-seed-bytes", min=1, help=f"Seeds larger than this are skipped with a message (parsing and mutating a huge seed costs minutes and gigabytes). Default: {MAX_SEED_BYTES:,}.")] = None,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
@@ -180,6 +183,7 @@ def fuzz(
         "fast_seed_factor": fast_seed_factor,
         "timeout_factor": timeout_factor,
         "adapt_theories": False if even_theories else None,
+        "max_seed_bytes": max_seed_bytes,
     }
     try:
         stored = None

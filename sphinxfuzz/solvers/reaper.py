@@ -21,7 +21,6 @@ import resource
 import selectors
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,8 +32,9 @@ EXIT_GRACE = 0.2  # seconds to read what is left in the pipes after the solver e
 MARKER = "SPHINXFUZZ_SOLVER_OF"  # environment variable of every solver process: our pid
 _SWEEP_ROUNDS = 64
 
-_live: dict[int, subprocess.Popen[bytes]] = {}  # solver processes running now, by pid
-_lock = threading.Lock()
+# Solver processes running now, by pid. No lock: `abort_all` runs in signal handlers, which
+# may interrupt the main thread anywhere; single dict operations are atomic.
+_live: dict[int, subprocess.Popen[bytes]] = {}
 _subreaper_of: int | None = None
 
 
@@ -112,8 +112,7 @@ def start(argv: list[str], memory_mb: int, stdin: int) -> subprocess.Popen[bytes
         preexec_fn=preexec(memory_mb),
         env=solver_env(),
     )
-    with _lock:
-        _live[process.pid] = process
+    _live[process.pid] = process
     return process
 
 
@@ -130,8 +129,7 @@ def end(process: subprocess.Popen[bytes], before: set[int] | None = None) -> int
     Returns how many left-over processes were killed."""
     kill_group(process)
     process.wait()
-    with _lock:
-        _live.pop(process.pid, None)
+    _live.pop(process.pid, None)
     return sweep(before)
 
 
@@ -139,8 +137,7 @@ def sweep(before: set[int] | None = None) -> int:
     """Kill and reap children that solvers left behind (see the module doc)."""
     killed = 0
     for _ in range(_SWEEP_ROUNDS):
-        with _lock:
-            keep = set(_live)
+        keep = set(dict(_live))
         extra = {
             pid
             for pid in children() - keep
@@ -165,9 +162,7 @@ def sweep(before: set[int] | None = None) -> int:
 
 def abort_all() -> None:
     """Kill every solver process running now (their callers see them die and return)."""
-    with _lock:
-        running = list(_live.values())
-    for process in running:
+    for process in list(dict(_live).values()):
         kill_group(process)
 
 
