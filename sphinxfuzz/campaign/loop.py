@@ -38,7 +38,7 @@ from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed,
 from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
 from sphinxfuzz.smtlib import Script
-from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, reaper, run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.runner import remove_scratch_dir
 
@@ -140,7 +140,7 @@ class Worker:
             result = solver.run(text, timeout=limit)
         else:
             result = run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
-        if self.stop_requested() or (self.deadline is not None and time.time() >= self.deadline):
+        if self._stopping():
             raise _Stopped
         stats = self.stats
         stats.solver_calls += 1
@@ -184,13 +184,18 @@ class Worker:
         self.report(Event("message", self.worker, message))
 
     # -- the loop -------------------------------------------------------------------------
+    def _stopping(self) -> bool:
+        return self.stop_requested() or (self.deadline is not None and time.time() >= self.deadline)
+
     def run(self) -> Stats:
+        reaper.cancel_when(self._stopping)  # no solver call outlives a stop or the deadline
         try:
             return self._loop()
         except _Stopped:  # the position in progress is not marked done: a resume redoes it
             self._publish()
             return self.stats
         finally:
+            reaper.cancel_when(None)
             self.close()
 
     def _loop(self) -> Stats:
@@ -211,6 +216,8 @@ class Worker:
                 )
             if config.adapt_theories:
                 self._probe(pool)
+                if self._stopping():
+                    raise _Stopped
             done = store.done_positions()
             current_round, usable = 0, False
             for position in itertools.count(self.worker, self.jobs):

@@ -249,7 +249,7 @@ class PersistentSolver:
                         return True, 0, False
                 searched = len(out)
             now = time.perf_counter()
-            if now >= deadline:
+            if now >= deadline or reaper.cancelled():
                 return False, 0, True
             if exited_at is None and process.poll() is not None:
                 exited_at = now

@@ -36,6 +36,19 @@ _SWEEP_ROUNDS = 64
 # may interrupt the main thread anywhere; single dict operations are atomic.
 _live: dict[int, subprocess.Popen[bytes]] = {}
 _subreaper_of: int | None = None
+_cancel: Callable[[], bool] | None = None
+
+
+def cancel_when(predicate: Callable[[], bool] | None) -> None:
+    """From now on every run in this process ends (as a time-out) as soon as `predicate()`
+    is true: a campaign's stop request or deadline cuts whatever solver runs then, wherever
+    it was called from. None removes it."""
+    global _cancel
+    _cancel = predicate
+
+
+def cancelled() -> bool:
+    return _cancel is not None and _cancel()
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -187,6 +200,8 @@ def run_bounded(
     """Run a command under every limit; returns within `timeout` plus a fraction of a
     second, whatever the command and its descendants do."""
     started = time.perf_counter()
+    if cancelled():
+        return Finished(b"", b"", 0, 0.0, True, False)
     before = children()
     process = start(
         list(argv), memory_mb, subprocess.PIPE if stdin is not None else subprocess.DEVNULL
@@ -217,7 +232,7 @@ def _collect(
     try:
         while selector.get_map():
             now = time.perf_counter()
-            if now >= deadline:
+            if now >= deadline or cancelled():
                 timed_out = True
                 break
             if exited_at is None and process.poll() is not None:
