@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import resource
 import selectors
 import signal
@@ -102,6 +103,22 @@ def children() -> set[int]:
                 continue
             if stat[stat.rfind(")") + 2 :].split()[1] == me:
                 found.add(int(entry.name))
+    return found
+
+
+def running(pattern: str) -> list[int]:
+    """Pids of live (not zombie) processes whose command line matches the regex `pattern`:
+    how tests and benches look for processes a solver should not have left behind."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if re.search(pattern, command) and state != "Z":
+                found.append(int(entry.name))
     return found
 
 

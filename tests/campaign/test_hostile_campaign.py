@@ -15,24 +15,11 @@ from campaign_helpers import SEEDS, TESTS, config_for
 
 from sphinxfuzz.campaign import Budget, CampaignError, Store, run_campaign
 from sphinxfuzz.campaign.lock import CampaignLock
+from sphinxfuzz.solvers.reaper import running as sleeping
 
 HOSTILE = TESTS / "fixtures" / "hostile" / "solvers"
 HANG = str(HOSTILE / "hang_on_assert.sh")
 PLAIN = SEEDS / "plain.smt2"
-
-
-def sleeping(word: str) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if word in command and state != "Z":
-                found.append(entry.name)
-    return found
 
 
 def test_a_mistyped_solver_option_stops_the_campaign_before_any_seed(tmp_path: Path) -> None:

@@ -13,26 +13,11 @@ import pytest
 
 from sphinxfuzz.solvers import Outcome, parse_specs, reaper, run_solver, solver_version
 from sphinxfuzz.solvers.persistent import PersistentSolver
-from sphinxfuzz.solvers.reaper import OUTPUT_LIMIT
+from sphinxfuzz.solvers.reaper import OUTPUT_LIMIT, running
 from sphinxfuzz.solvers.versions import _version_of
 
 HOSTILE = Path(__file__).resolve().parents[1] / "fixtures" / "hostile" / "solvers"
 SCRIPT = "(check-sat)\n"
-
-
-def running(word: str) -> list[int]:
-    """Pids of live processes whose command line contains `word`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if word in command and state != "Z":
-                found.append(int(entry.name))
-    return found
 
 
 def run(name: str, timeout: float = 5.0):  # type: ignore[no-untyped-def]
