@@ -21,7 +21,10 @@ from sphinxfuzz.cli import app
         ("llm = 5\n", "llm: 5 is not of type 'object'"),
         ('[llm]\napi_key_env = ["A"]\n', "llm.api_key_env: ['A'] is not of type 'string'"),
         ("[llm]\nmodel = 42\n", "llm.model: 42 is not of type 'string'"),
-        ("[llm]\nmodle = 'x'\n", "llm: Additional properties are not allowed ('modle' was unexpected)"),
+        (
+            "[llm]\nmodle = 'x'\n",
+            "llm: Additional properties are not allowed ('modle' was unexpected)",
+        ),
     ],
 )
 def test_config_values_of_the_wrong_type_are_one_line_errors(
