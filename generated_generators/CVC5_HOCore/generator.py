@@ -51,7 +51,7 @@ class _Builder:
             "func": ("g", "(declare-const {} (-> (-> Int Int) Int))"),
         }[kind]
         name = self.fresh(prefix)
-        self.decls.append(decl.format(name))
+        self.decls.append(decl.replace("{}", name))
         pool.append(name)
         return name
 

@@ -13,14 +13,18 @@ Every exchange is appended to the transcript the caller passes in.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
+
+import jsonschema
 
 from sphinxfuzz.build.transcript import Transcript, read_transcript
 
@@ -49,6 +53,9 @@ class Settings:
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.2
     timeout: float = 300.0
+    # Larger answers are refused (a 5 MB answer needed 2 GB to check); a generator module
+    # is a few kilobytes.
+    max_answer_bytes: int = 1_000_000
 
 
 def config_paths() -> list[Path]:
@@ -63,10 +70,12 @@ def load_settings(model: str | None = None, paths: list[Path] | None = None) -> 
         if not path.is_file():
             continue
         try:
-            table = tomllib.loads(path.read_text(encoding="utf-8")).get("llm", {})
-        except tomllib.TOMLDecodeError as exc:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise LLMError(f"{path}: not valid TOML ({exc})") from None
-        for key in ("model", "base_url", "api_key_env", "temperature", "timeout"):
+        _check_config(path, data)
+        table = data.get("llm", {})
+        for key in ("model", "base_url", "api_key_env", "temperature", "timeout", "max_answer_bytes"):
             if key in table:
                 setattr(settings, key, table[key])
         break
@@ -75,6 +84,24 @@ def load_settings(model: str | None = None, paths: list[Path] | None = None) -> 
     if model:
         settings.model = model
     return settings
+
+
+def _check_config(path: Path, data: dict[str, Any]) -> None:
+    """One line naming the file, the key and what is wrong (schemas/config.schema.json)."""
+    schema = json.loads(resources.files("sphinxfuzz.schemas").joinpath("config.schema.json").read_text())
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        where = ".".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise LLMError(f"{path}: {where}: {error.message}")
+
+
+def check_answer_size(answer: str | bytes, limit: int, where: str) -> None:
+    size = len(answer.encode("utf-8") if isinstance(answer, str) else answer)
+    if size > limit:
+        raise LLMError(
+            f"{where}: the answer has {size:,} bytes, over the {limit:,}-byte limit "
+            "(max_answer_bytes in the [llm] table)"
+        )
 
 
 def _now() -> str:
@@ -176,6 +203,7 @@ class OpenAIBackend(_Recorder):
         except openai.APIStatusError as exc:
             raise LLMError(f"the endpoint refused the request ({exc.status_code}): {exc.message}") from None
         answer = response.choices[0].message.content or ""
+        check_answer_size(answer, self.settings.max_answer_bytes, f"{theory} {step}")
         usage = response.usage.model_dump() if getattr(response, "usage", None) else None
         self.record(theory, step, messages, answer, started, usage=usage)
         return answer
@@ -187,8 +215,11 @@ class ReplayBackend(_Recorder):
 
     backend = "replay"
 
-    def __init__(self, path: Path, transcript: Transcript) -> None:
+    def __init__(
+        self, path: Path, transcript: Transcript, *, max_answer_bytes: int = Settings.max_answer_bytes
+    ) -> None:
         super().__init__(transcript)
+        self.max_answer_bytes = max_answer_bytes
         if not path.is_file():
             raise LLMError(f"{path}: no such transcript")
         try:
@@ -214,8 +245,10 @@ class ReplayBackend(_Recorder):
                 f"{record.get('theory')} {record.get('step')}, asked {theory} {step}\n"
                 + _diff(record.get("messages", []), messages)
             )
-        self.record(theory, step, messages, record["answer"], _now(), replayed_from=str(self.path))
-        return str(record["answer"])
+        answer = str(record["answer"])
+        check_answer_size(answer, self.max_answer_bytes, f"{self.path}: exchange {number}")
+        self.record(theory, step, messages, answer, _now(), replayed_from=str(self.path))
+        return answer
 
 
 def _diff(recorded: Messages, asked: Messages) -> str:
@@ -243,8 +276,10 @@ class ExchangeBackend(_Recorder):
         timeout: float | None = None,
         poll: float = 0.5,
         notify: Callable[[str], None] = print,
+        max_answer_bytes: int = Settings.max_answer_bytes,
     ) -> None:
         super().__init__(transcript)
+        self.max_answer_bytes = max_answer_bytes
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
         self.model = model
@@ -264,14 +299,35 @@ class ExchangeBackend(_Recorder):
         started = _now()
         self.notify(f"waiting for {answer_path} (the prompt is {prompt})")
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        while not answer_path.is_file():
+        while (answer := self._answer(answer_path)) is None:
             if deadline is not None and time.monotonic() > deadline:
                 raise LLMError(f"no answer in {answer_path} after {self.timeout:g} s")
             time.sleep(self.poll)
-        time.sleep(self.poll)  # let a writer that is not atomic finish
-        answer = answer_path.read_text(encoding="utf-8")
         self.record(theory, step, messages, answer, started, prompt_file=prompt.name)
         return answer
+
+
+    def _answer(self, path: Path) -> str | None:
+        """The answer in `path`, or None while there is none. An answer that is too large or
+        not UTF-8 is skipped with a message (renamed to `.rejected.md`): write it again."""
+        if not path.is_file():
+            return None
+        time.sleep(self.poll)  # let a writer that is not atomic finish
+        problem = None
+        try:
+            size = path.stat().st_size
+            if size > self.max_answer_bytes:
+                problem = f"{size:,} bytes, over the {self.max_answer_bytes:,}-byte limit (max_answer_bytes)"
+            else:
+                return path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problem = f"not UTF-8 text (byte {exc.start}: {exc.reason})"
+        except OSError as exc:
+            problem = f"unreadable ({exc.strerror})"
+        rejected = path.with_suffix(".rejected.md")
+        path.replace(rejected)
+        self.notify(f"skipped {path}: {problem}; moved to {rejected.name}, waiting for a new answer")
+        return None
 
 
 def make_llm(
@@ -282,11 +338,15 @@ def make_llm(
     exchange_timeout: float | None = None,
     notify: Callable[[str], None] = print,
 ) -> LLM:
-    """`openai`, `replay:PATH` or `exchange:DIR`."""
+    """`openai`, `replay:PATH` or `exchange:DIR`. The config file is checked for every
+    backend, so a wrong value stops the build before it starts."""
+    settings = load_settings(model)
     if spec == "openai":
-        return OpenAIBackend(load_settings(model), transcript)
+        return OpenAIBackend(settings, transcript)
     if spec.startswith("replay:"):
-        return ReplayBackend(Path(spec[len("replay:") :]), transcript)
+        return ReplayBackend(
+            Path(spec[len("replay:") :]), transcript, max_answer_bytes=settings.max_answer_bytes
+        )
     if spec.startswith("exchange:"):
         if not model:
             # the manifest and the generator's header say which model wrote the code
@@ -300,5 +360,6 @@ def make_llm(
             model=model,
             timeout=exchange_timeout,
             notify=notify,
+            max_answer_bytes=settings.max_answer_bytes,
         )
     raise LLMError(f"unknown --llm {spec!r}: use openai, replay:PATH or exchange:DIR")

@@ -101,6 +101,7 @@ class TheoryBuilder:
         sample_timeout: float = 30.0,
         memory_mb: int = 1024,
         progress: Callable[[str], None] = lambda _line: None,
+        unconfined: bool = False,
     ) -> None:
         self.doc = doc
         self.llm = llm
@@ -112,6 +113,7 @@ class TheoryBuilder:
         self.sample_timeout = sample_timeout
         self.memory_mb = memory_mb
         self.progress = progress
+        self.unconfined = unconfined  # run sampled code even without kernel confinement
         self.solvers_text = ", ".join(doc.solvers)
 
     # -- talking to the model ---------------------------------------------------------------
@@ -201,8 +203,9 @@ class TheoryBuilder:
             )
             return Round(number, 0, self.samples, "unsafe"), text
         report = sample_terms(
-            code, self.samples, self.seed + number, timeout=self.sample_timeout, memory_mb=self.memory_mb
-        )
+            code, self.samples, self.seed + number, timeout=self.sample_timeout,
+            memory_mb=self.memory_mb, unconfined=self.unconfined,
+        )  # fmt: skip
         if not report.ok:
             return Round(number, 0, self.samples, report.kind), report.failure or report.kind
         verdicts = check_terms(report.samples, self.specs)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, fields
 
+from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
+
 # A mutant answered by all target solvers within this many seconds counts as fast.
 FAST_MUTANT_SECONDS = 0.25
 
@@ -42,6 +44,9 @@ class CampaignConfig:
     # theory one solver lacks, then costs few mutants that test only a parser. False draws
     # every theory evenly.
     adapt_theories: bool = True
+    # Seeds larger than this are skipped (counted as malformed, with a message): a 50 MB
+    # seed took minutes and gigabytes to parse and mutate.
+    max_seed_bytes: int = MAX_SEED_BYTES
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)

@@ -38,9 +38,18 @@ from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed,
 from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
 from sphinxfuzz.smtlib import Script
-from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, reaper, run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.runner import remove_scratch_dir
+
+# A worker stops when this many generator calls in a row failed: no generator works.
+MAX_GENERATOR_FAILURES = 50
+
+
+class _Stopped(Exception):
+    """A stop request or the deadline arrived while solvers ran: what they answered may
+    have been cut short (`reaper.abort_all`), so nothing of it is judged or stored."""
+
 
 # Seed status values kept in the store.
 SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
@@ -72,8 +81,10 @@ class Worker:
         report: Report = lambda event: None,
         stop_requested: Callable[[], bool] = lambda: False,
         persistent: bool = True,
+        unconfined: bool = False,
     ) -> None:
         self.config = config
+        self.unconfined = unconfined  # generators may run without kernel confinement
         self.root = root
         self.worker = worker
         self.jobs = jobs
@@ -92,6 +103,7 @@ class Worker:
         self.theory_options: dict[str, tuple[str, ...]] = {}
         self.theory_weights: dict[str, float] | None = None  # from the probe (adapt_theories)
         self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
+        self.generator_failures_in_row = 0
         # one long-lived process per solver that supports it (see solvers/persistent.py)
         self.persistent: dict[str, PersistentSolver] = {
             spec.name: PersistentSolver(spec, memory_mb=config.memory_mb)
@@ -121,11 +133,15 @@ class Worker:
         else:
             text = for_family(script, spec.family)
         limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
+        if self.deadline is not None:  # --time holds whatever the solver does
+            limit = max(0.05, min(limit, self.deadline - time.time()))
         solver = None if fresh else self.persistent.get(spec.name)
         if solver is not None:
             result = solver.run(text, timeout=limit)
         else:
             result = run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
+        if self._stopping():
+            raise _Stopped
         stats = self.stats
         stats.solver_calls += 1
         stats.solver_time += result.elapsed
@@ -168,10 +184,18 @@ class Worker:
         self.report(Event("message", self.worker, message))
 
     # -- the loop -------------------------------------------------------------------------
+    def _stopping(self) -> bool:
+        return self.stop_requested() or (self.deadline is not None and time.time() >= self.deadline)
+
     def run(self) -> Stats:
+        reaper.cancel_when(self._stopping)  # no solver call outlives a stop or the deadline
         try:
             return self._loop()
+        except _Stopped:  # the position in progress is not marked done: a resume redoes it
+            self._publish()
+            return self.stats
         finally:
+            reaper.cancel_when(None)
             self.close()
 
     def _loop(self) -> Stats:
@@ -180,7 +204,9 @@ class Worker:
         order = SeedOrder(seeds, config.campaign_seed)
         entries = generator_entries(config.generators, self.specs)
         self.theory_options = theory_options(config.generators, entries)
-        with Store(self.root) as store, GeneratorPool(entries) as pool:
+        with Store(self.root) as store, GeneratorPool(
+            entries, unconfined=self.unconfined
+        ) as pool:
             if not pool.theories:
                 failures = "; ".join(
                     f"{t}: {why.strip().splitlines()[-1]}" for t, why in pool.load_failures.items()
@@ -190,6 +216,8 @@ class Worker:
                 )
             if config.adapt_theories:
                 self._probe(pool)
+                if self._stopping():
+                    raise _Stopped
             done = store.done_positions()
             current_round, usable = 0, False
             for position in itertools.count(self.worker, self.jobs):
@@ -234,7 +262,7 @@ class Worker:
         if known is not None and known[0] != SEED_OK:
             return None
         try:
-            seed = load_seed(seed_file)
+            seed = load_seed(seed_file, max_bytes=self.config.max_seed_bytes)
         except SeedError as exc:
             self.stats.seeds_malformed += 1
             self._say(f"skipping seed: {exc}")
@@ -319,7 +347,14 @@ class Worker:
                     )  # fmt: skip
                 except GeneratorFailure as exc:
                     self.stats.generator_failures += 1
+                    self.generator_failures_in_row += 1
                     self._say(f"generator failure at {seed.path} mutant {number}: {exc}")
+                    if self.generator_failures_in_row >= MAX_GENERATOR_FAILURES:
+                        raise CampaignError(
+                            f"no working generator: the last {MAX_GENERATOR_FAILURES} "
+                            f"generator calls all failed (last: {exc}); check the generators "
+                            f"in {config.generators} with `sphinxfuzz generators validate`"
+                        ) from None
                     continue
                 except MutationError as exc:
                     self.stats.mutation_errors += 1
@@ -331,6 +366,7 @@ class Worker:
                     previous = None
                     continue
                 previous = mutant
+                self.generator_failures_in_row = 0
                 digest = hashlib.sha256(mutant.text.encode("utf-8")).hexdigest()
                 log.append((position, number, digest, list(mutant.theories)))
                 timeouts_before, time_before = self.stats.timeouts, self.stats.solver_time
@@ -397,10 +433,14 @@ def worker_main(
     stop: object,
     parent_pid: int,
     persistent: bool = True,
+    unconfined: bool = False,
 ) -> None:
     """Entry point of a spawned worker process: events go to the coordinator's queue."""
     import signal
+    import threading
     import traceback
+
+    from sphinxfuzz.solvers.reaper import abort_all
 
     # The coordinator turns Ctrl-C into `stop`; a worker must finish its mutant, not die.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -411,6 +451,15 @@ def worker_main(
     def stop_requested() -> bool:
         # an orphaned worker (coordinator killed) stops too
         return stop.is_set() or os.getppid() != parent_pid  # type: ignore[attr-defined]
+
+    def abort_on_stop() -> None:  # a stop must not wait for the solvers running now
+        # polled, never `stop.wait()`: a worker that exits while waiting on the Event leaves
+        # `Event.set` in the coordinator waiting for it forever
+        while not stop_requested():
+            time.sleep(0.2)
+        abort_all()
+
+    threading.Thread(target=abort_on_stop, daemon=True).start()
 
     try:
         Worker(
@@ -423,6 +472,7 @@ def worker_main(
             report=report,
             stop_requested=stop_requested,
             persistent=persistent,
+            unconfined=unconfined,
         ).run()
         report(Event("done", worker, None))
     except CampaignError as exc:  # a clear message needs no traceback

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sphinxfuzz.campaign.issue_text import BugFacts, bisect_summary, issue_text, load_facts
 from sphinxfuzz.campaign.stats import Stats
-from sphinxfuzz.campaign.store import Store
+from sphinxfuzz.campaign.store import Store, StoreError
 from sphinxfuzz.campaign.svg import bar_chart, line_plot
 from sphinxfuzz.campaign.triage import BugGroup, group_bugs
 from sphinxfuzz.fileio import write_atomic
@@ -307,6 +307,12 @@ def render_report(root: Path) -> str:
     """The report of the campaign in `root` as one HTML document."""
     with Store(root) as store:
         bugs = store.bugs()
+        missing = [bug.id for bug in bugs if not bug.folder.is_dir()]
+        if missing:  # every bug's files are written before its row: someone removed them
+            raise StoreError(
+                f"{root}: the store lists bug(s) {', '.join(missing)} but their folders under "
+                f"{root / 'bugs'} are missing; restore them from a backup"
+            )
         groups = group_bugs(bugs)
         facts = {bug.id: load_facts(bug.folder) for bug in bugs}
         line = timeline(store)

@@ -20,11 +20,16 @@ from pathlib import Path
 from types import FrameType
 
 from sphinxfuzz.campaign.config import Budget, CampaignConfig
+from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
 from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
 from sphinxfuzz.campaign.stats import Stats
 from sphinxfuzz.campaign.store import Store
 from sphinxfuzz.campaign.targets import CampaignError, generator_entries, target_specs
+from sphinxfuzz.generators.child_process import probe_confinement
+from sphinxfuzz.generators.confine import ConfinementError
+from sphinxfuzz.solvers import reaper
+from sphinxfuzz.solvers.smoke import smoke_test
 
 Progress = Callable[[Stats, float], None]  # (this run's counters, seconds since start)
 Message = Callable[[str], None]
@@ -60,14 +65,26 @@ def prepare(root: Path, config: CampaignConfig, *, resume: bool) -> Store:
     return store
 
 
-def validate(config: CampaignConfig) -> None:
-    """Fail before any process starts: solvers, seeds and generators must all be usable."""
+def validate(config: CampaignConfig, *, unconfined: bool = False) -> None:
+    """Fail before any process starts: solvers, seeds and generators must all be usable,
+    and generator code must run confined (unless `unconfined`)."""
     specs = target_specs(config.solvers)
     try:
         collect_seeds(list(config.seeds))
     except SeedsError as exc:
         raise CampaignError(f"{exc} (name seed files or folders with --seeds)") from None
     generator_entries(config.generators, specs)
+    try:
+        probe_confinement(unconfined=unconfined)
+    except ConfinementError as exc:
+        raise CampaignError(str(exc)) from None
+    for spec in specs:
+        problem = smoke_test(spec, timeout=max(config.timeout, 5.0), memory_mb=config.memory_mb)
+        if problem is not None:
+            raise CampaignError(
+                f"solver {spec.text!r} fails on a trivial script ((check-sat) on an empty "
+                f"problem): {problem}. Check its options."
+            )
 
 
 class _Aggregator:
@@ -103,7 +120,8 @@ class _Aggregator:
 
 
 class _StopOnSignal:
-    """Ctrl-C / SIGTERM ask for a graceful stop: finish the current mutant, record, flush."""
+    """Ctrl-C / SIGTERM ask for a graceful stop: the solvers running now are killed, the
+    mutant they ran is dropped (a resume makes it again), statistics are flushed."""
 
     def __init__(self, event: threading.Event | object) -> None:
         self.event = event
@@ -111,6 +129,7 @@ class _StopOnSignal:
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.event.set()  # type: ignore[attr-defined]
+        reaper.abort_all()  # solvers of this process: their answers are not judged anyway
 
     def __enter__(self) -> _StopOnSignal:
         if threading.current_thread() is threading.main_thread():
@@ -133,14 +152,33 @@ def run_campaign(
     on_progress: Progress = lambda stats, elapsed: None,
     on_message: Message = lambda text: None,
     persistent: bool = True,
+    unconfined: bool = False,
 ) -> Stats:
     """Run (or resume) a campaign until its budget is spent, the seeds run out (no budget:
     one pass) or a stop is requested. Returns this run's counters. `persistent`: keep one
     solver process per solver and worker where the solver allows it (verdicts are still
-    confirmed in fresh processes); it changes speed, never the mutants."""
+    confirmed in fresh processes); it changes speed, never the mutants. `unconfined`: run
+    generators even where the kernel confinement cannot be set up."""
     if jobs < 1:
         raise CampaignError(f"--jobs {jobs}: must be at least 1")
-    validate(config)
+    validate(config, unconfined=unconfined)
+    with CampaignLock(root, create=not resume):
+        return _locked_run(
+            config, root, budget, jobs, resume, on_progress, on_message, persistent, unconfined
+        )
+
+
+def _locked_run(
+    config: CampaignConfig,
+    root: Path,
+    budget: Budget,
+    jobs: int,
+    resume: bool,
+    on_progress: Progress,
+    on_message: Message,
+    persistent: bool,
+    unconfined: bool,
+) -> Stats:
     store = prepare(root, config, resume=resume)
     try:
         run = store.start_run(jobs)
@@ -148,9 +186,14 @@ def run_campaign(
         deadline = None if budget.seconds is None else time.time() + budget.seconds
         aggregator = _Aggregator(store, run, on_progress, started)
         if jobs == 1:
-            _run_inline(config, root, budget, deadline, aggregator, on_message, persistent)
+            _run_inline(
+                config, root, budget, deadline, aggregator, on_message, persistent, unconfined
+            )
         else:
-            _run_spawned(config, root, budget, deadline, jobs, aggregator, on_message, persistent)
+            _run_spawned(
+                config, root, budget, deadline, jobs, aggregator, on_message, persistent,
+                unconfined,
+            )  # fmt: skip
         return aggregator.flush()
     finally:
         store.close()
@@ -164,6 +207,7 @@ def _run_inline(
     aggregator: _Aggregator,
     on_message: Message,
     persistent: bool,
+    unconfined: bool,
 ) -> None:
     stop = threading.Event()
 
@@ -176,7 +220,7 @@ def _run_inline(
     with _StopOnSignal(stop):
         Worker(
             config, root, budget=budget, deadline=deadline, report=report,
-            stop_requested=stop.is_set, persistent=persistent,
+            stop_requested=stop.is_set, persistent=persistent, unconfined=unconfined,
         ).run()  # fmt: skip
 
 
@@ -189,6 +233,7 @@ def _run_spawned(
     aggregator: _Aggregator,
     on_message: Message,
     persistent: bool,
+    unconfined: bool,
 ) -> None:
     # spawn, not fork: the coordinator may hold SQLite connections and threads
     context = multiprocessing.get_context("spawn")
@@ -208,6 +253,7 @@ def _run_spawned(
                 stop,
                 os.getpid(),
                 persistent,
+                unconfined,
             ),
             name=f"sphinxfuzz-worker-{k}",
         )  # fmt: skip

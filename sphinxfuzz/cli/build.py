@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sphinxfuzz.cli.errors import UNCONFINED_HELP
+
 HELP = """Build term generators from the theory documents with an LLM.
 
 \b
@@ -102,6 +104,7 @@ def build_generators(
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite generators that were edited by hand.")
     ] = False,
+    unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:
     from sphinxfuzz.build.hand_edits import HandEditError, hand_edited
     from sphinxfuzz.build.llm import LLMError, make_llm
@@ -110,6 +113,8 @@ def build_generators(
     from sphinxfuzz.build.prompts import PromptError, Prompts
     from sphinxfuzz.build.transcript import Transcript
     from sphinxfuzz.generators.catalogue import default_generators_dir
+    from sphinxfuzz.generators.child_process import probe_confinement
+    from sphinxfuzz.generators.confine import ConfinementError
     from sphinxfuzz.generators.theory_docs import (
         TheoryDocError,
         default_docs_dir,
@@ -142,6 +147,11 @@ def build_generators(
                 err.print(f"[bold red]error:[/] {reason}", highlight=False)
             err.print("rebuilding would discard that work: merge it into the document or prompts, or pass --force")
             raise typer.Exit(2)
+    try:  # before the model is asked anything: its code could not run
+        probe_confinement(unconfined=unconfined)
+    except ConfinementError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
     log = Transcript(transcript)
     try:
         backend = make_llm(llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print)
@@ -174,9 +184,13 @@ def build_generators(
             samples=samples,
             seed=seed,
             progress=lambda line, t=theory: console.print(f"  {t}: {line}", highlight=False),
+            unconfined=unconfined,
         )
         try:
             result = builder.build()
+        except ConfinementError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(2) from None
         except (BuildError, LLMError) as exc:
             failed = True
             summary.add_row(theory, "-", "-", "-", "-", f"[red]{exc}[/]")

@@ -6,6 +6,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+UNCONFINED_HELP = (
+    "Run generator code even where the kernel confinement (seccomp, Landlock) cannot be set "
+    "up. Only for generators you have read: the static check alone is not a sandbox."
+)
+
 
 def fail(message: str) -> typer.Exit:
     """Print `message` (escaped: paths and formulas may hold `[...]`) and return the exit to

@@ -22,9 +22,11 @@ from sphinxfuzz.campaign import (
 )
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, MIN_MUTANT_TIMEOUT
 from sphinxfuzz.campaign.runner import validate
+from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.progress import Progress, progress_mode
 from sphinxfuzz.datafiles import data_dir
+from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
 
@@ -125,6 +127,7 @@ def _config_from_options(
         fast_seed_factor=int(given["fast_seed_factor"] or 3),  # type: ignore[arg-type]
         timeout_factor=float(given["timeout_factor"] if given["timeout_factor"] is not None else 10.0),  # type: ignore[arg-type]
         adapt_theories=given["adapt_theories"] is None,
+        max_seed_bytes=int(given["max_seed_bytes"] or MAX_SEED_BYTES),  # type: ignore[arg-type]
     )
 
 
@@ -149,6 +152,8 @@ def fuzz(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no messages while running; the summary still comes at the end.")] = False,
     log_every: Annotated[float, typer.Option("--log-every", min=0.0, help="When stdout is not a terminal (a log file, CI), print a timestamped statistics line every this many seconds; 0: none. On a terminal a live line is shown instead.")] = 10.0,
     fail_on_bug: Annotated[bool, typer.Option("--fail-on-bug", help="Exit with status 1 when this run stored a new bug or seed finding (for CI).")] = False,
+    max_seed_bytes: Annotated[int | None, typer.Option("--max-seed-bytes", min=1, help=f"Seeds larger than this are skipped with a message (parsing and mutating a huge seed costs minutes and gigabytes). Default: {MAX_SEED_BYTES:,}.")] = None,
+    unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     try:
@@ -170,6 +175,7 @@ def fuzz(
         "fast_seed_factor": fast_seed_factor,
         "timeout_factor": timeout_factor,
         "adapt_theories": False if even_theories else None,
+        "max_seed_bytes": max_seed_bytes,
     }
     try:
         stored = None
@@ -177,7 +183,7 @@ def fuzz(
             with Store(root) as store:
                 stored = store.config()
         config = _config_from_options(stored, given)
-        validate(config)
+        validate(config, unconfined=unconfined)
     except (CampaignError, StoreError) as exc:
         raise _fail(str(exc)) from None
     console.print(
@@ -191,6 +197,7 @@ def fuzz(
             stats = run_campaign(
                 config, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
                 on_progress=shown.update, on_message=shown.message, persistent=not fresh_processes,
+                unconfined=unconfined,
             )  # fmt: skip
         except (CampaignError, StoreError) as exc:
             shown.stop()

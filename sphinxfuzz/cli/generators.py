@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.options import JsonOption, print_json
 from sphinxfuzz.generators.catalogue import (
@@ -17,6 +18,7 @@ from sphinxfuzz.generators.catalogue import (
     default_generators_dir,
     load_catalogue,
 )
+from sphinxfuzz.generators.confine import ConfinementError
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.static_check import UnsafeGenerator
 from sphinxfuzz.generators.theory_docs import (
@@ -52,6 +54,7 @@ GeneratorsOption = Annotated[
         "--generators", help="Generators folder (default: the repo's generated_generators/)."
     ),
 ]
+UnconfinedOption = Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)]
 DocsOption = Annotated[
     Path | None,
     typer.Option("--docs", help="Theory documents folder (default: the repo's docs_corpus/)."),
@@ -138,6 +141,7 @@ def sample(
     n: Annotated[int, typer.Option("-n", help="Number of terms.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of random.Random.")] = 0,
     generators: GeneratorsOption = None,
+    unconfined: UnconfinedOption = False,
 ) -> None:
     """Print the declarations and terms of N samples (run in the sandbox)."""
     catalogue = _catalogue(generators, strict=True)
@@ -145,8 +149,8 @@ def sample(
     if entry is None:
         raise _fail(f"no generator for {theory!r}; known: {', '.join(sorted(catalogue.entries))}")
     try:
-        report = sample_terms(entry.source, n, seed, filename=str(entry.path))
-    except UnsafeGenerator as exc:
+        report = sample_terms(entry.source, n, seed, filename=str(entry.path), unconfined=unconfined)
+    except (UnsafeGenerator, ConfinementError) as exc:
         raise _fail(str(exc)) from None
     for index, (decls, term) in enumerate(report.samples):
         typer.echo(f"; sample {index} (seed {seed})")
@@ -178,6 +182,7 @@ def validate(
         bool, typer.Option("--markdown", help="Print the table as Markdown (for the README).")
     ] = False,
     as_json: JsonOption = False,
+    unconfined: UnconfinedOption = False,
 ) -> None:
     """Sample each generator, check the terms with solvers, and report quality measures.
 
@@ -215,9 +220,15 @@ def validate(
                 f"{entry.path}: SOLVERS {entry.solvers} names no built-in solver; use --solvers"
             )
         with console.status(f"validating {theory} ({n} terms)"):
-            reports.append(
-                validate_theory(entry, corpus.get(theory), specs, n=n, seed=seed, timeout=timeout)
-            )
+            try:
+                reports.append(
+                    validate_theory(
+                        entry, corpus.get(theory), specs, n=n, seed=seed, timeout=timeout,
+                        unconfined=unconfined,
+                    )  # fmt: skip
+                )
+            except (UnsafeGenerator, ConfinementError) as exc:
+                raise _fail(str(exc)) from None
     if as_json:
         print_json({"schema": "sphinxfuzz/generators-validate/1", "seed": seed,
                     "theories": [_report_json(r) for r in reports]})  # fmt: skip

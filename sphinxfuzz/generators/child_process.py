@@ -7,6 +7,7 @@ with it a generator's output, does not vary between runs) and a minimal environm
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,9 +15,15 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from sphinxfuzz.generators.confine import VIOLATION_SIGNAL, ConfinementError
 from sphinxfuzz.generators.static_check import ALLOWED_MODULES, FORBIDDEN_NAMES
 
 CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
+PROBE_TIMEOUT = 20.0
+UNCONFINED_HINT = (
+    "generator code runs only under kernel confinement; pass --unconfined to run it without "
+    "(only for generators you have read)"
+)
 
 
 def child_argv() -> list[str]:
@@ -32,12 +39,16 @@ def child_env() -> dict[str, str]:
     }
 
 
-def header(mode: str, memory_mb: int, cpu_seconds: int | None, **fields: Any) -> dict[str, Any]:
-    """The first line the child reads: limits, allow-lists and the mode's own fields."""
+def header(
+    mode: str, memory_mb: int, cpu_seconds: int | None, *, unconfined: bool = False, **fields: Any
+) -> dict[str, Any]:
+    """The first line the child reads: limits, allow-lists and the mode's own fields.
+    `unconfined`: run even where the kernel confinement cannot be set up."""
     return {
         "mode": mode,
         "memory_mb": memory_mb,
         "cpu_seconds": cpu_seconds,
+        "confine": not unconfined,
         "allowed_modules": sorted(ALLOWED_MODULES),
         "forbidden_names": sorted(FORBIDDEN_NAMES),
         **fields,
@@ -65,6 +76,42 @@ def kill(process: subprocess.Popen[bytes]) -> None:
         except ProcessLookupError:
             pass
     process.wait()
+
+
+def refused(returncode: int | None) -> bool:
+    """Whether the kernel killed the child for a forbidden system call."""
+    return returncode == -VIOLATION_SIGNAL
+
+
+REFUSAL = (
+    "refused: the generator attempted a forbidden system call (a file, socket, program or "
+    "process); the kernel confinement killed it"
+)
+
+
+def unconfined_error(reason: str) -> ConfinementError:
+    return ConfinementError(f"cannot confine generator code: {reason}; {UNCONFINED_HINT}")
+
+
+def probe_confinement(*, unconfined: bool = False) -> str:
+    """Start a child that confines itself and reports; returns what it applied (e.g.
+    "seccomp, landlock ABI 7"). Raises `ConfinementError` when it could not confine (and
+    `unconfined` is False): commands call this before they run any generator code."""
+    process = spawn(subprocess.PIPE)
+    request = header("probe", 256, None, unconfined=unconfined)
+    try:
+        stdout, stderr = process.communicate(json.dumps(request).encode() + b"\n", PROBE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        kill(process)
+        raise unconfined_error(f"the probe child gave no answer in {PROBE_TIMEOUT:g} s") from None
+    for line in stdout.splitlines():
+        answer = json.loads(line)
+        if answer.get("kind") == "unconfined":
+            raise unconfined_error(str(answer["failure"]))
+        if "confinement" in answer:
+            return str(answer["confinement"])
+    tail = stderr.decode("utf-8", "replace").strip()[-500:]
+    raise unconfined_error(f"the probe child {describe_exit(process.returncode)}: {tail}")
 
 
 def describe_exit(returncode: int) -> str:

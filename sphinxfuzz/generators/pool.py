@@ -4,7 +4,9 @@ One child per pool; requests and answers are single JSON lines over pipes. `gene
 deterministic in its seed: the child calls `generate(random.Random(seed))` and, by default,
 re-executes the generator module first so no state leaks from one call into the next. A call
 that raises is reported and the child keeps serving; a call that hangs past `timeout`, or
-that kills the child, is reported and the child is restarted on the next call.
+that kills the child, is reported and the child is restarted on the next call. A generator
+the kernel confinement kills (a forbidden system call, while loading or in a call) is
+refused for good: it is dropped from `theories` and every later call fails at once.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import IO, Any, Protocol
 
-from sphinxfuzz.generators.child_process import describe_exit, header, kill, spawn
+from sphinxfuzz.generators.child_process import (
+    REFUSAL,
+    describe_exit,
+    header,
+    kill,
+    refused,
+    spawn,
+    unconfined_error,
+)
 from sphinxfuzz.generators.static_check import require_safe
 
 START_TIMEOUT = 20.0  # seconds for the child to start and execute every module once
@@ -60,6 +70,7 @@ class GeneratorPool:
         timeout: float = 5.0,
         memory_mb: int = 1024,
         fresh_state: bool = True,
+        unconfined: bool = False,
     ) -> None:
         items = list(entries.values()) if isinstance(entries, Mapping) else list(entries)
         self._sources: dict[str, tuple[str, str]] = {}
@@ -72,6 +83,8 @@ class GeneratorPool:
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.fresh_state = fresh_state
+        self.unconfined = unconfined
+        self.refused: dict[str, str] = {}  # theory -> why the confinement killed it
         self.load_failures: dict[str, str] = {}  # theory -> traceback of module-level code
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
@@ -88,11 +101,19 @@ class GeneratorPool:
         """`(declarations, term)` from `theory`'s generator seeded with `seed`."""
         if theory not in self._sources:
             raise KeyError(f"no generator for theory {theory!r}; pool has {sorted(self._sources)}")
+        if theory in self.refused:
+            raise GeneratorFailure(theory, "refused", self.refused[theory], seed)
         if theory in self.load_failures:
             raise GeneratorFailure(theory, "exception", self.load_failures[theory], seed)
         if self._process is None or self._process.poll() is not None:
             self._restart()
-        answer = self._ask({"t": theory, "s": seed}, self.timeout, theory, seed)
+        try:
+            answer = self._ask({"t": theory, "s": seed}, self.timeout, theory, seed)
+        except GeneratorFailure as failure:
+            if failure.kind == "refused":
+                self.refused[theory] = failure.detail
+                self.load_failures[theory] = failure.detail
+            raise
         if "ok" in answer:
             decls, term = answer["ok"]
             return decls, term
@@ -119,13 +140,34 @@ class GeneratorPool:
         self._stop()
 
     def _start(self) -> None:
-        self._stderr = tempfile.TemporaryFile()
-        self._process = spawn(self._stderr)
-        self._buffer = b""
-        generators = [[t, f, s] for t, (f, s) in self._sources.items()]
-        first = header("pool", self.memory_mb, None, generators=generators, fresh=self.fresh_state)
-        ready = self._ask(first, START_TIMEOUT + self.timeout * len(generators), "(all)", None)
-        self.load_failures = dict(ready["failed"])
+        """Start the child with every generator not refused yet; a module whose loading gets
+        the child killed by the confinement is refused and the child starts without it."""
+        while True:
+            self._stderr = tempfile.TemporaryFile()
+            self._process = spawn(self._stderr)
+            self._buffer = b""
+            generators = [[t, f, s] for t, (f, s) in self._sources.items() if t not in self.refused]
+            first = header(
+                "pool", self.memory_mb, None, unconfined=self.unconfined,
+                generators=generators, fresh=self.fresh_state,
+            )  # fmt: skip
+            limit = START_TIMEOUT + self.timeout * len(generators)
+            loading = "(all)"
+            try:
+                answer = self._ask(first, limit, loading, None)
+                while "loading" in answer:
+                    loading = str(answer["loading"])
+                    answer = self._ask(None, limit, loading, None)
+            except GeneratorFailure as failure:
+                if failure.kind != "refused" or loading == "(all)":
+                    raise
+                self.refused[loading] = failure.detail
+                continue
+            if answer.get("kind") == "unconfined":
+                self._stop()
+                raise unconfined_error(str(answer["failure"]))
+            self.load_failures = {**dict(answer["failed"]), **self.refused}
+            return
 
     def _restart(self) -> None:
         self._stop()
@@ -145,12 +187,16 @@ class GeneratorPool:
             stderr.close()
             self._stderr = None
 
-    def _ask(self, message: dict[str, Any], timeout: float, theory: str, seed: int | None) -> Any:
+    def _ask(
+        self, message: dict[str, Any] | None, timeout: float, theory: str, seed: int | None
+    ) -> Any:
+        """Send `message` (None: only read) and read one answer line."""
         process = self._process
         assert process is not None and process.stdin is not None and process.stdout is not None
         try:
-            process.stdin.write(json.dumps(message).encode() + b"\n")
-            process.stdin.flush()
+            if message is not None:
+                process.stdin.write(json.dumps(message).encode() + b"\n")
+                process.stdin.flush()
             line = self._read_line(process.stdout.fileno(), timeout)
         except TimeoutError:
             self._stop()
@@ -160,7 +206,10 @@ class GeneratorPool:
         except (BrokenPipeError, EOFError):
             detail = self._death_notice(process)
             self._stop()
-            raise GeneratorFailure(theory, "crash", detail, seed) from None
+            kind = "refused" if refused(process.returncode) else "crash"
+            raise GeneratorFailure(
+                theory, kind, REFUSAL if kind == "refused" else detail, seed
+            ) from None
         return json.loads(line)
 
     def _read_line(self, fd: int, timeout: float) -> bytes:

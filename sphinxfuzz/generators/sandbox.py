@@ -14,10 +14,19 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
-from sphinxfuzz.generators.child_process import describe_exit, header, kill, spawn
+from sphinxfuzz.generators.child_process import (
+    REFUSAL,
+    describe_exit,
+    header,
+    kill,
+    refused,
+    spawn,
+    unconfined_error,
+)
 from sphinxfuzz.generators.static_check import require_safe
 
-KINDS = ("ok", "exception", "timeout", "memory", "bad-output")
+# "refused": the kernel confinement killed the child for a forbidden system call.
+KINDS = ("ok", "exception", "timeout", "memory", "bad-output", "refused")
 
 
 @dataclass
@@ -43,10 +52,12 @@ def sample_terms(
     timeout: float = 30.0,
     memory_mb: int = 1024,
     filename: str = "generator.py",
+    unconfined: bool = False,
 ) -> SampleReport:
     """Call `generate(random.Random(seed))` n times in a sandboxed child process.
 
-    Raises `UnsafeGenerator` (and runs nothing) if the static check refuses the source.
+    Raises `UnsafeGenerator` (and runs nothing) if the static check refuses the source, and
+    `ConfinementError` if the kernel confinement cannot be set up (unless `unconfined`).
     `timeout` bounds the whole run (wall clock); CPU time is limited to the same budget.
     """
     if n < 0:
@@ -60,6 +71,7 @@ def sample_terms(
         filename=filename,
         n=n,
         seed=seed,
+        unconfined=unconfined,
     )
     start = time.monotonic()
     process = spawn(subprocess.PIPE)
@@ -103,7 +115,12 @@ def _report(
             spent = float(message.get("spent", spent))
     report.per_term_seconds = spent / len(report.samples) if report.samples else 0.0
     made = f"after {len(report.samples)} of {n} samples"
-    if final is not None:
+    if final is not None and final["kind"] == "unconfined":
+        raise unconfined_error(str(final["failure"]))
+    if refused(returncode):
+        report.kind = "refused"
+        report.failure = f"{REFUSAL} ({made})"
+    elif final is not None:
         report.kind = str(final["kind"])
         report.failure = None if report.kind == "ok" else str(final["failure"])
     elif timed_out or returncode == -signal.SIGXCPU:

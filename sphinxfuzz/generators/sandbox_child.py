@@ -9,6 +9,10 @@ one JSON line on the original stdout. Before any generator code runs, the child
   generator's `print` cannot corrupt the protocol;
 - imports the allowed modules, then sets RLIMIT_AS / RLIMIT_CPU / RLIMIT_FSIZE / RLIMIT_CORE
   and, when running as root, drops to uid/gid `nobody` (a second line behind the static check);
+- confines itself in the kernel (`confine.py`: seccomp, Landlock): from then on an attempt
+  to open a file, use a socket, run a program or start a process kills it with SIGSYS,
+  which the parent reports as a refused generator. If that cannot be set up the child
+  answers `{"kind": "unconfined"}` and runs nothing, unless the header allows it;
 - executes generator code with a builtins table that lacks file, eval and introspection
   functions and whose `__import__` admits only the allow-listed modules.
 """
@@ -16,6 +20,7 @@ one JSON line on the original stdout. Before any generator code runs, the child
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import json
 import linecache
 import os
@@ -70,6 +75,23 @@ def preload(modules: list[str]) -> None:
     # Codecs load lazily on first use; a dropped uid could no longer read them.
     for codec in ("utf_16", "utf_32", "latin_1", "ascii", "unicode_escape", "raw_unicode_escape"):
         "".encode(codec)
+
+
+def load_confine() -> types.ModuleType:
+    """`confine.py` beside this file, loaded by path (the package itself is not importable)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
+    spec = importlib.util.spec_from_file_location("_sphinxfuzz_confine", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def quiet_linecache() -> None:
+    """Tracebacks quote only the generator's registered source: reading a library file for
+    its lines would be a file access, which the confined child is killed for."""
+    linecache.updatecache = lambda filename, module_globals=None: []  # type: ignore[assignment]
+    linecache.checkcache = lambda filename=None: None  # type: ignore[assignment]
 
 
 def apply_limits(memory_mb: int, cpu_seconds: int | None) -> None:
@@ -204,6 +226,7 @@ def run_pool(channel: Channel, header: dict[str, Any], table: dict[str, Any]) ->
     generators: dict[str, Generator] = {}
     failed: dict[str, str] = {}
     for theory, filename, source in header["generators"]:
+        channel.send({"loading": theory})  # a kill while loading names its module
         try:
             generators[theory] = Generator(theory, filename, source, table)
         except BaseException as exc:  # noqa: BLE001
@@ -232,6 +255,7 @@ def run_pool(channel: Channel, header: dict[str, Any], table: dict[str, Any]) ->
 def main() -> None:
     if sys.path and sys.path[0] == os.path.dirname(os.path.abspath(__file__)):
         del sys.path[0]  # the package directory must not be importable by generators
+    confine = load_confine()
     channel = isolate_stdio()
     header = channel.receive()
     if header is None:
@@ -239,6 +263,17 @@ def main() -> None:
     preload(header["allowed_modules"])
     apply_limits(header["memory_mb"], header.get("cpu_seconds"))
     table = safe_builtins(header["forbidden_names"], set(header["allowed_modules"]))
+    quiet_linecache()
+    try:
+        applied = confine.confine()
+    except confine.ConfinementError as exc:
+        if header.get("confine", True):
+            channel.send({"kind": "unconfined", "failure": str(exc)})
+            return
+        applied = f"none ({exc})"
+    if header["mode"] == "probe":
+        channel.send({"kind": "ok", "confinement": applied})
+        return
     if header["mode"] == "sample":
         run_sample(channel, header, table)
     else:

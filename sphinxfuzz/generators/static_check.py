@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -111,8 +112,16 @@ FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset(
         "ForwardRef",
         "make_dataclass",
         "SystemRandom",
+        # evaluate string annotations (`typing.get_type_hints` on a registered function)
+        "singledispatch",
+        "singledispatchmethod",
     }
 )
+
+# str.format / format_map look up attributes and items named in the template at run time
+# (`"{0.__globals__}".format(f)`): allowed only on a literal template whose fields name
+# nothing but positions or keywords.
+FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
 
 # Dunders that cannot be turned into an escape on their own.
 HARMLESS_DUNDER_ATTRIBUTES: frozenset[str] = frozenset({"__init__", "__name__"})
@@ -299,6 +308,12 @@ class _SafetyVisitor(ast.NodeVisitor):
             self._report(node, "Random() without a seed is not deterministic; use the rng argument")
         self.generic_visit(node)
 
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        # `case type(__base__=b)` reads the attribute `__base__` of the subject
+        for attr in node.kwd_attrs:
+            self._check_attribute_name(node, attr, node.cls)
+        self.generic_visit(node)
+
     def visit_Constant(self, node: ast.Constant) -> None:
         # A dunder spelled in a string feeds str.format field lookups or annotations eval.
         if isinstance(node.value, str | bytes):
@@ -315,12 +330,21 @@ class _SafetyVisitor(ast.NodeVisitor):
                     node, f"access to attribute '{attr}' is not allowed (interpreter internals)"
                 )
         elif attr.startswith("_"):
-            if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
-                self._report(
-                    node, f"access to private attribute '{attr}' is only allowed on self/cls"
-                )
+            # not even on `self`: any object can be passed as self (`f(random)` reads
+            # `random._os` inside `def f(self): return self._os`)
+            self._report(
+                node,
+                f"access to private attribute '{attr}' is not allowed; "
+                "name attributes without a leading underscore",
+            )
         elif attr in FORBIDDEN_ATTRIBUTES:
             self._report(node, f"access to attribute '{attr}' is not allowed")
+        elif attr in FORMAT_METHODS and not _simple_template(owner):
+            self._report(
+                node,
+                f"'.{attr}' is only allowed on a string literal whose fields are plain "
+                "positions or names (use an f-string)",
+            )
 
 
 def _contract_problems(tree: ast.Module, filename: str) -> list[Problem]:
@@ -406,6 +430,25 @@ def _literal_assignments(tree: ast.Module) -> dict[str, tuple[object, int, int]]
 
 def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _simple_template(node: ast.expr) -> bool:
+    """A literal format template whose fields are empty, numbers or identifiers (no `.`
+    attribute or `[...]` item lookups, none in nested format specs either)."""
+    if not _is_str_constant(node):
+        return False
+    assert isinstance(node, ast.Constant)
+    pending = [node.value]
+    try:
+        while pending:
+            for _, field, spec, _ in string.Formatter().parse(pending.pop()):
+                if field is not None and ("." in field or "[" in field):
+                    return False
+                if spec:
+                    pending.append(spec)
+    except ValueError:
+        return False  # a malformed template would fail at run time anyway
+    return True
 
 
 def _is_str_constant(node: ast.expr) -> bool:

@@ -93,9 +93,13 @@ def validate_theory(
     *,
     timeout: float = 10.0,
     sample_timeout: float = 120.0,
+    unconfined: bool = False,
 ) -> ValidationReport:
     """Sample `n` terms from `entry` (seeded), judge them with `specs`, and measure them."""
-    sampled = sample_terms(entry.source, n, seed, timeout=sample_timeout, filename=str(entry.path))
+    sampled = sample_terms(
+        entry.source, n, seed, timeout=sample_timeout, filename=str(entry.path),
+        unconfined=unconfined,
+    )  # fmt: skip
     start = time.monotonic()
     verdicts = check_terms(sampled.samples, specs, timeout=timeout)
     check_seconds = time.monotonic() - start

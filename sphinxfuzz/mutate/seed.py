@@ -19,9 +19,20 @@ class Seed:
     script: Script
 
 
-def load_seed(path: str | Path) -> Seed:
+MAX_SEED_BYTES = 1_000_000  # larger seeds are skipped: parse time and memory grow with them
+
+
+def load_seed(path: str | Path, *, max_bytes: int | None = MAX_SEED_BYTES) -> Seed:
+    """Parse the seed at `path`; `SeedError` for a file that is unreadable, malformed,
+    has nothing to mutate, or is larger than `max_bytes` (None: no limit)."""
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if max_bytes is not None and size > max_bytes:
+            raise SeedError(
+                f"{path}:1:1: {size:,} bytes, over the {max_bytes:,}-byte limit for seeds "
+                "(--max-seed-bytes)"
+            )
         script = parse_file(path)
     except OSError as exc:
         raise SeedError(f"{path}: cannot read: {exc.strerror}") from None

@@ -10,9 +10,11 @@ the first error with exit code 1. Options follow the binary: `--name=value`, `--
 exit code 70 (a crash), never as an answer.
 
 `--sphinxfuzz-serve` keeps the process for many scripts (a persistent solver): each script
-arrives as a line with its length in bytes followed by the bytes, runs in a fresh
-`cvc5.Solver` exactly as a file would, and is followed by the line `;; sphinxfuzz-end N`
-on standard output and standard error (N: the exit code the file run would have had).
+arrives as a line with its length in bytes and a token, followed by the bytes, runs in a
+fresh `cvc5.Solver` exactly as a file would, and is followed by the line
+`;; sphinxfuzz-end TOKEN N` on standard output and standard error (N: the exit code the file
+run would have had; the token, new for every script, keeps a script that echoes such a line
+from ending its own answer early).
 That saves the ~0.1 s of starting Python and importing cvc5 per script.
 
 Kept lean on purpose: it starts once per solver call, so it imports only cvc5.
@@ -86,10 +88,12 @@ def _serve(options: list[tuple[str, str]]) -> int:
         header = stdin.readline()
         if not header:
             return 0
-        text = stdin.read(int(header)).decode("utf-8", "replace")
+        size, _, token = header.decode("ascii", "replace").partition(" ")
+        text = stdin.read(int(size)).decode("utf-8", "replace")
         status = run_script(text, options, "<stdin>")
+        end = f"{END} {token.strip()} {status}" if token.strip() else f"{END} {status}"
         for stream in (sys.stdout, sys.stderr):
-            stream.write(f"\n{END} {status}\n")
+            stream.write(f"\n{end}\n")
             stream.flush()
 
 

@@ -4,14 +4,21 @@ Starting a solver costs more than many mutants take to solve (the cvc5 shim impo
 a fresh Python, ~0.1 s; z3 ~10 ms), so a campaign keeps one process per solver and worker:
 
 - z3 reads the script from standard input (`-in`), preceded by `(reset)` and followed by
-  `(echo "<marker>")`; the marker line ends the answer. `(reset)` forgets assertions and
+  `(echo "<marker>")`; the marker line (a random token per process and a counter) ends the
+  answer. The script text is never rewritten: it is cut at its first top-level `(exit)`
+  (where a file run stops reading), found by a scan that knows strings, quoted symbols and
+  comments; a script whose parentheses, strings or quoted symbols do not close would
+  swallow the marker, so it runs in a fresh process instead. `(reset)` forgets assertions and
   declarations but not global parameters (`(set-option :pp.decimal true)` survives it), so
   after a script that sets any option but `:produce-models` the process is replaced. Nor
   does it forget datatypes cleanly: z3 5.4.0 segfaults on a parametric datatype after
   `(reset)` of a script with another datatype, so a script with datatypes ends its process
   too.
 - the cvc5 shim serves scripts itself (`--sphinxfuzz-serve`), each in a fresh `cvc5.Solver`,
-  and ends each answer with `;; sphinxfuzz-end <exit code>` on both output streams.
+  and ends each answer with `;; sphinxfuzz-end <token> <exit code>` on both output streams.
+
+Output is capped like a fresh run's (`reaper.OUTPUT_LIMIT`), and the processes are started
+and ended by `reaper`, so nothing they start outlives them.
 
 A time-out, a crash, a dead process or anything unexpected on the pipes kills the process
 group; the next script starts a new one. The answers are classified like a fresh run's. What
@@ -23,24 +30,48 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import select
 import subprocess
 import time
 from pathlib import Path
 
+from sphinxfuzz.solvers import reaper
 from sphinxfuzz.solvers.classify import classify
 from sphinxfuzz.solvers.result import SolverResult
-from sphinxfuzz.solvers.runner import kill_group, limit_memory
+from sphinxfuzz.solvers.runner import output_limit, run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import solver_version
 
 SHIM_MODULE = "sphinxfuzz.solvers.cvc5_shim"
-_SHIM_END = re.compile(rb"\n?;; sphinxfuzz-end (-?\d+)\n")
 _EXIT = re.compile(r"\(\s*exit\s*\)")
+# What matters for where a command ends: strings ("" escapes a quote), quoted symbols,
+# comments, parentheses; a lone `"` or `|` opens a string or symbol that never closes.
+_LEXEMES = re.compile(r'"(?:[^"]|"")*"|\|[^|]*\||;[^\n]*|[()]|["|]')
 # options that a later script sets again itself (every mutant turns models on)
 _HARMLESS_OPTIONS = re.compile(r"\(\s*set-option\s+:produce-models\b")
 _ANY_OPTION = re.compile(r"\(\s*set-option\b")
 _DATATYPES = re.compile(r"\(\s*declare-(?:co)?datatypes?\b")
+
+
+def stream_form(text: str) -> str | None:
+    """`text` up to its first top-level `(exit)` (all of it when there is none), or None
+    when a string, quoted symbol or parenthesis does not close: sent to a process that
+    reads on, such a script would swallow whatever follows it."""
+    depth = 0
+    for found in _LEXEMES.finditer(text):
+        token = found.group()
+        if token == "(":
+            if depth == 0 and _EXIT.match(text, found.start()):
+                return text[: found.start()]
+            depth += 1
+        elif token == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif token in ('"', "|"):
+            return None
+    return text if depth == 0 else None
 
 
 def _shim_spec(spec: SolverSpec) -> bool:
@@ -73,6 +104,7 @@ class PersistentSolver:
         self.served = 0
         self.starts = 0
         self.count = 0
+        self.token = secrets.token_hex(8)  # in end markers: no script can print it by chance
 
     # -- process lifetime -------------------------------------------------------------------
     def _argv(self) -> list[str]:
@@ -81,15 +113,8 @@ class PersistentSolver:
         return [*self.spec.argv, "-in"]
 
     def _start(self) -> subprocess.Popen[bytes]:
-        self.process = subprocess.Popen(
-            self._argv(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=limit_memory(self.memory_mb),
-        )
-        for stream in (self.process.stdout, self.process.stderr):
+        self.process = reaper.start(self._argv(), self.memory_mb, subprocess.PIPE)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             assert stream is not None
             os.set_blocking(stream.fileno(), False)
         self.served = 0
@@ -100,8 +125,7 @@ class PersistentSolver:
         process, self.process = self.process, None
         if process is None:
             return
-        kill_group(process)
-        process.wait()
+        reaper.end(process)
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
@@ -116,12 +140,16 @@ class PersistentSolver:
     def _frame(self, text: str, marker: str) -> bytes:
         if self.shim:
             data = text.encode("utf-8")
-            return f"{len(data)}\n".encode() + data
-        body = _EXIT.sub("", text)  # `(exit)` would end the process, not the script
-        return f'(reset)\n{body}\n(echo "{marker}")\n'.encode()
+            return f"{len(data)} {marker}\n".encode() + data
+        return f'(reset)\n{text}\n(echo "{marker}")\n'.encode()
 
     def run(self, text: str, *, timeout: float) -> SolverResult:
         """Run one script; the result is classified as a fresh run's would be."""
+        if not self.shim:
+            body = stream_form(text)
+            if body is None:
+                return run_solver(self.spec, text, timeout=timeout, memory_mb=self.memory_mb)
+            text = body
         # a (re)start is part of the call, as it is of a fresh run
         started = time.perf_counter()
         process = self.process
@@ -129,24 +157,26 @@ class PersistentSolver:
             self.close()
             process = self._start()
         self.count += 1
-        marker = f"sphinxfuzz-done-{os.getpid()}-{self.count}"
+        marker = f"sphinxfuzz-done-{self.token}-{self.count}"
         out, err = bytearray(), bytearray()
         timed_out, exit_code, complete = False, 0, False
+        self.over_limit = False
         try:
-            assert process.stdin is not None
-            process.stdin.write(self._frame(text, marker))
-            process.stdin.flush()
             deadline = time.perf_counter() + timeout  # the limit is for the script alone
-            complete, exit_code, timed_out = self._read(process, marker, out, err, deadline)
+            frame = self._frame(text, marker)
+            complete, exit_code, timed_out = self._read(process, marker, frame, out, err, deadline)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the process died: read what it left below
-        if not complete and not timed_out:
+        if self.over_limit:
+            self.close()
+            exit_code = -9
+        elif not complete and not timed_out:
             # died mid-script: its exit status and last words tell what happened
             self._drain(process, out, err)
             self.close()
             exit_code = process.returncode if process.returncode is not None else -9
         elapsed = time.perf_counter() - started
-        if timed_out:
+        if timed_out or self.over_limit:
             self.close()
         else:
             self.served += 1
@@ -154,7 +184,7 @@ class PersistentSolver:
                 self.close()  # z3 keeps global parameters across (reset)
         stdout = out.decode("utf-8", "replace")
         stderr = err.decode("utf-8", "replace")
-        found = classify(stdout, stderr, exit_code, timed_out)
+        found = output_limit() if self.over_limit else classify(stdout, stderr, exit_code, timed_out)
         return SolverResult(
             spec=self.spec,
             outcome=found.outcome,
@@ -180,54 +210,71 @@ class PersistentSolver:
         self,
         process: subprocess.Popen[bytes],
         marker: str,
+        frame: bytes,
         out: bytearray,
         err: bytearray,
         deadline: float,
     ) -> tuple[bool, int, bool]:
-        """Read until the end marker: (complete, exit code, timed out)."""
+        """Write `frame` and read until the end marker: (complete, exit code, timed out).
+        Writing never blocks (a solver busy with a check-sat stops reading its input)."""
         assert process.stdout is not None and process.stderr is not None
+        assert process.stdin is not None
         streams = {process.stdout.fileno(): out, process.stderr.fileno(): err}
-        z3_end = f"\n{marker}\n".encode()
-        shim_err_done = False
+        pending = memoryview(frame)
+        stdin = process.stdin.fileno()
+        endings = [f"\n{marker}\n".encode(), f'\n"{marker}"\n'.encode()]  # quoted by some z3s
+        shim_end = re.compile(rb"\n?;; sphinxfuzz-end " + marker.encode() + rb" (-?\d+)\n")
+        shim_out = shim_err = None
+        searched = 0  # z3: where the marker search of `out` resumes
+        exited_at: float | None = None
         while True:
+            if max(len(out), len(err)) > reaper.OUTPUT_LIMIT:
+                self.over_limit = True
+                return False, 0, False
             if self.shim:
-                found = _SHIM_END.search(out)
-                if found is not None and (shim_err_done or _SHIM_END.search(err)):
-                    code = int(found.group(1))
-                    del out[found.start():]
-                    if (tail := _SHIM_END.search(err)) is not None:
-                        del err[tail.start():]
+                shim_out = shim_out or shim_end.search(out)
+                shim_err = shim_err or shim_end.search(err)
+                if shim_out is not None and shim_err is not None:
+                    code = int(shim_out.group(1))
+                    del out[shim_out.start() :]
+                    del err[shim_err.start() :]
                     return True, code, False
             else:
-                # z3 echoes the string as is (some versions keep the quotes)
-                for ending in (z3_end, f'\n"{marker}"\n'.encode()):
-                    position = (b"\n" + out).find(ending)
+                offset = max(0, searched - 64 - len(marker))
+                view = b"\n" + out[offset:]
+                for ending in endings:
+                    position = view.find(ending)
                     if position >= 0:
-                        del out[position:]
+                        del out[offset + position :]  # keeps the answer's last newline
                         return True, 0, False
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
+                searched = len(out)
+            now = time.perf_counter()
+            if now >= deadline or reaper.cancelled():
                 return False, 0, True
-            ready, _, _ = select.select(list(streams), [], [], remaining)
-            closed = 0
+            if exited_at is None and process.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > reaper.EXIT_GRACE:
+                return False, process.returncode or 0, False
+            writers = [stdin] if pending else []
+            ready, writable, _ = select.select(list(streams), writers, [], min(deadline - now, 0.25))
+            if writable:
+                try:
+                    pending = pending[os.write(stdin, pending[:65536]) :]
+                except BlockingIOError:
+                    pass
             for fd in ready:
                 try:
                     chunk = os.read(fd, 65536)
                 except BlockingIOError:
                     continue
-                if not chunk:
-                    closed += 1
                 streams[fd].extend(chunk)
-            if closed and process.poll() is not None:
-                return False, process.returncode or 0, False
-            shim_err_done = shim_err_done or (self.shim and _SHIM_END.search(err) is not None)
 
     @staticmethod
     def _drain(process: subprocess.Popen[bytes], out: bytearray, err: bytearray) -> None:
         try:
             process.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            kill_group(process)
+            reaper.kill_group(process)
             process.wait()
         for stream, buffer in ((process.stdout, out), (process.stderr, err)):
             if stream is None:

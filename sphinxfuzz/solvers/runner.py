@@ -1,23 +1,23 @@
-"""Running one solver on one script, with a wall-clock and a memory limit.
+"""Running one solver on one script, with a wall-clock, a memory and an output limit.
 
 The solver runs in its own session (process group), so a timeout kills it together with
-anything it started (the cvc5 shim is a Python process; a solver may fork portfolio workers).
+anything it started (the cvc5 shim is a Python process; a solver may fork portfolio workers);
+descendants that left the group are killed too (`reaper`). A solver that prints more than
+`OUTPUT_LIMIT` bytes on a stream is killed: a resource limit (outcome unknown, "output
+limit"), never a verdict, like running out of memory.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
-import resource
 import shutil
-import signal
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-from sphinxfuzz.solvers.classify import classify
-from sphinxfuzz.solvers.result import SolverResult
+from sphinxfuzz.solvers.classify import Classified, classify
+from sphinxfuzz.solvers.reaper import OUTPUT_LIMIT, run_bounded
+from sphinxfuzz.solvers.result import Outcome, SolverResult
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import solver_version
 
@@ -42,57 +42,26 @@ def remove_scratch_dir() -> None:
         _SCRATCH = None
 
 
-def limit_memory(megabytes: int):  # type: ignore[no-untyped-def]
-    def apply() -> None:
-        limit = megabytes * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files from crashing solvers
-
-    return apply
-
-
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
 def run_command(
     argv: list[str] | tuple[str, ...], *, timeout: float, memory_mb: int, stdin: bytes | None = None
 ) -> tuple[str, str, int, float, bool]:
-    """(stdout, stderr, exit code, seconds, timed out) of a command run under the limits."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        preexec_fn=limit_memory(memory_mb),
-    )
-    timed_out = False
-    try:
-        out, err = proc.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        kill_group(proc)
-        out, err = proc.communicate()
-    except BaseException:
-        # interrupted (Ctrl-C, a SIGTERM turned into an exit): never leave the solver running
-        kill_group(proc)
-        proc.wait()
-        raise
-    else:
-        kill_group(proc)  # children the solver left behind
-    elapsed = time.perf_counter() - started
+    """(stdout, stderr, exit code, seconds, timed out) of a command run under the limits
+    (time, memory, output; every descendant killed at the end: see `reaper`)."""
+    done = run_bounded(argv, timeout=timeout, memory_mb=memory_mb, stdin=stdin)
     return (
-        out.decode("utf-8", "replace"),
-        err.decode("utf-8", "replace"),
-        proc.returncode,
-        elapsed,
-        timed_out,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+        done.exit_code,
+        done.elapsed,
+        done.timed_out,
     )
+
+
+def output_limit() -> Classified:
+    """What a solver killed for printing too much answered: nothing that counts (its
+    output is not even read: scanning 64 MB for answers would take longer than the run)."""
+    line = f"output limit ({OUTPUT_LIMIT // (1024 * 1024)} MB per stream)"
+    return Classified(Outcome.UNKNOWN, [], None, line, False)
 
 
 def run_solver(
@@ -105,12 +74,12 @@ def run_solver(
         handle.write(script_text)
         path = handle.name
     try:
-        stdout, stderr, code, elapsed, timed_out = run_command(
-            (*spec.argv, path), timeout=timeout, memory_mb=memory_mb
-        )
+        done = run_bounded((*spec.argv, path), timeout=timeout, memory_mb=memory_mb)
     finally:
         os.unlink(path)
-    found = classify(stdout, stderr, code, timed_out)
+    stdout, stderr = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+    code, elapsed = done.exit_code, done.elapsed
+    found = output_limit() if done.over_limit else classify(stdout, stderr, code, done.timed_out)
     return SolverResult(
         spec=spec,
         outcome=found.outcome,

@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from functools import lru_cache
 
+from sphinxfuzz.solvers.reaper import run_bounded
 from sphinxfuzz.solvers.spec import SolverSpec
 
+VERSION_TIMEOUT = 5.0  # seconds; a solver that hangs on --version has version "unknown"
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?(?:[-.][0-9A-Za-z]+)*)")
 
 
 @lru_cache(maxsize=64)
 def _version_of(program: tuple[str, ...]) -> str:
     try:
-        proc = subprocess.run(
-            [*program, "--version"], capture_output=True, text=True, timeout=20, errors="replace"
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        done = run_bounded([*program, "--version"], timeout=VERSION_TIMEOUT, memory_mb=4096)
+    except OSError:
         return "unknown"
-    text = (proc.stdout or proc.stderr).strip()
+    if done.timed_out:
+        return "unknown"
+    text = (done.stdout or done.stderr).decode("utf-8", "replace").strip()
     first = text.splitlines()[0] if text else ""
     found = _VERSION.search(first)
     return found.group(1) if found else (first or "unknown")

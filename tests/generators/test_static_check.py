@@ -118,7 +118,7 @@ def test_harmless_code_is_not_refused(toy_source: Callable[[str], str]) -> None:
         "    import math, itertools, functools\n"
         "    class Box:\n"
         "        def __init__(self):\n"
-        "            self._items = [getattr(self, 'missing', 1)]\n"
+        "            self.items = [getattr(self, 'missing', 1)]\n"
         "    box = Box()\n"
         "    return '', f'(= {math.floor(rng.random())} 0)'\n"
     )

@@ -1,0 +1,57 @@
+"""One process per campaign folder: a second `fuzz` (or `--resume`) on a live campaign is
+refused, since both would run the same positions and count them twice.
+
+An advisory `flock` on `<campaign>/campaign.lock` held for the whole run; the kernel drops
+it when the process ends however it ends (kill -9 included), so a stale file never blocks.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+from sphinxfuzz.campaign.targets import CampaignError
+
+LOCK_NAME = "campaign.lock"
+
+
+class CampaignLock:
+    def __init__(self, root: Path, *, create: bool) -> None:
+        self.root = root
+        self.create = create
+        self.fd: int | None = None
+
+    def __enter__(self) -> CampaignLock:
+        root = self.root
+        if root.exists() and not root.is_dir():
+            raise CampaignError(f"{root}: exists and is not a folder; choose another --out")
+        if not root.is_dir():
+            if not self.create:
+                raise CampaignError(f"{root}: no such campaign folder")
+            root.mkdir(parents=True)
+        fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise CampaignError(
+                f"{root}: another sphinxfuzz process (pid {holder}) is running this campaign; "
+                "wait for it to end or stop it (Ctrl-C, kill) before resuming"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing the descriptor releases the lock
+            self.fd = None

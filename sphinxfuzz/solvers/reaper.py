@@ -1,0 +1,295 @@
+"""Solver processes bounded in time, output and descendants.
+
+A solver runs in its own session, so killing its process group ends what it started, except
+descendants that left the group (`setsid sleep 780 &`). Those are caught by making this
+process a child subreaper (`PR_SET_CHILD_SUBREAPER`): when their parent dies they become our
+children instead of init's, and `sweep` kills every child that a solver left behind: those
+that appeared during a run (`before` snapshot), and those that carry the environment marker
+every solver process gets. The solver itself is a subreaper too, so while it lives its
+orphans stay inside its tree and reach us only when it dies.
+
+`run_bounded` never waits for an end-of-file a descendant can hold back: reading stops at
+the time limit, at the output limit, or shortly after the solver itself exited.
+`abort_all` kills every solver process running now (a stop request must not wait for them).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+PR_SET_CHILD_SUBREAPER = 36
+OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes per stream; a solver past it is killed
+EXIT_GRACE = 0.2  # seconds to read what is left in the pipes after the solver exited
+MARKER = "SPHINXFUZZ_SOLVER_OF"  # environment variable of every solver process: our pid
+_SWEEP_ROUNDS = 64
+
+# Solver processes running now, by pid. No lock: `abort_all` runs in signal handlers, which
+# may interrupt the main thread anywhere; single dict operations are atomic.
+_live: dict[int, subprocess.Popen[bytes]] = {}
+_subreaper_of: int | None = None
+_cancel: Callable[[], bool] | None = None
+
+
+def cancel_when(predicate: Callable[[], bool] | None) -> None:
+    """From now on every run in this process ends (as a time-out) as soon as `predicate()`
+    is true: a campaign's stop request or deadline cuts whatever solver runs then, wherever
+    it was called from. None removes it."""
+    global _cancel
+    _cancel = predicate
+
+
+def cancelled() -> bool:
+    return _cancel is not None and _cancel()
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def ensure_subreaper() -> bool:
+    """Make this process adopt the orphans of its descendants (once per process)."""
+    global _subreaper_of
+    if _subreaper_of != os.getpid():
+        if not _prctl(PR_SET_CHILD_SUBREAPER, 1):
+            return False
+        _subreaper_of = os.getpid()
+    return True
+
+
+def preexec(memory_mb: int) -> Callable[[], None]:
+    """Run in the solver process before exec: memory limit, no core files, subreaper."""
+
+    def apply() -> None:
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+    return apply
+
+
+def solver_env() -> dict[str, str]:
+    return {**os.environ, MARKER: str(os.getpid())}
+
+
+def children() -> set[int]:
+    """The pids of this process's children."""
+    found: set[int] = set()
+    try:
+        for task in Path("/proc/self/task").iterdir():
+            found.update(int(pid) for pid in (task / "children").read_text().split())
+        return found
+    except OSError:
+        pass
+    me = str(os.getpid())  # kernels without /proc/.../children: scan every process
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if stat[stat.rfind(")") + 2 :].split()[1] == me:
+                found.add(int(entry.name))
+    return found
+
+
+def running(pattern: str) -> list[int]:
+    """Pids of live (not zombie) processes whose command line matches the regex `pattern`:
+    how tests and benches look for processes a solver should not have left behind."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if re.search(pattern, command) and state != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _marked(pid: int) -> bool:
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return f"{MARKER}={os.getpid()}".encode() in environ.split(b"\0")
+
+
+def start(argv: list[str], memory_mb: int, stdin: int) -> subprocess.Popen[bytes]:
+    """Start a solver process (own session, limits, marker) and register it as live."""
+    ensure_subreaper()
+    process = subprocess.Popen(
+        argv,
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=preexec(memory_mb),
+        env=solver_env(),
+    )
+    _live[process.pid] = process
+    return process
+
+
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def end(process: subprocess.Popen[bytes], before: set[int] | None = None) -> int:
+    """Kill `process`, its group and every descendant it left; reap them. `before`: the
+    children this process had before `process` started (anything newer is left over).
+    Returns how many left-over processes were killed."""
+    kill_group(process)
+    process.wait()
+    _live.pop(process.pid, None)
+    return sweep(before)
+
+
+def sweep(before: set[int] | None = None) -> int:
+    """Kill and reap children that solvers left behind (see the module doc)."""
+    killed = 0
+    for _ in range(_SWEEP_ROUNDS):
+        keep = set(dict(_live))
+        extra = {
+            pid
+            for pid in children() - keep
+            if (before is not None and pid not in before) or _marked(pid)
+        }
+        if not extra:
+            break
+        for pid in extra:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        for pid in extra:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            killed += 1
+    return killed
+
+
+def abort_all() -> None:
+    """Kill every solver process running now (their callers see them die and return)."""
+    for process in list(dict(_live).values()):
+        kill_group(process)
+
+
+@dataclass
+class Finished:
+    stdout: bytes
+    stderr: bytes
+    exit_code: int
+    elapsed: float
+    timed_out: bool
+    over_limit: bool  # a stream passed the output limit; the solver was killed
+
+
+def run_bounded(
+    argv: list[str] | tuple[str, ...],
+    *,
+    timeout: float,
+    memory_mb: int,
+    stdin: bytes | None = None,
+    output_limit: int = OUTPUT_LIMIT,
+) -> Finished:
+    """Run a command under every limit; returns within `timeout` plus a fraction of a
+    second, whatever the command and its descendants do."""
+    started = time.perf_counter()
+    if cancelled():
+        return Finished(b"", b"", 0, 0.0, True, False)
+    before = children()
+    process = start(
+        list(argv), memory_mb, subprocess.PIPE if stdin is not None else subprocess.DEVNULL
+    )
+    try:
+        out, err, timed_out, over = _collect(process, stdin, started + timeout, output_limit)
+    finally:
+        end(process, before)
+    elapsed = time.perf_counter() - started
+    return Finished(bytes(out), bytes(err), process.returncode, elapsed, timed_out, over)
+
+
+def _collect(
+    process: subprocess.Popen[bytes], data: bytes | None, deadline: float, limit: int
+) -> tuple[bytearray, bytearray, bool, bool]:
+    assert process.stdout is not None and process.stderr is not None
+    buffers = {process.stdout: bytearray(), process.stderr: bytearray()}
+    selector = selectors.DefaultSelector()
+    for stream in buffers:
+        os.set_blocking(stream.fileno(), False)
+        selector.register(stream, selectors.EVENT_READ)
+    pending = memoryview(data or b"")
+    if process.stdin is not None:
+        os.set_blocking(process.stdin.fileno(), False)
+        selector.register(process.stdin, selectors.EVENT_WRITE)
+    exited_at: float | None = None
+    timed_out = over = False
+    try:
+        while selector.get_map():
+            now = time.perf_counter()
+            if now >= deadline or cancelled():
+                timed_out = True
+                break
+            if exited_at is None and process.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > EXIT_GRACE:
+                break  # a descendant holds the pipes open: what the solver said is in
+            wait = min(deadline - now, 0.05 if exited_at is not None else 0.25)
+            for key, _ in selector.select(wait):
+                stream = key.fileobj
+                if stream is process.stdin:
+                    try:
+                        written = os.write(key.fd, pending[:65536])
+                    except BlockingIOError:
+                        continue
+                    except (BrokenPipeError, ConnectionResetError):
+                        written = len(pending)
+                    pending = pending[written:]
+                    if not pending:
+                        selector.unregister(stream)
+                        process.stdin.close()
+                    continue
+                try:
+                    chunk = os.read(key.fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    selector.unregister(stream)
+                    continue
+                buffer = buffers[stream]  # type: ignore[index]
+                buffer.extend(chunk)
+                if len(buffer) > limit:
+                    del buffer[limit:]
+                    over = True
+            if over:
+                break
+    finally:
+        selector.close()
+    if not (timed_out or over) and process.poll() is None:
+        try:  # it closed its output and works on: the time limit still holds
+            process.wait(max(0.0, deadline - time.perf_counter()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+    return buffers[process.stdout], buffers[process.stderr], timed_out, over
