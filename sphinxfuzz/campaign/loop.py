@@ -36,7 +36,7 @@ from sphinxfuzz.campaign.theory_probe import probe_theories
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
 from sphinxfuzz.mutate.dialect import for_family
-from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
+from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge, normalise_failure
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
@@ -140,12 +140,24 @@ class Worker:
         return judgement
 
     def _confirmed(
-        self, script: Mutant | Script, text: str, results: list[SolverResult], judgement: Judgement
+        self,
+        store: Store,
+        script: Mutant | Script,
+        text: str,
+        results: list[SolverResult],
+        judgement: Judgement,
     ) -> tuple[list[SolverResult], Judgement]:
         """A verdict from persistent processes counts only if fresh processes reproduce it:
         state an earlier script left in a solver must never become a bug report. Returns
-        the fresh results and judgement (no verdicts when it did not reproduce)."""
+        the fresh results and judgement (no verdicts when it did not reproduce). Crashes
+        whose signatures are stored already (confirmed fresh then) are only counted: one
+        root cause hit a thousand times must not cost a thousand fresh runs."""
         if not judgement.verdicts or not self.persistent:
+            return results, judgement
+        if all(
+            v.kind == VerdictKind.CRASH and store.has_signature(v.signature)
+            for v in judgement.verdicts
+        ):
             return results, judgement
         self.stats.fresh_confirmations += 1
         fresh = [self._run(spec, script, fresh=True) for spec in self.specs]
@@ -237,6 +249,7 @@ class Worker:
             seed = load_seed(seed_file)
         except SeedError as exc:
             self.stats.seeds_malformed += 1
+            self.stats.set_aside_causes[f"malformed: {_cause(str(exc).partition(': ')[2])}"] += 1
             self._say(f"skipping seed: {exc}")
             store.set_seed_status(seed_file, SEED_MALFORMED, str(exc))
             return None
@@ -285,6 +298,10 @@ class Worker:
 
     def _set_aside(self, results: list[SolverResult]) -> tuple[str, str]:
         self.stats.seeds_set_aside += 1
+        timed_out = [r for r in results if r.outcome == Outcome.TIMEOUT]
+        rejected = next((r for r in results if r.outcome == Outcome.ERROR), None)
+        cause = "time-out" if timed_out or rejected is None else f"rejected: {_rejection(rejected)}"
+        self.stats.set_aside_causes[cause] += 1
         why = "; ".join(
             f"{r.spec.name}: {r.outcome}" + (f" ({r.failure_line})" if r.failure_line else "")
             for r in results
@@ -326,6 +343,7 @@ class Worker:
                     if base is seed:  # nothing to gain from more attempts on this seed
                         self._say(f"setting seed aside: {exc}")
                         self.stats.seeds_set_aside += 1
+                        self.stats.set_aside_causes["nothing to mutate"] += 1
                         store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
                         return True
                     previous = None
@@ -358,11 +376,12 @@ class Worker:
         stats.mutants += 1
         accepted = all(r.outcome != Outcome.ERROR for r in results)
         stats.accepted += accepted
+        stats.rejections.update(_rejection(r) for r in results if r.outcome == Outcome.ERROR)
         stats.theories.update(set(mutant.theories))
         if accepted:
             stats.theories_accepted.update(set(mutant.theories))
         judgement = self._judge(mutant.text, results)
-        results, judgement = self._confirmed(mutant, mutant.text, results, judgement)
+        results, judgement = self._confirmed(store, mutant, mutant.text, results, judgement)
         for verdict in judgement.verdicts:
             ident = store.record_bug(
                 verdict,
@@ -384,6 +403,15 @@ class Worker:
                     f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}"
                 )
         return True
+
+
+def _cause(line: str) -> str:
+    """A failure line as a counter key: what varies between runs normalised away."""
+    return normalise_failure(line)[:160]
+
+
+def _rejection(result: SolverResult) -> str:
+    return f"{result.spec.name}: {_cause(result.failure_line or 'rejected')}"
 
 
 def worker_main(

@@ -336,6 +336,10 @@ class Store:
             )  # fmt: skip
         return ident
 
+    def has_signature(self, signature: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM signatures WHERE signature = ?", (signature,))
+        return row.fetchone() is not None
+
     def bugs(self) -> list[BugRow]:
         rows = self.db.execute(
             "SELECT b.id, b.kind, b.solver, b.signature, b.seed_file, b.position, b.mutant, "
