@@ -51,6 +51,21 @@ _NONLINEAR = {"*", "/", "div", "mod", "^", "abs"}
 
 
 _EXTENSION_PREFIXES = ("set.", "rel.", "bag.", "table.", "seq.", "ff.")
+# z3's pseudo-Boolean constraints and special relations (mostly indexed): z3 knows them only
+# under logics that admit everything
+_Z3_EXTENSIONS = {
+    "at-most", "at-least", "pble", "pbge", "pbeq", "partial-order", "linear-order",
+    "tree-order", "piecewise-linear-order", "transitive-closure",
+}  # fmt: skip
+
+
+def _operator(node: SList) -> str | None:
+    """The operator of an application: its head symbol, or the name of an indexed head."""
+    head = node.items[0] if node.items else None
+    if isinstance(head, SList) and len(head.items) >= 2 and head.head_name() == "_":
+        name = head.items[1]
+        return name.name if isinstance(name, Atom) else None
+    return node.head_name()
 
 
 def term_features(
@@ -79,12 +94,37 @@ def term_features(
                     features.add("quantifiers")
                 elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
                     features.add("nonlinear")
-                elif head in ("lambda", "pto", "sep", "wand"):
+                elif head in ("lambda", "pto", "sep", "wand") or _operator(node) in _Z3_EXTENSIONS:
                     features.add("exotic")
             elif node.text in ("sep.emp", "sep.nil") or node.text.startswith(_EXTENSION_PREFIXES):
                 # separation logic, cvc5's sets, bags, tables, sequences, finite fields: no
                 # standard logic name covers them (and their sorts may not be inferred)
                 features.add("exotic")
+    return features
+
+
+_FLOATS = {"Float16": "FP", "Float32": "FP", "Float64": "FP", "Float128": "FP"}
+_SORT_ATOMS = {**_SORT_FEATURES, **_FLOATS}
+
+
+def declaration_features(commands: list[SList]) -> set[str]:
+    """Features inserted declarations need even when no kept term uses them (a fresh
+    function renamed away still declares it): sorts, functions, datatypes."""
+    features: set[str] = set()
+    for command in commands:
+        head = command.head_name()
+        if head in ("declare-sort", "define-sort"):
+            features.add("UF")
+        elif head in ("declare-datatype", "declare-datatypes"):
+            features.add("DT")
+        elif head == "declare-fun" and len(command.items) == 4:
+            if isinstance(command.items[2], SList) and command.items[2].items:
+                features.add("UF")
+        elif head != "declare-const":
+            continue
+        for node in walk(command):
+            if isinstance(node, Atom) and node.kind == "symbol" and node.text in _SORT_ATOMS:
+                features.add(_SORT_ATOMS[node.text])
     return features
 
 

@@ -17,7 +17,13 @@ from sphinxfuzz.mutate.fill import (
     symbol_names,
     visible_at,
 )
-from sphinxfuzz.mutate.logic import is_higher_order, needs_widening, set_logic_index, term_features
+from sphinxfuzz.mutate.logic import (
+    declaration_features,
+    is_higher_order,
+    needs_widening,
+    set_logic_index,
+    term_features,
+)
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.mutate.skeleton import find_atoms
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, print_node
@@ -146,7 +152,8 @@ def _mutate(
     if higher_order:
         _set_higher_order_logic(script)
     elif new_terms:
-        _widen_logic(script, new_terms)
+        inserted = [d for decls in inserted_by_command.values() for d in decls]
+        _widen_logic(script, new_terms, declaration_features(inserted))
     _ensure_models(script)
     if theory_options:
         _set_options(script, [o for t in sorted(set(inserted_theories)) for o in theory_options.get(t, ())])
@@ -161,7 +168,7 @@ def _contains(outer: Node, inner: Node) -> bool:
     return False
 
 
-def _widen_logic(script: Script, new_terms: list[Node]) -> None:
+def _widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> None:
     index = set_logic_index(script.commands)
     if index is None:
         return
@@ -172,7 +179,7 @@ def _widen_logic(script: Script, new_terms: list[Node]) -> None:
     datatypes = {n for n, d in symbols.sorts.items() if d.kind == "datatype"}
     sorts = {n for n, d in symbols.sorts.items() if d.kind == "declared"}
     functions = {n for n, sigs in symbols.funs.items() if any(s.args for s in sigs) and n not in symbols.constructors}
-    features = term_features(new_terms, info, datatypes, sorts, functions)
+    features = term_features(new_terms, info, datatypes, sorts, functions) | declared
     if needs_widening(logic_atom.name, features):
         script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
 

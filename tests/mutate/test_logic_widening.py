@@ -1,0 +1,85 @@
+"""Every shipped theory inserted into seeds that name restrictive logics: the mutant's logic
+never makes real z3 or cvc5 reject it (the mutator widens it, to ALL)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sphinxfuzz.campaign.targets import theory_options
+from sphinxfuzz.generators.catalogue import default_generators_dir, load_catalogue
+from sphinxfuzz.generators.pool import GeneratorPool
+from sphinxfuzz.mutate import Seed, mutate
+from sphinxfuzz.smtlib import parse_script
+from sphinxfuzz.solvers import Outcome, parse_specs
+from sphinxfuzz.solvers.persistent import PersistentSolver
+
+SEEDS = {
+    "QF_BV": "(declare-const a (_ BitVec 8))\n(assert (bvult a #x10))\n(assert (= a #x01))\n",
+    "QF_LIA": "(declare-const x Int)\n(assert (> x 2))\n(assert (< x 10))\n",
+    "QF_S": '(declare-const s String)\n(assert (= s "ab"))\n(assert (distinct s ""))\n',
+}
+
+
+class _OneTheory:
+    def __init__(self, pool: GeneratorPool, theory: str) -> None:
+        self.pool, self.theories = pool, (theory,)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        return self.pool.generate(theory, seed)
+
+
+@pytest.fixture(scope="module")
+def solvers():
+    running = [PersistentSolver(spec) for spec in parse_specs("z3;cvc5")]
+    yield running
+    for solver in running:
+        solver.close()
+
+
+def test_no_mutant_names_a_logic_that_forbids_its_terms(solvers):
+    folder = str(default_generators_dir())
+    entries = list(load_catalogue(folder).entries.values())
+    options = theory_options(folder, entries)
+    families = {entry.theory: entry.solvers for entry in entries}
+    rejected: list[str] = []
+    with GeneratorPool(entries) as pool:
+        assert len(pool.theories) == len(entries) >= 20
+        for theory in sorted(pool.theories):
+            # one logic per theory that forbids what its terms hold keeps the test fast
+            logic = {"FixedSizeBitVectors": "QF_LIA", "Ints": "QF_S"}.get(theory, "QF_BV")
+            for body in [SEEDS[logic]]:
+                text = f"(set-logic {logic})\n{body}(check-sat)\n"
+                seed = Seed(f"<{logic}>", text, parse_script(text))
+                rng = random.Random(f"{theory}:{logic}")
+                mutant = mutate(seed, rng, _OneTheory(pool, theory), theory_options=options)
+                for solver in solvers:
+                    if solver.spec.family not in families[theory]:
+                        continue  # a cvc5 extension is no z3 input
+                    result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
+                    if result.outcome in (Outcome.ERROR, Outcome.CRASH):
+                        rejected.append(
+                            f"{theory} in {logic}: {solver.spec.name}: {result.failure_line}"
+                        )
+    assert not rejected, "\n".join(rejected)
+
+
+class _UnusedDeclarations:
+    """A term that keeps none of the sorts and functions its declarations introduce (its
+    constant is renamed to the seed's): the declarations alone need UF."""
+
+    theories = ("UF",)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        return "(declare-sort S0 0)\n(declare-fun f (S0) Int)\n(declare-const i Int)", "(> i 3)"
+
+
+def test_declarations_alone_widen_the_logic(solvers):
+    text = f"(set-logic QF_LIA)\n{SEEDS['QF_LIA']}(check-sat)\n"
+    seed = Seed("<QF_LIA>", text, parse_script(text))
+    mutant = mutate(seed, random.Random(3), _UnusedDeclarations(), rename_prob=1.0)
+    assert "(set-logic ALL)" in mutant.text and "(declare-sort S0 0)" in mutant.text
+    for solver in solvers:
+        result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
+        assert result.outcome == Outcome.SAT, result.failure_line
