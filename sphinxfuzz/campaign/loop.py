@@ -12,7 +12,8 @@ import itertools
 import os
 import random
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,14 +34,18 @@ from sphinxfuzz.campaign.targets import (
     theory_options,
 )
 from sphinxfuzz.campaign.theory_probe import probe_theories
+from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
 from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.mutate.mutant import with_needed_options
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge, normalise_failure
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers.options import needed_options
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.runner import remove_scratch_dir
+from sphinxfuzz.solvers.versions import solver_version
 
 # Seed status values kept in the store.
 SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
@@ -91,6 +96,8 @@ class Worker:
         self.specs: list[SolverSpec] = target_specs(config.solvers)
         self.theory_options: dict[str, tuple[str, ...]] = {}
         self.theory_weights: dict[str, float] | None = None  # from the probe (adapt_theories)
+        self.terms: CapableTerms | None = None  # the pool, minus features a target lacks
+        self.targets = [(spec.family, solver_version(spec)) for spec in self.specs]
         self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
         # one long-lived process per solver that supports it (see solvers/persistent.py)
         self.persistent: dict[str, PersistentSolver] = {
@@ -202,6 +209,7 @@ class Worker:
                 )
             if config.adapt_theories:
                 self._probe(pool)
+            self.terms = CapableTerms(pool, Capabilities(self.specs))
             done = store.done_positions()
             current_round, usable = 0, False
             for position in itertools.count(self.worker, self.jobs):
@@ -246,7 +254,7 @@ class Worker:
         if known is not None and known[0] != SEED_OK:
             return None
         try:
-            seed = load_seed(seed_file)
+            seed = with_needed_options(load_seed(seed_file), self._needed_options)
         except SeedError as exc:
             self.stats.seeds_malformed += 1
             self.stats.set_aside_causes[f"malformed: {_cause(str(exc).partition(': ')[2])}"] += 1
@@ -330,10 +338,7 @@ class Worker:
                 if previous is not None and rng.random() < 0.5:
                     base = previous
                 try:
-                    mutant = mutate(
-                        base, rng, pool, rename_prob=config.rename_prob,
-                        theory_options=self.theory_options, theory_weights=self.theory_weights,
-                    )  # fmt: skip
+                    mutant = self._mutate(base, rng, pool)
                 except GeneratorFailure as exc:
                     self.stats.generator_failures += 1
                     self._say(f"generator failure at {seed.path} mutant {number}: {exc}")
@@ -363,6 +368,23 @@ class Worker:
         finally:
             if log:
                 store.log_mutants(log)
+
+    def _mutate(self, base: Seed | Mutant, rng: random.Random, pool: GeneratorPool) -> Mutant:
+        terms = self.terms or pool
+        probed = self.terms.capabilities.probe_seconds if self.terms else 0.0
+        try:
+            return mutate(
+                base, rng, terms, rename_prob=self.config.rename_prob,
+                theory_options=self.theory_options, theory_weights=self.theory_weights,
+                needed_options=self._needed_options,
+            )  # fmt: skip
+        finally:
+            if self.terms is not None:  # what was left out, and probing as solver time
+                self.stats.left_out = Counter(self.terms.left_out)
+                self.stats.solver_time += self.terms.capabilities.probe_seconds - probed
+
+    def _needed_options(self, operators: set[str], commands: Mapping[str, int]) -> list[str]:
+        return needed_options(self.targets, operators, commands)
 
     def _test_mutant(
         self, store: Store, position: int, number: int, seed: Seed, mutant: Mutant

@@ -59,15 +59,6 @@ _Z3_EXTENSIONS = {
 }  # fmt: skip
 
 
-def _operator(node: SList) -> str | None:
-    """The operator of an application: its head symbol, or the name of an indexed head."""
-    head = node.items[0] if node.items else None
-    if isinstance(head, SList) and len(head.items) >= 2 and head.head_name() == "_":
-        name = head.items[1]
-        return name.name if isinstance(name, Atom) else None
-    return node.head_name()
-
-
 def term_features(
     nodes: list[Node], info: SortInfo, datatypes: set[str], sorts: set[str], functions: set[str]
 ) -> set[str]:
@@ -94,7 +85,7 @@ def term_features(
                     features.add("quantifiers")
                 elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
                     features.add("nonlinear")
-                elif head in ("lambda", "pto", "sep", "wand") or _operator(node) in _Z3_EXTENSIONS:
+                elif head in ("lambda", "pto", "sep", "wand") or node.operator_name() in _Z3_EXTENSIONS:
                     features.add("exotic")
             elif node.text in ("sep.emp", "sep.nil") or node.text.startswith(_EXTENSION_PREFIXES):
                 # separation logic, cvc5's sets, bags, tables, sequences, finite fields: no
@@ -160,3 +151,8 @@ def set_logic_index(commands: list[SList]) -> int | None:
         if command.head_name() == "set-logic" and len(command.items) == 2 and isinstance(command.items[1], Atom):
             return index
     return None
+
+
+def operators_in(nodes: list[Node]) -> set[str]:
+    """Operator names applied anywhere in `nodes` (what option rules are triggered by)."""
+    return {n.operator_name() or "" for root in nodes for n in walk(root) if isinstance(n, SList)} - {""}

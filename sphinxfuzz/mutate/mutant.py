@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from sphinxfuzz.mutate.dialect import for_family
@@ -21,16 +22,30 @@ from sphinxfuzz.mutate.logic import (
     declaration_features,
     is_higher_order,
     needs_widening,
+    operators_in,
     set_logic_index,
     term_features,
 )
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.mutate.skeleton import find_atoms
-from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, print_node
+from sphinxfuzz.smtlib import (
+    Atom,
+    Node,
+    Script,
+    SList,
+    copy_node,
+    infer_sorts,
+    print_node,
+    print_script,
+)
 
 # At most this many placeholders per mutant: enough to change the formula, few enough that
 # the seed's structure (what made it interesting) survives.
 MAX_PLACEHOLDERS = 4
+
+
+# (operators, command name -> count) -> options `name=value` the target releases need
+NeededOptions = Callable[[set[str], Mapping[str, int]], Sequence[str]]
 
 
 class MutationError(ValueError):
@@ -76,6 +91,7 @@ def mutate(
     max_placeholders: int = MAX_PLACEHOLDERS,
     theory_options: Mapping[str, Sequence[str]] | None = None,
     theory_weights: Mapping[str, float] | None = None,
+    needed_options: NeededOptions | None = None,
 ) -> Mutant:
     """Make one mutant of `base`: replace a random non-empty subset of its atoms with generated
     terms. Deterministic in `rng` and in what `terms` returns for the seeds it is given.
@@ -83,9 +99,14 @@ def mutate(
     `theory_options` maps a theory to the solver options its terms need (`sets-exp=true`):
     a mutant with such terms sets them itself, so only the mutants that need an option get it.
     `theory_weights` makes some theories likelier than others (missing ones weigh 1, zero
-    never drawn); without it every theory is equally likely."""
+    never drawn); without it every theory is equally likely. `needed_options` maps the
+    operators of the inserted terms to the options the target releases need for them
+    (`solvers.options`)."""
     try:
-        return _mutate(base, rng, terms, rename_prob, max_placeholders, theory_options, theory_weights)
+        return _mutate(
+            base, rng, terms, rename_prob, max_placeholders, theory_options, theory_weights,
+            needed_options,
+        )  # fmt: skip
     except RecursionError:
         # Some real triggers nest thousands of lets; the walks here are recursive by design
         # (clear code for the usual depth), so such a seed is skipped, not fatal.
@@ -101,6 +122,7 @@ def _mutate(
     max_placeholders: int,
     theory_options: Mapping[str, Sequence[str]] | None,
     theory_weights: Mapping[str, float] | None,
+    needed_options: NeededOptions | None,
 ) -> Mutant:
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
@@ -155,9 +177,26 @@ def _mutate(
         inserted = [d for decls in inserted_by_command.values() for d in decls]
         _widen_logic(script, new_terms, declaration_features(inserted))
     _ensure_models(script)
-    if theory_options:
-        _set_options(script, [o for t in sorted(set(inserted_theories)) for o in theory_options.get(t, ())])
+    options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
+    if needed_options is not None and new_terms:
+        options.extend(needed_options(operators_in(new_terms), {}))
+    if options:
+        _set_options(script, options)
     return Mutant(script, seed, number, inserted_theories, report)
+
+
+def with_needed_options(seed: Seed, needed_options: NeededOptions) -> Seed:
+    """The seed with the options its operators and commands need on the target releases
+    (a cvc5 binary needs `incremental` for push; mutants inherit them from the seed)."""
+    commands = Counter(c.head_name() or "" for c in seed.script.commands)
+    options = needed_options(operators_in(list(seed.script.commands)), commands)
+    if not options:
+        return seed
+    script = Script(list(seed.script.commands), seed.script.filename)
+    _set_options(script, list(options))
+    if len(script.commands) == len(seed.script.commands):
+        return seed  # the seed sets them itself
+    return replace(seed, script=script, text=print_script(script))
 
 
 def _contains(outer: Node, inner: Node) -> bool:

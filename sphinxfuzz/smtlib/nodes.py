@@ -59,6 +59,15 @@ class SList:
                 return first.name
         return None
 
+    def operator_name(self) -> str | None:
+        """The operator of an application: its head symbol, or the name of an indexed head
+        (`int_to_bv` for `((_ int_to_bv 8) x)`)."""
+        head = self.items[0] if self.items else None
+        if isinstance(head, SList) and len(head.items) >= 2 and head.head_name() == "_":
+            name = head.items[1]
+            return name.name if isinstance(name, Atom) and name.kind == "symbol" else None
+        return self.head_name()
+
     def __len__(self) -> int:
         return len(self.items)
 
