@@ -53,6 +53,7 @@ _NONLINEAR = {"*", "/", "div", "mod", "^", "abs"}
 _EXTENSION_PREFIXES = ("set.", "rel.", "bag.", "table.", "seq.", "ff.")
 # z3's pseudo-Boolean constraints and special relations (mostly indexed): z3 knows them only
 # under logics that admit everything
+_EXOTIC_HEADS = ("lambda", "pto", "sep", "wand")
 _Z3_EXTENSIONS = {
     "at-most", "at-least", "pble", "pbge", "pbeq", "partial-order", "linear-order",
     "tree-order", "piecewise-linear-order", "transitive-closure",
@@ -85,7 +86,7 @@ def term_features(
                     features.add("quantifiers")
                 elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
                     features.add("nonlinear")
-                elif head in ("lambda", "pto", "sep", "wand") or node.operator_name() in _Z3_EXTENSIONS:
+                elif head in _EXOTIC_HEADS or node.operator_name() in _Z3_EXTENSIONS:
                     features.add("exotic")
             elif node.text in ("sep.emp", "sep.nil") or node.text.startswith(_EXTENSION_PREFIXES):
                 # separation logic, cvc5's sets, bags, tables, sequences, finite fields: no
@@ -111,8 +112,6 @@ def declaration_features(commands: list[SList]) -> set[str]:
         elif head == "declare-fun" and len(command.items) == 4:
             if isinstance(command.items[2], SList) and command.items[2].items:
                 features.add("UF")
-        elif head != "declare-const":
-            continue
         for node in walk(command):
             if isinstance(node, Atom) and node.kind == "symbol" and node.text in _SORT_ATOMS:
                 features.add(_SORT_ATOMS[node.text])
@@ -155,4 +154,44 @@ def set_logic_index(commands: list[SList]) -> int | None:
 
 def operators_in(nodes: list[Node]) -> set[str]:
     """Operator names applied anywhere in `nodes` (what option rules are triggered by)."""
-    return {n.operator_name() or "" for root in nodes for n in walk(root) if isinstance(n, SList)} - {""}
+    found = {n.operator_name() for root in nodes for n in walk(root) if isinstance(n, SList)}
+    return {name for name in found if name}
+
+
+# Sorts a script may declare under a narrow logic but that z3 defines itself under ALL
+# ("sort already defined Set"): yices2's regression suite declares `Set`, for one.
+RESERVED_UNDER_ALL = frozenset({
+    "Set", "Seq", "RegEx", "RegLan", "Array", "String", "Int", "Real", "RoundingMode",
+    "Float16", "Float32", "Float64", "Float128", "FloatingPoint", "BitVec", "Relation", "Tuple",
+})  # fmt: skip
+
+
+def reserved_sort_names(commands: list[SList]) -> set[str]:
+    """Sorts the commands declare (declare-sort, define-sort, datatypes) whose names ALL takes."""
+    found: set[str] = set()
+    for command in commands:
+        head = command.head_name()
+        if head in ("declare-sort", "define-sort", "declare-datatype") and len(command.items) > 1:
+            names = [command.items[1]]
+        elif head == "declare-datatypes":
+            listed = command.items[1] if len(command.items) > 1 else None
+            items = listed.items if isinstance(listed, SList) else []
+            names = [d.items[0] for d in items if isinstance(d, SList) and d.items]
+        else:
+            continue
+        found |= {n.name for n in names if isinstance(n, Atom) and n.name in RESERVED_UNDER_ALL}
+    return found
+
+
+def rename_symbols(nodes: list[SList], mapping: dict[str, str], skip: set[int]) -> None:
+    """Rename symbol atoms in place, except inside the subtrees whose ids are in `skip`."""
+    stack: list[SList] = list(nodes)
+    while stack:
+        node = stack.pop()
+        for index, item in enumerate(node.items):
+            if id(item) in skip:
+                continue
+            if isinstance(item, SList):
+                stack.append(item)
+            elif item.kind == "symbol" and item.name in mapping:
+                node.items[index] = Atom(mapping[item.name], "symbol", item.pos)

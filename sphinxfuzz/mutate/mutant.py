@@ -23,6 +23,8 @@ from sphinxfuzz.mutate.logic import (
     is_higher_order,
     needs_widening,
     operators_in,
+    rename_symbols,
+    reserved_sort_names,
     set_logic_index,
     term_features,
 )
@@ -171,11 +173,14 @@ def _mutate(
         commands.extend(inserted_by_command.get(index, ()))
         commands.append(command)
     script = Script(_one_heap(commands), script.filename)
+    inserted = [d for decls in inserted_by_command.values() for d in decls]
+    before = _logic_name(script)
     if higher_order:
         _set_higher_order_logic(script)
     elif new_terms:
-        inserted = [d for decls in inserted_by_command.values() for d in decls]
         _widen_logic(script, new_terms, declaration_features(inserted))
+    if _logic_name(script) != before:
+        _rename_reserved_sorts(script, [*inserted, *new_terms], names)
     _ensure_models(script)
     options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
     if needed_options is not None and new_terms:
@@ -221,6 +226,20 @@ def _widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> N
     features = term_features(new_terms, info, datatypes, sorts, functions) | declared
     if needs_widening(logic_atom.name, features):
         script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+
+
+def _logic_name(script: Script) -> str | None:
+    index = set_logic_index(script.commands)
+    return None if index is None else script.commands[index].items[1].text  # type: ignore[union-attr]
+
+
+def _rename_reserved_sorts(script: Script, inserted: list[Node], names: _Names) -> None:
+    """A widened logic must not turn the seed's own sorts into clashes with built-in ones:
+    those are renamed in the seed's commands (the inserted terms mean the built-in ones)."""
+    reserved = reserved_sort_names(script.commands)
+    if reserved:
+        mapping = {name: names.fresh(name) for name in sorted(reserved)}
+        rename_symbols(script.commands, mapping, {id(node) for node in inserted})
 
 
 def _one_heap(commands: list[SList]) -> list[SList]:

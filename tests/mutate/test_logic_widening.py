@@ -83,3 +83,26 @@ def test_declarations_alone_widen_the_logic(solvers):
     for solver in solvers:
         result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
         assert result.outcome == Outcome.SAT, result.failure_line
+
+
+class _IntTerm:
+    theories = ("Ints",)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        return "(declare-const i Int)", "(> i 3)"
+
+
+def test_seed_sorts_that_all_defines_are_renamed_when_widening(solvers):
+    # yices2's regressions declare a sort `Set` under UF; z3 defines Set itself under ALL
+    text = (
+        "(set-logic UF)\n(declare-sort Set 0)\n(declare-sort Elem 0)\n"
+        "(declare-fun member (Elem Set) Bool)\n(declare-const s Set)\n"
+        "(assert (exists ((e Elem)) (member e s)))\n(check-sat)\n"
+    )
+    seed = Seed("<UF>", text, parse_script(text))
+    mutant = mutate(seed, random.Random(1), _IntTerm())
+    assert "(set-logic ALL)" in mutant.text and "(declare-sort Set_1 0)" in mutant.text
+    assert "(declare-const i Int)" in mutant.text  # inserted terms keep the built-in sorts
+    for solver in solvers:
+        result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
+        assert result.outcome == Outcome.SAT, result.failure_line
