@@ -39,6 +39,7 @@ from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
 from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.mutate.mutant import with_needed_options
+from sphinxfuzz.mutate.trim import trimmed
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge, normalise_failure
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
@@ -47,6 +48,8 @@ from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.runner import remove_scratch_dir
 from sphinxfuzz.solvers.versions import solver_version
 
+# The detail of a seed usable only without its queries and non-standard options.
+TRIMMED = "; trimmed"
 # Seed status values kept in the store.
 SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
 
@@ -254,24 +257,27 @@ class Worker:
         if known is not None and known[0] != SEED_OK:
             return None
         try:
-            seed = with_needed_options(load_seed(seed_file), self._needed_options)
+            raw = load_seed(seed_file)
         except SeedError as exc:
             self.stats.seeds_malformed += 1
             self.stats.set_aside_causes[f"malformed: {_cause(str(exc).partition(': ')[2])}"] += 1
             self._say(f"skipping seed: {exc}")
             store.set_seed_status(seed_file, SEED_MALFORMED, str(exc))
             return None
+        seed = with_needed_options(raw, self._needed_options)
         if known is None:
-            status, detail = self._check_seed(store, seed)
+            status, detail = self._check_seed(store, seed, raw)
             store.set_seed_status(seed_file, status, detail)
             if status != SEED_OK:
                 return None
             known = (status, detail)
+        if known[1].endswith(TRIMMED):
+            seed = with_needed_options(trimmed(raw) or raw, self._needed_options)
         self.mutant_timeout = calibrated_timeout(self.config, known[1])
         self.stats.seeds_used += 1
         return seed
 
-    def _check_seed(self, store: Store, seed: Seed) -> tuple[str, str]:
+    def _check_seed(self, store: Store, seed: Seed, raw: Seed) -> tuple[str, str]:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
         the fuzzer's making; a seed some solver rejects or cannot answer is set aside."""
         limit = self.config.seed_timeout
@@ -301,8 +307,23 @@ class Worker:
             self._say(f"seed finding in {seed.path}: {kinds}")
             return SEED_FINDING, kinds
         if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
-            return self._set_aside(results)
+            return self._without_extras(raw, limit) or self._set_aside(results)
         return SEED_OK, seed_check_detail(max(r.elapsed for r in results))
+
+    def _without_extras(self, seed: Seed, limit: float) -> tuple[str, str] | None:
+        """A rejected seed gets a second check without its queries and non-standard options
+        (`mutate.trim`); usable then, its status says so and it is always used trimmed."""
+        smaller = trimmed(seed)
+        if smaller is None:
+            return None
+        smaller = with_needed_options(smaller, self._needed_options)
+        results = [self._run(s, smaller.script, fresh=True, timeout=limit) for s in self.specs]
+        if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
+            return None
+        judgement = self._judge(smaller.text, results, fresh=True)
+        if judgement.verdicts or judgement.unconfirmed:
+            return None  # a finding of the trimmed text is not the seed's: left alone
+        return SEED_OK, seed_check_detail(max(r.elapsed for r in results)) + TRIMMED
 
     def _set_aside(self, results: list[SolverResult]) -> tuple[str, str]:
         self.stats.seeds_set_aside += 1
