@@ -31,18 +31,9 @@ from pathlib import Path
 from typing import Protocol
 
 from sphinxfuzz.generators.solver_check import check_terms
-from sphinxfuzz.smtlib import (
-    Atom,
-    Node,
-    Script,
-    SList,
-    SmtParseError,
-    infer_sorts,
-    parse_script,
-    parse_term,
-    print_node,
-    walk,
-)
+from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, print_node, walk
+from sphinxfuzz.smtlib.infer import SortInfo, infer_sorts
+from sphinxfuzz.smtlib.reader import Script, parse_script, parse_term
 from sphinxfuzz.smtlib.sorts import Sort
 from sphinxfuzz.solvers import SolverSpec
 from sphinxfuzz.solvers.installs import cache_root
@@ -227,7 +218,7 @@ def _application_probe(
     commands: list[SList],
     sort_decls: list[str],
     user: set[str],
-    info: object,
+    info: SortInfo,
 ) -> Feature:
     """`node` with each argument that is not a literal replaced by a fresh constant of its
     sort (so another feature inside it cannot take the blame); arguments of other sorts stay,
@@ -236,7 +227,7 @@ def _application_probe(
     decls: list[str] = []
     kept: set[str] = set()
     for index, arg in enumerate(node.items[1:]):
-        arg_sort = info.sort_of(arg)  # type: ignore[attr-defined]
+        arg_sort = info.sort_of(arg)
         if _is_literal(arg, user) or not _plain(arg_sort):
             items.append(print_node(arg))
             kept |= {n.name for n in walk(arg) if isinstance(n, Atom) and n.kind == "symbol"}
@@ -253,7 +244,7 @@ def _application_probe(
         and c.items[1].name in kept
     ]
     application = f"({' '.join(items)})"
-    sort = info.sort_of(node)  # type: ignore[attr-defined]
+    sort = info.sort_of(node)
     term = (
         application
         if sort is not None and sort.name == "Bool" and not sort.args
