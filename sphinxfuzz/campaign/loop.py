@@ -404,6 +404,19 @@ class Worker:
                 self.stats.left_out = Counter(self.terms.left_out)
                 self.stats.solver_time += self.terms.capabilities.probe_seconds - probed
 
+    def _keep_rejected(self, cause: str, result: SolverResult, mutant: Mutant) -> None:
+        """The first mutant of each rejection cause, as the solver saw it, goes to
+        `rejected/` in the campaign folder: a rejection is a fuzzer problem to look into."""
+        name = hashlib.sha1(cause.encode("utf-8")).hexdigest()[:12]
+        folder = self.root / "rejected"
+        try:
+            folder.mkdir(exist_ok=True)
+            first = " ".join((result.failure_line or "").split())
+            text = f"; {cause}\n; first error: {first}\n"
+            (folder / f"{name}.smt2").write_text(text + mutant.text_for(result.spec.family))
+        except OSError:
+            pass  # an example only; the counter is what matters
+
     def _needed_options(self, operators: set[str], commands: Mapping[str, int]) -> list[str]:
         return needed_options(self.targets, operators, commands)
 
@@ -419,7 +432,12 @@ class Worker:
         stats.mutants += 1
         accepted = all(r.outcome != Outcome.ERROR for r in results)
         stats.accepted += accepted
-        stats.rejections.update(_rejection(r) for r in results if r.outcome == Outcome.ERROR)
+        for result in results:
+            if result.outcome == Outcome.ERROR:
+                cause = _rejection(result)
+                if cause not in stats.rejections:
+                    self._keep_rejected(cause, result, mutant)
+                stats.rejections[cause] += 1
         stats.theories.update(set(mutant.theories))
         if accepted:
             stats.theories_accepted.update(set(mutant.theories))
