@@ -213,19 +213,24 @@ def _contains(outer: Node, inner: Node) -> bool:
 
 
 def _widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> None:
-    index = set_logic_index(script.commands)
-    if index is None:
+    """Every set-logic (a seed may `reset` and name another) that forbids the insertions."""
+    indices = [
+        i
+        for i, c in enumerate(script.commands)
+        if c.head_name() == "set-logic" and len(c.items) == 2 and isinstance(c.items[1], Atom)
+    ]
+    if not indices:
         return
-    logic_atom = script.commands[index].items[1]
-    assert isinstance(logic_atom, Atom)
     info = infer_sorts(script)
     symbols = info.symbols
     datatypes = {n for n, d in symbols.sorts.items() if d.kind == "datatype"}
     sorts = {n for n, d in symbols.sorts.items() if d.kind == "declared"}
     functions = {n for n, sigs in symbols.funs.items() if any(s.args for s in sigs) and n not in symbols.constructors}
     features = term_features(new_terms, info, datatypes, sorts, functions) | declared
-    if needs_widening(logic_atom.name, features):
-        script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+    for index in indices:
+        logic = script.commands[index].items[1]
+        if isinstance(logic, Atom) and needs_widening(logic.name, features):
+            script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
 
 
 def _logic_name(script: Script) -> str | None:

@@ -106,3 +106,17 @@ def test_seed_sorts_that_all_defines_are_renamed_when_widening(solvers):
     for solver in solvers:
         result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
         assert result.outcome == Outcome.SAT, result.failure_line
+
+
+def test_every_set_logic_after_a_reset_is_widened(solvers):
+    text = (
+        "(set-logic QF_BV)\n(declare-const a (_ BitVec 4))\n(assert (bvult a #x3))\n"
+        "(check-sat)\n(reset)\n(set-logic QF_BV)\n(declare-const b (_ BitVec 4))\n"
+        "(assert (bvugt b #x3))\n(check-sat)\n"
+    )
+    seed = Seed("<reset>", text, parse_script(text))
+    mutant = mutate(seed, random.Random(4), _IntTerm(), max_placeholders=2)
+    assert mutant.text.count("(set-logic ALL)") == 2, mutant.text
+    for solver in solvers:
+        result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
+        assert result.outcome == Outcome.SAT, result.failure_line
