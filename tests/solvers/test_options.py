@@ -23,6 +23,7 @@ def test_table_rules():
     assert needed_options(new, set(), {"push": 1}) == ["incremental=true"]
     assert needed_options(new, set(), {"check-sat": 1}) == []
     assert needed_options(new, set(), {"check-sat": 2}) == ["incremental=true"]
+    assert needed_options([("cvc5", "1.4.2")], {"const"}) == ["arrays-exp=true"]
 
 
 def _cvc5_specs():
@@ -31,10 +32,14 @@ def _cvc5_specs():
 
 
 class _Contains:
+    """A string operator (cvc5 1.0 needs strings-exp) and a constant array (cvc5 1.4 needs
+    arrays-exp)."""
+
     theories = ("Strings",)
 
     def generate(self, theory: str, seed: int) -> tuple[str, str]:
-        return "(declare-const t String)", '(str.contains t "a")'
+        term = '(and (str.contains t "a") (= (select ((as const (Array Int Int)) 0) 1) 0))'
+        return "(declare-const t String)", term
 
 
 def test_mutants_and_seeds_carry_what_each_release_needs():
@@ -50,6 +55,7 @@ def test_mutants_and_seeds_carry_what_each_release_needs():
     assert seed.text.startswith("(set-option :incremental true)\n(set-logic QF_LIA)")
     mutant = mutate(seed, random.Random(1), _Contains(), needed_options=needed)
     assert "(set-option :strings-exp true)" in mutant.text
+    assert "(set-option :arrays-exp true)" in mutant.text
     assert ":strings-exp" not in mutant.text_for("z3")
     for spec in specs:
         for script in (seed.text, mutant.text_for("cvc5")):
