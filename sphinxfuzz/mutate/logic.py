@@ -195,3 +195,31 @@ def rename_symbols(nodes: list[SList], mapping: dict[str, str], skip: set[int]) 
                 stack.append(item)
             elif item.kind == "symbol" and item.name in mapping:
                 node.items[index] = Atom(mapping[item.name], "symbol", item.pos)
+
+
+def real_only(logic: str | None) -> bool:
+    """A logic with reals and no integers: its numerals are reals (cvc5 types `3` as Real)."""
+    allowed = logic_features(logic) if logic else None
+    return allowed is not None and "Real" in allowed and "Int" not in allowed
+
+
+_NUMERAL_COMMANDS = {"assert", "define-fun", "define-fun-rec", "define-funs-rec", "define-const"}
+
+
+def numerals_to_decimals(commands: list[SList], skip: set[int]) -> None:
+    """Numerals in the terms of `commands` become decimals (`3` -> `3.0`), except inside the
+    subtrees whose ids are in `skip`, indices `(_ f 3)` and attribute values: what a
+    real-only logic meant by them once the logic is ALL."""
+    stack: list[SList] = [c for c in commands if c.head_name() in _NUMERAL_COMMANDS]
+    while stack:
+        node = stack.pop()
+        if node.head_name() == "_":
+            continue
+        items = node.items[:2] if node.head_name() == "!" else node.items
+        for index, item in enumerate(items):
+            if id(item) in skip:
+                continue
+            if isinstance(item, SList):
+                stack.append(item)
+            elif item.kind == "numeral":
+                node.items[index] = Atom(f"{item.text}.0", "decimal", item.pos)

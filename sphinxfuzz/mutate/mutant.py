@@ -22,7 +22,9 @@ from sphinxfuzz.mutate.logic import (
     declaration_features,
     is_higher_order,
     needs_widening,
+    numerals_to_decimals,
     operators_in,
+    real_only,
     rename_symbols,
     reserved_sort_names,
     set_logic_index,
@@ -181,6 +183,8 @@ def _mutate(
         _widen_logic(script, new_terms, declaration_features(inserted))
     if _logic_name(script) != before:
         _rename_reserved_sorts(script, [*inserted, *new_terms], names)
+        if real_only(before):
+            numerals_to_decimals(script.commands, {id(n) for n in [*inserted, *new_terms]})
     _ensure_models(script)
     options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
     if needed_options is not None and new_terms:

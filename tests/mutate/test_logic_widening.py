@@ -120,3 +120,18 @@ def test_every_set_logic_after_a_reset_is_widened(solvers):
     for solver in solvers:
         result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
         assert result.outcome == Outcome.SAT, result.failure_line
+
+
+def test_numerals_of_a_real_only_seed_stay_reals_under_all(solvers):
+    # under QF_UFLRA cvc5 reads `3` as a Real; under ALL it is an Int
+    text = (
+        "(set-logic QF_UFLRA)\n(declare-const x Real)\n(declare-fun p (Real) Bool)\n"
+        "(assert (p 3))\n(assert (= x (ite (p x) 3 (+ x 1))))\n(check-sat)\n"
+    )
+    seed = Seed("<QF_UFLRA>", text, parse_script(text))
+    mutant = mutate(seed, random.Random(2), _IntTerm(), max_placeholders=1)
+    assert "(set-logic ALL)" in mutant.text and "(ite (p x) 3.0 (+ x 1.0))" in mutant.text
+    assert "(> i 3)" in mutant.text  # the inserted Int term keeps its numeral
+    for solver in solvers:
+        result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
+        assert result.outcome in (Outcome.SAT, Outcome.UNSAT), result.failure_line
