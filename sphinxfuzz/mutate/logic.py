@@ -47,6 +47,7 @@ _SORT_FEATURES = {
     "String": "S",
     "RegLan": "S",
 }
+_MIXED = {"is_int", "to_int", "to_real"}
 _NONLINEAR = {"*", "/", "div", "mod", "^", "abs"}
 
 
@@ -84,6 +85,8 @@ def term_features(
                     features.add("UF")
                 if head in ("forall", "exists"):
                     features.add("quantifiers")
+                elif head in _MIXED:  # only mixed logics (LIRA) have them
+                    features |= {"Int", "Real"}
                 elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
                     features.add("nonlinear")
                 elif head in _EXOTIC_HEADS or node.operator_name() in _Z3_EXTENSIONS:

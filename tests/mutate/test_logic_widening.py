@@ -135,3 +135,20 @@ def test_numerals_of_a_real_only_seed_stay_reals_under_all(solvers):
     for solver in solvers:
         result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
         assert result.outcome in (Outcome.SAT, Outcome.UNSAT), result.failure_line
+
+
+class _IsInt:
+    theories = ("Reals_Ints",)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        return "(declare-const r Real)", "(is_int r)"
+
+
+def test_int_real_conversions_leave_real_only_logics(solvers):
+    text = "(set-logic QF_LRA)\n(declare-const x Real)\n(assert (> x 2.5))\n(check-sat)\n"
+    seed = Seed("<QF_LRA>", text, parse_script(text))
+    mutant = mutate(seed, random.Random(1), _IsInt())
+    assert "(set-logic ALL)" in mutant.text and "is_int" in mutant.text
+    for solver in solvers:
+        result = solver.run(mutant.text_for(solver.spec.family), timeout=10)
+        assert result.outcome == Outcome.SAT, result.failure_line
