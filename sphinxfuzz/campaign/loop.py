@@ -296,9 +296,9 @@ class Worker:
         verdicts = list(judgement.verdicts)
         if not verdicts and judgement.unconfirmed:
             answers = {r.spec.name: r.answers for r in results}
-            verdicts.append(
-                Verdict(VerdictKind.DISAGREEMENT, None, "seed disagreement", {"answers": answers})
-            )
+            # the answers the seed's annotations claim (a hint for triage, never a verdict)
+            evidence = {"answers": answers, "expected": list(raw.expected)}
+            verdicts.append(Verdict(VerdictKind.DISAGREEMENT, None, "seed disagreement", evidence))
         if verdicts:
             for verdict in verdicts:
                 store.record_seed_finding(seed.path, seed.text, verdict, results)
