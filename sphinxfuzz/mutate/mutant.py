@@ -131,6 +131,10 @@ def _mutate(
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
     script = Script([copy_node(c) for c in base.script.commands], base.script.filename)  # type: ignore[misc]
+    if real_only(_logic_name(script)):
+        # its numerals are reals (cvc5 reads `3` so under LRA): say so before sorts are
+        # inferred, so that renaming and a widened logic see them as reals too
+        numerals_to_decimals(script.commands, set())
     atoms, info = find_atoms(script)
     if not atoms:
         raise MutationError(f"{seed.path}: no atomic formula to replace")
@@ -183,8 +187,6 @@ def _mutate(
         _widen_logic(script, new_terms, declaration_features(inserted))
     if _logic_name(script) != before:
         _rename_reserved_sorts(script, [*inserted, *new_terms], names)
-        if real_only(before):
-            numerals_to_decimals(script.commands, {id(n) for n in [*inserted, *new_terms]})
     _ensure_models(script)
     options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
     if needed_options is not None and new_terms:
