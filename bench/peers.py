@@ -69,8 +69,9 @@ def solver_lines() -> list[str]:
     return [f"{z3} model_validate=true", f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models"]
 
 
-def sample_seeds(folder: Path, size: int, seed: int) -> int:
-    files = sorted(p for p in CORPUS.rglob("*.smt2") if p.is_file())
+def sample_seeds(folder: Path, size: int, seed: int, corpus: Path = CORPUS) -> int:
+    """Links to a fixed random sample of `corpus` (0: all of it) in `folder`."""
+    files = sorted(p for p in corpus.rglob("*.smt2") if p.is_file())
     chosen = files if size <= 0 or size >= len(files) else random.Random(seed).sample(files, size)
     folder.mkdir(parents=True)
     for index, path in enumerate(chosen):

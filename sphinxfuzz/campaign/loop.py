@@ -12,7 +12,8 @@ import itertools
 import os
 import random
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,14 +34,19 @@ from sphinxfuzz.campaign.targets import (
     theory_options,
 )
 from sphinxfuzz.campaign.theory_probe import probe_theories
+from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
 from sphinxfuzz.mutate.dialect import for_family
-from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
+from sphinxfuzz.mutate.mutant import with_needed_options
+from sphinxfuzz.mutate.trim import trimmed
+from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge, normalise_failure
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, reaper, run_solver
+from sphinxfuzz.solvers.options import needed_options
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.runner import remove_scratch_dir
+from sphinxfuzz.solvers.versions import solver_version
 
 # A worker stops when this many generator calls in a row failed: no generator works.
 MAX_GENERATOR_FAILURES = 50
@@ -51,6 +57,8 @@ class _Stopped(Exception):
     have been cut short (`reaper.abort_all`), so nothing of it is judged or stored."""
 
 
+# The detail of a seed usable only without its queries and non-standard options.
+TRIMMED = "; trimmed"
 # Seed status values kept in the store.
 SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
 
@@ -102,6 +110,8 @@ class Worker:
         self.specs: list[SolverSpec] = target_specs(config.solvers)
         self.theory_options: dict[str, tuple[str, ...]] = {}
         self.theory_weights: dict[str, float] | None = None  # from the probe (adapt_theories)
+        self.terms: CapableTerms | None = None  # the pool, minus features a target lacks
+        self.targets = [(spec.family, solver_version(spec)) for spec in self.specs]
         self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
         self.generator_failures_in_row = 0
         # one long-lived process per solver that supports it (see solvers/persistent.py)
@@ -156,12 +166,24 @@ class Worker:
         return judgement
 
     def _confirmed(
-        self, script: Mutant | Script, text: str, results: list[SolverResult], judgement: Judgement
+        self,
+        store: Store,
+        script: Mutant | Script,
+        text: str,
+        results: list[SolverResult],
+        judgement: Judgement,
     ) -> tuple[list[SolverResult], Judgement]:
         """A verdict from persistent processes counts only if fresh processes reproduce it:
         state an earlier script left in a solver must never become a bug report. Returns
-        the fresh results and judgement (no verdicts when it did not reproduce)."""
+        the fresh results and judgement (no verdicts when it did not reproduce). Crashes
+        whose signatures are stored already (confirmed fresh then) are only counted: one
+        root cause hit a thousand times must not cost a thousand fresh runs."""
         if not judgement.verdicts or not self.persistent:
+            return results, judgement
+        if all(
+            v.kind == VerdictKind.CRASH and store.has_signature(v.signature)
+            for v in judgement.verdicts
+        ):
             return results, judgement
         self.stats.fresh_confirmations += 1
         fresh = [self._run(spec, script, fresh=True) for spec in self.specs]
@@ -216,8 +238,9 @@ class Worker:
                 )
             if config.adapt_theories:
                 self._probe(pool)
-                if self._stopping():
-                    raise _Stopped
+            self.terms = CapableTerms(pool, Capabilities(self.specs))
+            if self._stopping():
+                raise _Stopped
             done = store.done_positions()
             current_round, usable = 0, False
             for position in itertools.count(self.worker, self.jobs):
@@ -262,23 +285,27 @@ class Worker:
         if known is not None and known[0] != SEED_OK:
             return None
         try:
-            seed = load_seed(seed_file, max_bytes=self.config.max_seed_bytes)
+            raw = load_seed(seed_file, max_bytes=self.config.max_seed_bytes)
         except SeedError as exc:
             self.stats.seeds_malformed += 1
+            self.stats.set_aside_causes[f"malformed: {_cause(str(exc).partition(': ')[2])}"] += 1
             self._say(f"skipping seed: {exc}")
             store.set_seed_status(seed_file, SEED_MALFORMED, str(exc))
             return None
+        seed = with_needed_options(raw, self._needed_options)
         if known is None:
-            status, detail = self._check_seed(store, seed)
+            status, detail = self._check_seed(store, seed, raw)
             store.set_seed_status(seed_file, status, detail)
             if status != SEED_OK:
                 return None
             known = (status, detail)
+        if known[1].endswith(TRIMMED):
+            seed = with_needed_options(trimmed(raw) or raw, self._needed_options)
         self.mutant_timeout = calibrated_timeout(self.config, known[1])
         self.stats.seeds_used += 1
         return seed
 
-    def _check_seed(self, store: Store, seed: Seed) -> tuple[str, str]:
+    def _check_seed(self, store: Store, seed: Seed, raw: Seed) -> tuple[str, str]:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
         the fuzzer's making; a seed some solver rejects or cannot answer is set aside."""
         limit = self.config.seed_timeout
@@ -297,9 +324,9 @@ class Worker:
         verdicts = list(judgement.verdicts)
         if not verdicts and judgement.unconfirmed:
             answers = {r.spec.name: r.answers for r in results}
-            verdicts.append(
-                Verdict(VerdictKind.DISAGREEMENT, None, "seed disagreement", {"answers": answers})
-            )
+            # the answers the seed's annotations claim (a hint for triage, never a verdict)
+            evidence = {"answers": answers, "expected": list(raw.expected)}
+            verdicts.append(Verdict(VerdictKind.DISAGREEMENT, None, "seed disagreement", evidence))
         if verdicts:
             for verdict in verdicts:
                 store.record_seed_finding(seed.path, seed.text, verdict, results)
@@ -308,11 +335,30 @@ class Worker:
             self._say(f"seed finding in {seed.path}: {kinds}")
             return SEED_FINDING, kinds
         if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
-            return self._set_aside(results)
+            return self._without_extras(raw, limit) or self._set_aside(results)
         return SEED_OK, seed_check_detail(max(r.elapsed for r in results))
+
+    def _without_extras(self, seed: Seed, limit: float) -> tuple[str, str] | None:
+        """A rejected seed gets a second check without its queries and non-standard options
+        (`mutate.trim`); usable then, its status says so and it is always used trimmed."""
+        smaller = trimmed(seed)
+        if smaller is None:
+            return None
+        smaller = with_needed_options(smaller, self._needed_options)
+        results = [self._run(s, smaller.script, fresh=True, timeout=limit) for s in self.specs]
+        if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
+            return None
+        judgement = self._judge(smaller.text, results, fresh=True)
+        if judgement.verdicts or judgement.unconfirmed:
+            return None  # a finding of the trimmed text is not the seed's: left alone
+        return SEED_OK, seed_check_detail(max(r.elapsed for r in results)) + TRIMMED
 
     def _set_aside(self, results: list[SolverResult]) -> tuple[str, str]:
         self.stats.seeds_set_aside += 1
+        timed_out = [r for r in results if r.outcome == Outcome.TIMEOUT]
+        rejected = next((r for r in results if r.outcome == Outcome.ERROR), None)
+        cause = "time-out" if timed_out or rejected is None else f"rejected: {_rejection(rejected)}"
+        self.stats.set_aside_causes[cause] += 1
         why = "; ".join(
             f"{r.spec.name}: {r.outcome}" + (f" ({r.failure_line})" if r.failure_line else "")
             for r in results
@@ -341,10 +387,7 @@ class Worker:
                 if previous is not None and rng.random() < 0.5:
                     base = previous
                 try:
-                    mutant = mutate(
-                        base, rng, pool, rename_prob=config.rename_prob,
-                        theory_options=self.theory_options, theory_weights=self.theory_weights,
-                    )  # fmt: skip
+                    mutant = self._mutate(base, rng, pool)
                 except GeneratorFailure as exc:
                     self.stats.generator_failures += 1
                     self.generator_failures_in_row += 1
@@ -361,6 +404,7 @@ class Worker:
                     if base is seed:  # nothing to gain from more attempts on this seed
                         self._say(f"setting seed aside: {exc}")
                         self.stats.seeds_set_aside += 1
+                        self.stats.set_aside_causes["nothing to mutate"] += 1
                         store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
                         return True
                     previous = None
@@ -382,6 +426,36 @@ class Worker:
             if log:
                 store.log_mutants(log)
 
+    def _mutate(self, base: Seed | Mutant, rng: random.Random, pool: GeneratorPool) -> Mutant:
+        terms = self.terms or pool
+        probed = self.terms.capabilities.probe_seconds if self.terms else 0.0
+        try:
+            return mutate(
+                base, rng, terms, rename_prob=self.config.rename_prob,
+                theory_options=self.theory_options, theory_weights=self.theory_weights,
+                needed_options=self._needed_options,
+            )  # fmt: skip
+        finally:
+            if self.terms is not None:  # what was left out, and probing as solver time
+                self.stats.left_out = Counter(self.terms.left_out)
+                self.stats.solver_time += self.terms.capabilities.probe_seconds - probed
+
+    def _keep_rejected(self, cause: str, result: SolverResult, mutant: Mutant) -> None:
+        """The first mutant of each rejection cause, as the solver saw it, goes to
+        `rejected/` in the campaign folder: a rejection is a fuzzer problem to look into."""
+        name = hashlib.sha1(cause.encode("utf-8")).hexdigest()[:12]
+        folder = self.root / "rejected"
+        try:
+            folder.mkdir(exist_ok=True)
+            first = " ".join((result.failure_line or "").split())
+            text = f"; {cause}\n; first error: {first}\n"
+            (folder / f"{name}.smt2").write_text(text + mutant.text_for(result.spec.family))
+        except OSError:
+            pass  # an example only; the counter is what matters
+
+    def _needed_options(self, operators: set[str], commands: Mapping[str, int]) -> list[str]:
+        return needed_options(self.targets, operators, commands)
+
     def _test_mutant(
         self, store: Store, position: int, number: int, seed: Seed, mutant: Mutant
     ) -> bool:
@@ -394,11 +468,17 @@ class Worker:
         stats.mutants += 1
         accepted = all(r.outcome != Outcome.ERROR for r in results)
         stats.accepted += accepted
+        for result in results:
+            if result.outcome == Outcome.ERROR:
+                cause = _rejection(result)
+                if cause not in stats.rejections:
+                    self._keep_rejected(cause, result, mutant)
+                stats.rejections[cause] += 1
         stats.theories.update(set(mutant.theories))
         if accepted:
             stats.theories_accepted.update(set(mutant.theories))
         judgement = self._judge(mutant.text, results)
-        results, judgement = self._confirmed(mutant, mutant.text, results, judgement)
+        results, judgement = self._confirmed(store, mutant, mutant.text, results, judgement)
         for verdict in judgement.verdicts:
             ident = store.record_bug(
                 verdict,
@@ -420,6 +500,15 @@ class Worker:
                     f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}"
                 )
         return True
+
+
+def _cause(line: str) -> str:
+    """A failure line as a counter key: what varies between runs normalised away."""
+    return normalise_failure(line)[:160]
+
+
+def _rejection(result: SolverResult) -> str:
+    return f"{result.spec.name}: {_cause(result.failure_line or 'rejected')}"
 
 
 def worker_main(

@@ -30,6 +30,12 @@ class Stats:
     bugs: Counter[str] = field(default_factory=Counter)  # kind -> new bugs stored
     theories: Counter[str] = field(default_factory=Counter)  # theory -> mutants using it
     theories_accepted: Counter[str] = field(default_factory=Counter)  # ... that no solver rejected
+    # "solver: normalised first error line" -> mutant calls that solver rejected so
+    rejections: Counter[str] = field(default_factory=Counter)
+    # why seeds were not mutated: "time-out", "rejected: solver: line", "malformed", ...
+    set_aside_causes: Counter[str] = field(default_factory=Counter)
+    # "operator (solver)" -> generated terms drawn again because a target lacks that operator
+    left_out: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Stats) -> None:
         for f in fields(self):

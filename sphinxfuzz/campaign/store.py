@@ -224,6 +224,11 @@ class Store:
         ).fetchone()
         return (str(row[0]), str(row[1])) if row else None
 
+    def seed_status_counts(self) -> dict[str, int]:
+        """status -> how many seeds have it (every seed a run looked at has one)."""
+        rows = self.db.execute("SELECT status, COUNT(*) FROM seed_status GROUP BY status")
+        return {str(status): int(count) for status, count in rows.fetchall()}
+
     def set_seed_status(self, seed_file: str, status: str, detail: str) -> None:
         with self.transaction() as db:
             db.execute(
@@ -335,6 +340,10 @@ class Store:
                  str(folder.relative_to(self.root))),
             )  # fmt: skip
         return ident
+
+    def has_signature(self, signature: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM signatures WHERE signature = ?", (signature,))
+        return row.fetchone() is not None
 
     def bugs(self) -> list[BugRow]:
         rows = self.db.execute(

@@ -93,6 +93,11 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
         rows.append((f"bugs: {kind}", str(stats.bugs.get(kind, 0))))
     for theory, count in sorted(stats.theories.items()):
         rows.append((f"mutants with {theory}", str(count)))
+    # operators a target release lacks: terms using them were drawn again
+    for feature, count in stats.left_out.most_common(10):
+        rows.append((f"left out: {feature}", f"{count} terms"))
+    for cause, count in stats.rejections.most_common(5):
+        rows.append((f"rejected: {cause[:70]}", str(count)))
     for what, value in rows:
         table.add_row(what, value)
     return table

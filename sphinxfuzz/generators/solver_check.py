@@ -119,6 +119,10 @@ def _run_batch(
 ) -> list[int]:
     """Judge what one call can; return the indices still to judge."""
     script, line_owner, single_offset = _batch_script(pairs, batch)
+    if spec.family == "cvc5":
+        # a cvc5 binary refuses push without incremental mode (the shim turns it on);
+        # on the set-logic line, so that error line numbers still map onto terms
+        script = "(set-option :incremental true) " + script
     result = run_solver(spec, script, timeout=timeout)
     errors: dict[int, str] = {}
     reached: list[int] = []  # batch positions whose marker was printed, in order

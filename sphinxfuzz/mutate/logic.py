@@ -47,10 +47,18 @@ _SORT_FEATURES = {
     "String": "S",
     "RegLan": "S",
 }
+_MIXED = {"is_int", "to_int", "to_real"}
 _NONLINEAR = {"*", "/", "div", "mod", "^", "abs"}
 
 
 _EXTENSION_PREFIXES = ("set.", "rel.", "bag.", "table.", "seq.", "ff.")
+# z3's pseudo-Boolean constraints and special relations (mostly indexed): z3 knows them only
+# under logics that admit everything
+_EXOTIC_HEADS = ("lambda", "pto", "sep", "wand")
+_Z3_EXTENSIONS = {
+    "at-most", "at-least", "pble", "pbge", "pbeq", "partial-order", "linear-order",
+    "tree-order", "piecewise-linear-order", "transitive-closure",
+}  # fmt: skip
 
 
 def term_features(
@@ -77,14 +85,39 @@ def term_features(
                     features.add("UF")
                 if head in ("forall", "exists"):
                     features.add("quantifiers")
+                elif head in _MIXED:  # only mixed logics (LIRA) have them
+                    features |= {"Int", "Real"}
                 elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
                     features.add("nonlinear")
-                elif head in ("lambda", "pto", "sep", "wand"):
+                elif head in _EXOTIC_HEADS or node.operator_name() in _Z3_EXTENSIONS:
                     features.add("exotic")
             elif node.text in ("sep.emp", "sep.nil") or node.text.startswith(_EXTENSION_PREFIXES):
                 # separation logic, cvc5's sets, bags, tables, sequences, finite fields: no
                 # standard logic name covers them (and their sorts may not be inferred)
                 features.add("exotic")
+    return features
+
+
+_FLOATS = {"Float16": "FP", "Float32": "FP", "Float64": "FP", "Float128": "FP"}
+_SORT_ATOMS = {**_SORT_FEATURES, **_FLOATS}
+
+
+def declaration_features(commands: list[SList]) -> set[str]:
+    """Features inserted declarations need even when no kept term uses them (a fresh
+    function renamed away still declares it): sorts, functions, datatypes."""
+    features: set[str] = set()
+    for command in commands:
+        head = command.head_name()
+        if head in ("declare-sort", "define-sort"):
+            features.add("UF")
+        elif head in ("declare-datatype", "declare-datatypes"):
+            features.add("DT")
+        elif head == "declare-fun" and len(command.items) == 4:
+            if isinstance(command.items[2], SList) and command.items[2].items:
+                features.add("UF")
+        for node in walk(command):
+            if isinstance(node, Atom) and node.kind == "symbol" and node.text in _SORT_ATOMS:
+                features.add(_SORT_ATOMS[node.text])
     return features
 
 
@@ -120,3 +153,76 @@ def set_logic_index(commands: list[SList]) -> int | None:
         if command.head_name() == "set-logic" and len(command.items) == 2 and isinstance(command.items[1], Atom):
             return index
     return None
+
+
+def operators_in(nodes: list[Node]) -> set[str]:
+    """Operator names applied anywhere in `nodes` (what option rules are triggered by)."""
+    found = {n.operator_name() for root in nodes for n in walk(root) if isinstance(n, SList)}
+    return {name for name in found if name}
+
+
+# Sorts a script may declare under a narrow logic but that z3 defines itself under ALL
+# ("sort already defined Set"): yices2's regression suite declares `Set`, for one.
+RESERVED_UNDER_ALL = frozenset({
+    "Set", "Seq", "RegEx", "RegLan", "Array", "String", "Int", "Real", "RoundingMode",
+    "Float16", "Float32", "Float64", "Float128", "FloatingPoint", "BitVec", "Relation", "Tuple",
+})  # fmt: skip
+
+
+def reserved_sort_names(commands: list[SList]) -> set[str]:
+    """Sorts the commands declare (declare-sort, define-sort, datatypes) whose names ALL takes."""
+    found: set[str] = set()
+    for command in commands:
+        head = command.head_name()
+        if head in ("declare-sort", "define-sort", "declare-datatype") and len(command.items) > 1:
+            names = [command.items[1]]
+        elif head == "declare-datatypes":
+            listed = command.items[1] if len(command.items) > 1 else None
+            items = listed.items if isinstance(listed, SList) else []
+            names = [d.items[0] for d in items if isinstance(d, SList) and d.items]
+        else:
+            continue
+        found |= {n.name for n in names if isinstance(n, Atom) and n.name in RESERVED_UNDER_ALL}
+    return found
+
+
+def rename_symbols(nodes: list[SList], mapping: dict[str, str], skip: set[int]) -> None:
+    """Rename symbol atoms in place, except inside the subtrees whose ids are in `skip`."""
+    stack: list[SList] = list(nodes)
+    while stack:
+        node = stack.pop()
+        for index, item in enumerate(node.items):
+            if id(item) in skip:
+                continue
+            if isinstance(item, SList):
+                stack.append(item)
+            elif item.kind == "symbol" and item.name in mapping:
+                node.items[index] = Atom(mapping[item.name], "symbol", item.pos)
+
+
+def real_only(logic: str | None) -> bool:
+    """A logic with reals and no integers: its numerals are reals (cvc5 types `3` as Real)."""
+    allowed = logic_features(logic) if logic else None
+    return allowed is not None and "Real" in allowed and "Int" not in allowed
+
+
+_NUMERAL_COMMANDS = {"assert", "define-fun", "define-fun-rec", "define-funs-rec", "define-const"}
+
+
+def numerals_to_decimals(commands: list[SList], skip: set[int]) -> None:
+    """Numerals in the terms of `commands` become decimals (`3` -> `3.0`), except inside the
+    subtrees whose ids are in `skip`, indices `(_ f 3)` and attribute values: what a
+    real-only logic meant by them once the logic is ALL."""
+    stack: list[SList] = [c for c in commands if c.head_name() in _NUMERAL_COMMANDS]
+    while stack:
+        node = stack.pop()
+        if node.head_name() == "_":
+            continue
+        items = node.items[:2] if node.head_name() == "!" else node.items
+        for index, item in enumerate(items):
+            if id(item) in skip:
+                continue
+            if isinstance(item, SList):
+                stack.append(item)
+            elif item.kind == "numeral":
+                node.items[index] = Atom(f"{item.text}.0", "decimal", item.pos)

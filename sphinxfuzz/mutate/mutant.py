@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from sphinxfuzz.mutate.dialect import for_family
@@ -17,14 +18,38 @@ from sphinxfuzz.mutate.fill import (
     symbol_names,
     visible_at,
 )
-from sphinxfuzz.mutate.logic import is_higher_order, needs_widening, set_logic_index, term_features
+from sphinxfuzz.mutate.logic import (
+    declaration_features,
+    is_higher_order,
+    needs_widening,
+    numerals_to_decimals,
+    operators_in,
+    real_only,
+    rename_symbols,
+    reserved_sort_names,
+    set_logic_index,
+    term_features,
+)
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.mutate.skeleton import find_atoms
-from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, print_node
+from sphinxfuzz.smtlib import (
+    Atom,
+    Node,
+    Script,
+    SList,
+    copy_node,
+    infer_sorts,
+    print_node,
+    print_script,
+)
 
 # At most this many placeholders per mutant: enough to change the formula, few enough that
 # the seed's structure (what made it interesting) survives.
 MAX_PLACEHOLDERS = 4
+
+
+# (operators, command name -> count) -> options `name=value` the target releases need
+NeededOptions = Callable[[set[str], Mapping[str, int]], Sequence[str]]
 
 
 class MutationError(ValueError):
@@ -70,6 +95,7 @@ def mutate(
     max_placeholders: int = MAX_PLACEHOLDERS,
     theory_options: Mapping[str, Sequence[str]] | None = None,
     theory_weights: Mapping[str, float] | None = None,
+    needed_options: NeededOptions | None = None,
 ) -> Mutant:
     """Make one mutant of `base`: replace a random non-empty subset of its atoms with generated
     terms. Deterministic in `rng` and in what `terms` returns for the seeds it is given.
@@ -77,9 +103,14 @@ def mutate(
     `theory_options` maps a theory to the solver options its terms need (`sets-exp=true`):
     a mutant with such terms sets them itself, so only the mutants that need an option get it.
     `theory_weights` makes some theories likelier than others (missing ones weigh 1, zero
-    never drawn); without it every theory is equally likely."""
+    never drawn); without it every theory is equally likely. `needed_options` maps the
+    operators of the inserted terms to the options the target releases need for them
+    (`solvers.options`)."""
     try:
-        return _mutate(base, rng, terms, rename_prob, max_placeholders, theory_options, theory_weights)
+        return _mutate(
+            base, rng, terms, rename_prob, max_placeholders, theory_options, theory_weights,
+            needed_options,
+        )  # fmt: skip
     except RecursionError:
         # Some real triggers nest thousands of lets; the walks here are recursive by design
         # (clear code for the usual depth), so such a seed is skipped, not fatal.
@@ -95,10 +126,15 @@ def _mutate(
     max_placeholders: int,
     theory_options: Mapping[str, Sequence[str]] | None,
     theory_weights: Mapping[str, float] | None,
+    needed_options: NeededOptions | None,
 ) -> Mutant:
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
     script = Script([copy_node(c) for c in base.script.commands], base.script.filename)  # type: ignore[misc]
+    if real_only(_logic_name(script)):
+        # its numerals are reals (cvc5 reads `3` so under LRA): say so before sorts are
+        # inferred, so that renaming and a widened logic see them as reals too
+        numerals_to_decimals(script.commands, set())
     atoms, info = find_atoms(script)
     if not atoms:
         raise MutationError(f"{seed.path}: no atomic formula to replace")
@@ -143,14 +179,35 @@ def _mutate(
         commands.extend(inserted_by_command.get(index, ()))
         commands.append(command)
     script = Script(_one_heap(commands), script.filename)
+    inserted = [d for decls in inserted_by_command.values() for d in decls]
+    before = _logic_name(script)
     if higher_order:
         _set_higher_order_logic(script)
     elif new_terms:
-        _widen_logic(script, new_terms)
+        _widen_logic(script, new_terms, declaration_features(inserted))
+    if _logic_name(script) != before:
+        _rename_reserved_sorts(script, [*inserted, *new_terms], names)
     _ensure_models(script)
-    if theory_options:
-        _set_options(script, [o for t in sorted(set(inserted_theories)) for o in theory_options.get(t, ())])
+    options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
+    if needed_options is not None and new_terms:
+        options.extend(needed_options(operators_in(new_terms), {}))
+    if options:
+        _set_options(script, options)
     return Mutant(script, seed, number, inserted_theories, report)
+
+
+def with_needed_options(seed: Seed, needed_options: NeededOptions) -> Seed:
+    """The seed with the options its operators and commands need on the target releases
+    (a cvc5 binary needs `incremental` for push; mutants inherit them from the seed)."""
+    commands = Counter(c.head_name() or "" for c in seed.script.commands)
+    options = needed_options(operators_in(list(seed.script.commands)), commands)
+    if not options:
+        return seed
+    script = Script(list(seed.script.commands), seed.script.filename)
+    _set_options(script, list(options))
+    if len(script.commands) == len(seed.script.commands):
+        return seed  # the seed sets them itself
+    return replace(seed, script=script, text=print_script(script))
 
 
 def _contains(outer: Node, inner: Node) -> bool:
@@ -161,20 +218,39 @@ def _contains(outer: Node, inner: Node) -> bool:
     return False
 
 
-def _widen_logic(script: Script, new_terms: list[Node]) -> None:
-    index = set_logic_index(script.commands)
-    if index is None:
+def _widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> None:
+    """Every set-logic (a seed may `reset` and name another) that forbids the insertions."""
+    indices = [
+        i
+        for i, c in enumerate(script.commands)
+        if c.head_name() == "set-logic" and len(c.items) == 2 and isinstance(c.items[1], Atom)
+    ]
+    if not indices:
         return
-    logic_atom = script.commands[index].items[1]
-    assert isinstance(logic_atom, Atom)
     info = infer_sorts(script)
     symbols = info.symbols
     datatypes = {n for n, d in symbols.sorts.items() if d.kind == "datatype"}
     sorts = {n for n, d in symbols.sorts.items() if d.kind == "declared"}
     functions = {n for n, sigs in symbols.funs.items() if any(s.args for s in sigs) and n not in symbols.constructors}
-    features = term_features(new_terms, info, datatypes, sorts, functions)
-    if needs_widening(logic_atom.name, features):
-        script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+    features = term_features(new_terms, info, datatypes, sorts, functions) | declared
+    for index in indices:
+        logic = script.commands[index].items[1]
+        if isinstance(logic, Atom) and needs_widening(logic.name, features):
+            script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+
+
+def _logic_name(script: Script) -> str | None:
+    index = set_logic_index(script.commands)
+    return None if index is None else script.commands[index].items[1].text  # type: ignore[union-attr]
+
+
+def _rename_reserved_sorts(script: Script, inserted: list[Node], names: _Names) -> None:
+    """A widened logic must not turn the seed's own sorts into clashes with built-in ones:
+    those are renamed in the seed's commands (the inserted terms mean the built-in ones)."""
+    reserved = reserved_sort_names(script.commands)
+    if reserved:
+        mapping = {name: names.fresh(name) for name in sorted(reserved)}
+        rename_symbols(script.commands, mapping, {id(node) for node in inserted})
 
 
 def _one_heap(commands: list[SList]) -> list[SList]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.smtlib import Script, SmtParseError, parse_file
+from sphinxfuzz.mutate.annotations import strip_expectations
+from sphinxfuzz.smtlib import Script, SmtParseError, parse_file, print_script
 
 
 class SeedError(ValueError):
@@ -14,9 +15,13 @@ class SeedError(ValueError):
 
 @dataclass
 class Seed:
+    """A seed as it is run and mutated: without expected-answer annotations (`text` is the
+    file's text when it had none); `expected` keeps the answers they claimed, in order."""
+
     path: str
     text: str
     script: Script
+    expected: tuple[str, ...] = ()
 
 
 MAX_SEED_BYTES = 1_000_000  # larger seeds are skipped: parse time and memory grow with them
@@ -40,4 +45,6 @@ def load_seed(path: str | Path, *, max_bytes: int | None = MAX_SEED_BYTES) -> Se
         raise SeedError(str(exc)) from None
     if not any(command.head_name() == "assert" for command in script.commands):
         raise SeedError(f"{path}:1:1: no assert command, so nothing to mutate")
-    return Seed(str(path), path.read_text(encoding="utf-8"), script)
+    script, expected = strip_expectations(script)
+    text = print_script(script) if expected else path.read_text(encoding="utf-8")
+    return Seed(str(path), text, script, expected)

@@ -59,6 +59,16 @@ class SList:
                 return first.name
         return None
 
+    def operator_name(self) -> str | None:
+        """The operator of an application: its head symbol, or the name of an indexed or
+        qualified head (`int_to_bv` for `((_ int_to_bv 8) x)`, `const` for
+        `((as const (Array Int Int)) 0)`)."""
+        head = self.items[0] if self.items else None
+        if isinstance(head, SList) and len(head.items) >= 2 and head.head_name() in ("_", "as"):
+            name = head.items[1]
+            return name.name if isinstance(name, Atom) and name.kind == "symbol" else None
+        return self.head_name()
+
     def __len__(self) -> int:
         return len(self.items)
 

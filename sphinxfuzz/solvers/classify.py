@@ -6,6 +6,9 @@ Choices worth knowing:
 - Running out of memory under the limit is a resource limit, not a bug: outcome `unknown`
   with `failure_line` "memory limit".
 - A clean exit with no answer (a script without check-sat) is `unknown`, "no answer".
+- A solver checking an expected-answer annotation against its answer (cvc5 aborts on
+  "Expected result unsat but got sat", z3 reports "check annotation that says unsat") neither
+  crashed nor rejected anything: the outcome is its answer, `annotation_conflict` is set.
 - Sanitizer, assertion and fatal-failure text, a signal, or a non-zero exit with no error
   message is a crash, whatever else was printed.
 """
@@ -38,6 +41,9 @@ _CRASH = re.compile(
     r"panicked at|UNREACHABLE|Unreachable code|Traceback \(most recent call last\)|"
     r"Internal error|terminate called|Aborted|core dumped|uncaught exception",
 )
+_ANNOTATION = re.compile(
+    r"Expected result (?:sat|unsat|unknown) but got (sat|unsat|unknown)|check annotation that says"
+)
 _ERROR_LINE = re.compile(r'^\(error "(.*)"\)\s*$', re.DOTALL)
 
 
@@ -48,6 +54,7 @@ class Classified:
     model: str | None
     failure_line: str | None
     model_check_failed: bool
+    annotation_conflict: bool = False
 
 
 def _first_line(pattern: re.Pattern[str], text: str) -> str | None:
@@ -141,6 +148,9 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
     ))
     if memory is not None and (exit_code != 0 or serious):
         return Classified(Outcome.UNKNOWN, answers, model, "memory limit", model_check_failed)
+    conflict = _ANNOTATION.search(everything)
+    if conflict is not None:
+        return _annotation_conflict(conflict, everything, answers, model, model_check_failed)
     if crash is not None or exit_code < 0:
         line = crash or f"killed by signal {-exit_code}"
         return Classified(Outcome.CRASH, answers, model, line, model_check_failed)
@@ -160,3 +170,16 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
         # a clean exit without answers: the script asked nothing (a parse-only check)
         return Classified(Outcome.UNKNOWN, answers, model, "no answer", False)
     return Classified(Outcome(answers[-1]), answers, model, None, False)
+
+
+def _annotation_conflict(
+    found: re.Match[str], text: str, answers: list[str], model: str | None, model_check_failed: bool
+) -> Classified:
+    """The solver's answer contradicted the script's `:status`: a fact about the annotation.
+    cvc5 aborts before printing the answer; the message names it."""
+    got = found.group(1)
+    if got and (not answers or answers[-1] != got):
+        answers = [*answers, got]
+    line = _first_line(_ANNOTATION, text)
+    outcome = Outcome(answers[-1]) if answers else Outcome.UNKNOWN
+    return Classified(outcome, answers, model, line, model_check_failed, annotation_conflict=True)

@@ -197,6 +197,7 @@ class PersistentSolver:
             version=solver_version(self.spec),
             failure_line=found.failure_line,
             model_check_failed=found.model_check_failed,
+            annotation_conflict=found.annotation_conflict,
         )
 
     @staticmethod

@@ -32,6 +32,8 @@ class SolverResult:
     version: str = ""
     failure_line: str | None = None  # what explains a crash, an error or a resource limit
     model_check_failed: bool = False  # the solver's own model check reported a wrong model
+    # the answer contradicted the script's `:status` (the solver said so; never a crash)
+    annotation_conflict: bool = False
 
     @property
     def decided(self) -> bool:

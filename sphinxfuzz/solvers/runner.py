@@ -92,4 +92,5 @@ def run_solver(
         version=solver_version(spec),
         failure_line=found.failure_line,
         model_check_failed=found.model_check_failed,
+        annotation_conflict=found.annotation_conflict,
     )

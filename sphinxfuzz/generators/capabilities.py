@@ -1,0 +1,361 @@
+"""Which operators, indexed operators and sorts each target solver release accepts.
+
+Theory weights (campaign.theory_probe) keep whole theories a solver lacks out of mutants,
+but one operator newer than a release (`bvnego`, `ubv_to_int`, `int_to_bv`) still sinks a
+share of an otherwise fine theory. So every generated term is read for its *features*:
+operator heads (the name of an indexed operator: `int_to_bv` for `(_ int_to_bv 8)`), theory
+constants (`re.allchar`, `RNE`) and sort heads (`FiniteField`). A feature seen for the first
+time is probed once per solver: a small script built from the term, the operator applied
+to fresh constants of its arguments' sorts, parsed and type-checked (no check-sat) in one
+batched call. The answers are cached on disk per release (`<cache>/capabilities/`, keyed
+by family, version and command line), so they depend on the solvers alone, never on
+timing, and later campaigns probe nothing they probed before.
+
+`CapableTerms` wraps a term source: a term with a feature some target lacks is drawn again
+(from a seed derived from the original one, a bounded number of times) and every leftover
+is counted as `feature (solver)`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from sphinxfuzz.generators.solver_check import check_terms
+from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, print_node, walk
+from sphinxfuzz.smtlib.infer import SortInfo, infer_sorts
+from sphinxfuzz.smtlib.reader import Script, parse_script, parse_term
+from sphinxfuzz.smtlib.sorts import Sort
+from sphinxfuzz.solvers import SolverSpec
+from sphinxfuzz.solvers.installs import cache_root
+from sphinxfuzz.solvers.versions import solver_version
+
+REDRAWS = 8  # tries for a term every target takes, after the first
+PROBE_TIMEOUT = 20.0  # per batched probe call (parsing only)
+
+# Every solver has these: probing them would only cost time.
+_CORE = {
+    "=", "distinct", "and", "or", "not", "=>", "xor", "ite", "true", "false", "!", "_", "as",
+    "let", "forall", "exists", "match", "lambda", "par", "Bool",
+}  # fmt: skip
+_BINDERS = {"forall", "exists", "let", "lambda", "match"}
+_DECLARING = {
+    "declare-const", "declare-fun", "define-fun", "define-fun-rec", "define-const",
+}  # fmt: skip
+_SORT_DECLARING = {"declare-sort", "define-sort", "declare-datatype", "declare-datatypes"}
+_LITERALS = ("numeral", "decimal", "hex", "binary", "string")
+# Argument sorts a fresh constant may stand for (a constant of RegLan, say, is itself an
+# extension some solvers refuse).
+_PLAIN_SORTS = {"Int", "Real", "BitVec", "String", "FloatingPoint", "RoundingMode", "Array"}
+_PREFIX = "sphinxfuzz_probe_"
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One feature of a term and the script that probes it alone: `decls` and a Bool `term`
+    (the shape `generators.solver_check` checks)."""
+
+    name: str
+    decls: str
+    term: str
+
+
+class TermSource(Protocol):
+    @property
+    def theories(self) -> Sequence[str]: ...
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]: ...
+
+
+# -- reading features ----------------------------------------------------------------------
+
+
+def _declared(commands: list[SList]) -> set[str]:
+    """Every symbol the declarations introduce (constructors, selectors, testers too)."""
+    names: set[str] = set()
+    for command in commands:
+        for node in walk(command):
+            if isinstance(node, Atom) and node.kind == "symbol":
+                names.add(node.name)
+                names.add(f"is-{node.name}")
+    return names
+
+
+def _bound(term: Node) -> set[str]:
+    """Names binders introduce: quantified and let variables, match pattern variables."""
+    bound: set[str] = set()
+    for node in walk(term):
+        if not isinstance(node, SList) or node.head_name() not in _BINDERS or len(node.items) < 2:
+            continue
+        if node.head_name() == "match":
+            cases = node.items[2] if len(node.items) > 2 else None
+            binders = [c.items[0] for c in cases.items if isinstance(c, SList) and c.items] if (
+                isinstance(cases, SList)) else []  # fmt: skip
+        else:
+            binders = [node.items[1]]
+        for binder in binders:
+            for var in walk(binder):
+                if isinstance(var, Atom) and var.kind == "symbol":
+                    bound.add(var.name)
+    return bound
+
+
+def _term_nodes(node: Node) -> list[Node]:
+    """The term positions under `node`: never inside an indexed head `(_ f i)`, the value
+    of `(as v S)`, a sort, a binder's variable list or a match pattern."""
+    found: list[Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if isinstance(current, Atom) or current.head_name() in ("_", "as"):
+            continue
+        items = current.items
+        head = current.head_name()
+        if head in ("forall", "exists", "lambda", "let") and len(items) >= 3:
+            bindings = items[1].items if head == "let" and isinstance(items[1], SList) else []
+            stack.extend(b.items[1] for b in bindings if isinstance(b, SList) and len(b.items) == 2)
+            stack.extend(items[2:])
+        elif head == "match" and len(items) >= 3 and isinstance(items[2], SList):
+            stack.append(items[1])
+            stack.extend(
+                c.items[1] for c in items[2].items if isinstance(c, SList) and len(c.items) == 2
+            )
+        elif head == "!" and len(items) >= 2:
+            stack.append(items[1])
+        else:
+            stack.extend(items[1:] if isinstance(items[0], SList) or head else items)
+    return found
+
+
+def _sort_heads(sort: Sort) -> list[str]:
+    return [sort.name, *(name for arg in sort.args for name in _sort_heads(arg))]
+
+
+def _is_literal(node: Node, user: set[str]) -> bool:
+    """Literals and theory constants stay as they are in a probe (`re.range` wants string
+    literals, `fp.add` a rounding mode); `(_ bv5 8)` and `(as ...)` forms too."""
+    if isinstance(node, Atom):
+        return node.kind in _LITERALS or (node.kind == "symbol" and node.name not in user)
+    return node.head_name() in ("_", "as")
+
+
+def _plain(sort: Sort | None) -> bool:
+    return sort is not None and all(name in _PLAIN_SORTS for name in _sort_heads(sort))
+
+
+def term_features(decls_text: str, term_text: str) -> list[Feature]:
+    """The features of one generated term with a probe for each (first occurrence wins).
+    A term that does not parse has none: the solvers' own errors then speak for it."""
+    try:
+        commands = parse_script(decls_text, "<generated declarations>").commands
+        term = parse_term(term_text, "<generated term>")
+    except SmtParseError:
+        return []
+    info = infer_sorts(Script([*commands, SList([Atom("assert", "symbol"), term])]))
+    sort_decls = [print_node(c) for c in commands if c.head_name() in _SORT_DECLARING]
+    user_sorts = {
+        n.name
+        for c in commands
+        if c.head_name() in _SORT_DECLARING
+        for n in walk(c)
+        if isinstance(n, Atom) and n.kind == "symbol"
+    }
+    user = _declared(commands) | _bound(term)
+    features: dict[str, Feature] = {}
+
+    def add_sort(sort: Sort) -> None:
+        for arg in sort.args:  # each argument sort is probed alone first
+            add_sort(arg)
+        name = sort.name
+        if name not in features and name not in _CORE and name not in user_sorts:
+            decl = f"(declare-const {_PREFIX}s {sort})"
+            features[name] = Feature(name, "\n".join([*sort_decls, decl]), "true")
+
+    for command in commands:
+        if command.head_name() in ("declare-const", "declare-fun") and len(command.items) >= 3:
+            try:
+                add_sort(info.symbols.parse_sort(command.items[-1]))
+            except ValueError:
+                pass  # a sort the reader does not know: the application probes cover it
+    for node in _term_nodes(term):
+        sort = info.sort_of(node)
+        if sort is not None:
+            add_sort(sort)
+        if isinstance(node, Atom):
+            if node.kind == "symbol" and node.name not in user and node.name not in _CORE:
+                if node.name not in features:
+                    features[node.name] = Feature(node.name, "", f"(= {node.text} {node.text})")
+            continue
+        if node.head_name() == "as" and len(node.items) == 3 and isinstance(node.items[1], Atom):
+            value = node.items[1].name  # (as set.empty (Set Int)); literals such as ff5 too
+            key = "as-value" if re.fullmatch(r"ff-?\d+", value) else value
+            if key not in features and value not in user:
+                text = print_node(node)
+                features[key] = Feature(key, "\n".join(sort_decls), f"(= {text} {text})")
+            continue
+        name = node.operator_name()
+        if name is None or name in _CORE or name in user or name in features:
+            continue
+        if name.startswith("bv") and name[2:].isdigit():
+            continue  # (_ bv5 8) is a literal
+        features[name] = _application_probe(name, node, commands, sort_decls, user, info)
+    return list(features.values())
+
+
+def _application_probe(
+    name: str,
+    node: SList,
+    commands: list[SList],
+    sort_decls: list[str],
+    user: set[str],
+    info: SortInfo,
+) -> Feature:
+    """`node` with each argument that is not a literal replaced by a fresh constant of its
+    sort (so another feature inside it cannot take the blame); arguments of other sorts stay,
+    with the declarations of the symbols they use."""
+    items: list[str] = [print_node(node.items[0])]
+    decls: list[str] = []
+    kept: set[str] = set()
+    for index, arg in enumerate(node.items[1:]):
+        arg_sort = info.sort_of(arg)
+        if _is_literal(arg, user) or not _plain(arg_sort):
+            items.append(print_node(arg))
+            kept |= {n.name for n in walk(arg) if isinstance(n, Atom) and n.kind == "symbol"}
+            continue
+        fresh = f"{_PREFIX}{index}"
+        decls.append(f"(declare-const {fresh} {arg_sort})")
+        items.append(fresh)
+    needed = [
+        print_node(c)
+        for c in commands
+        if c.head_name() in _DECLARING
+        and len(c.items) >= 2
+        and isinstance(c.items[1], Atom)
+        and c.items[1].name in kept
+    ]
+    application = f"({' '.join(items)})"
+    sort = info.sort_of(node)
+    term = (
+        application
+        if sort is not None and sort.name == "Bool" and not sort.args
+        else (f"(= {application} {application})")
+    )
+    return Feature(name, "\n".join([*sort_decls, *needed, *decls]), term)
+
+
+# -- the cache -----------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    return cache_root().parent / "capabilities"
+
+
+def cache_file(spec: SolverSpec, folder: Path | None = None) -> Path:
+    """One file per release and command line: options can switch features on or off."""
+    version = solver_version(spec)
+    key = json.dumps([spec.family, version, list(spec.argv)])
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return (folder or cache_dir()) / f"{spec.family}-{version}-{digest}.json"
+
+
+def _load(path: Path) -> dict[str, str | None]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    known = data.get("features") if isinstance(data, dict) else None
+    return {str(k): (None if v is None else str(v)) for k, v in (known or {}).items()}
+
+
+def _save(path: Path, spec: SolverSpec, known: dict[str, str | None]) -> None:
+    """Merged with what another worker wrote meanwhile, then renamed into place."""
+    merged = {**_load(path), **known}
+    data = {"family": spec.family, "version": solver_version(spec), "argv": list(spec.argv),
+            "features": dict(sorted(merged.items()))}  # fmt: skip
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1)
+        os.replace(temp, path)
+    except OSError:
+        pass  # a read-only cache costs a probe per run, nothing else
+
+
+# -- capabilities of a set of targets ------------------------------------------------------
+
+
+class Capabilities:
+    """What each target accepts: feature -> None (accepted) or the solver's first error."""
+
+    def __init__(self, specs: Sequence[SolverSpec], *, folder: Path | None = None) -> None:
+        self.specs = list(specs)
+        self.paths = {spec.name: cache_file(spec, folder) for spec in self.specs}
+        self.known = {spec.name: _load(self.paths[spec.name]) for spec in self.specs}
+        self.probes = 0  # features probed by this object (not found in the cache)
+        self.probe_seconds = 0.0
+
+    def learn(self, features: Sequence[Feature]) -> None:
+        """Probe every feature some target has no answer for yet (one batch per solver)."""
+        for spec in self.specs:
+            known = self.known[spec.name]
+            todo = list({f.name: f for f in features if f.name not in known}.values())
+            if not todo:
+                continue
+            started = time.monotonic()
+            verdicts = check_terms([(f.decls, f.term) for f in todo], [spec], timeout=PROBE_TIMEOUT)
+            self.probe_seconds += time.monotonic() - started
+            self.probes += len(todo)
+            for feature, verdict in zip(todo, verdicts, strict=True):
+                known[feature.name] = verdict.errors.get(spec.name)
+            _save(self.paths[spec.name], spec, known)
+
+    def lacking(self, features: Sequence[Feature]) -> list[tuple[str, str]]:
+        """(feature, solver) pairs of the features some target rejects."""
+        self.learn(features)
+        return [
+            (f.name, spec.name)
+            for f in features
+            for spec in self.specs
+            if self.known[spec.name].get(f.name) is not None
+        ]
+
+    def lacked(self) -> dict[str, list[str]]:
+        """solver -> features it rejects (known so far), for reports."""
+        return {n: sorted(f for f, e in k.items() if e is not None) for n, k in self.known.items()}
+
+
+class CapableTerms:
+    """A term source whose terms every target accepts feature by feature. A term with a
+    lacked feature is drawn again from `seed` + k x 2^32 (k = 1 .. REDRAWS): the same
+    seed gives the same term whatever happened before. `left_out` counts what was redrawn."""
+
+    def __init__(self, source: TermSource, capabilities: Capabilities) -> None:
+        self.source = source
+        self.capabilities = capabilities
+        self.left_out: Counter[str] = Counter()
+
+    @property
+    def theories(self) -> Sequence[str]:
+        return self.source.theories
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        missing: list[tuple[str, str]] = []
+        for attempt in range(REDRAWS + 1):
+            decls, term = self.source.generate(theory, seed + attempt * 2**32)
+            missing = self.capabilities.lacking(term_features(decls, term))
+            if not missing:
+                return decls, term
+            self.left_out.update(f"{feature} ({solver})" for feature, solver in missing)
+        feature, solver = missing[0]
+        raise ValueError(f"{REDRAWS + 1} terms in a row use {feature}, which {solver} lacks")

@@ -1,0 +1,93 @@
+"""Options a formula needs on a solver release, from the table in `needed_options.json`.
+
+A rule names a family, optionally a release range (`below`: releases older than that), and
+what triggers it: operators (by prefix or name), commands, or commands that occur more than
+once. The options are `name=value` strings, written into the formula as `set-option`
+commands of that family (other families never see them, see `mutate.dialect`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+TABLE = Path(__file__).with_name("needed_options.json")
+
+
+@dataclass(frozen=True)
+class Rule:
+    family: str
+    below: tuple[int, ...] | None
+    operator_prefixes: tuple[str, ...]
+    operators: frozenset[str]
+    commands: frozenset[str]
+    repeated_commands: frozenset[str]
+    options: tuple[str, ...]
+
+    def applies(self, family: str, version: str) -> bool:
+        if family != self.family:
+            return False
+        if self.below is None:
+            return True
+        parsed = version_tuple(version)
+        return parsed is not None and parsed < self.below
+
+    def triggered(self, operators: Iterable[str], commands: Mapping[str, int]) -> bool:
+        if any(commands.get(c, 0) > 0 for c in self.commands):
+            return True
+        if any(commands.get(c, 0) > 1 for c in self.repeated_commands):
+            return True
+        return any(
+            op in self.operators or op.startswith(self.operator_prefixes) for op in operators
+        )
+
+
+def version_tuple(version: str) -> tuple[int, ...] | None:
+    found = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", version)
+    return tuple(int(p) for p in found.groups() if p is not None) if found else None
+
+
+@lru_cache(maxsize=4)
+def load_rules(path: Path = TABLE) -> tuple[Rule, ...]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rules = []
+        for index, raw in enumerate(data["rules"]):
+            below = raw.get("below")
+            parsed = version_tuple(below) if below else None
+            if below and parsed is None:
+                raise ValueError(f"rule {index}: 'below' must be a version, not {below!r}")
+            rules.append(
+                Rule(
+                    str(raw["family"]),
+                    parsed,
+                    tuple(raw.get("operator_prefixes", ())),
+                    frozenset(raw.get("operators", ())),
+                    frozenset(raw.get("commands", ())),
+                    frozenset(raw.get("repeated_commands", ())),
+                    tuple(raw["options"]),
+                )
+            )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: unusable options table: {exc}") from None
+    return tuple(rules)
+
+
+def needed_options(
+    targets: Sequence[tuple[str, str]],
+    operators: Iterable[str] = (),
+    commands: Mapping[str, int] | None = None,
+) -> list[str]:
+    """Options (`name=value`, in table order, no repeats) the formula needs for any of the
+    `targets` (family, version) given the operators and command counts it holds."""
+    ops = set(operators)
+    counts = commands or {}
+    found: list[str] = []
+    for rule in load_rules():
+        if any(rule.applies(f, v) for f, v in targets) and rule.triggered(ops, counts):
+            found.extend(o for o in rule.options if o not in found)
+    return found

@@ -1,0 +1,86 @@
+"""Operator-level capabilities: features of generated terms probed on real solvers, cached
+per release, and terms with a feature a target lacks drawn again."""
+
+from __future__ import annotations
+
+from sphinxfuzz.generators.capabilities import (
+    REDRAWS,
+    Capabilities,
+    CapableTerms,
+    cache_file,
+    term_features,
+)
+from sphinxfuzz.solvers import parse_specs
+
+FF = ("(declare-const a (_ FiniteField 7))", "(= (ff.add a a) (as ff1 (_ FiniteField 7)))")
+BAG = ("(declare-const a (Bag Int))", "(= (bag.count 1 a) 2)")  # cvc5's bags: z3 lacks them
+BV = (
+    "(declare-const b (_ BitVec 8))",
+    "(bvult ((_ extract 3 0) (bvadd b #x01)) ((_ zero_extend 2) #b10))",
+)
+
+
+def test_features_are_operators_indexed_operators_theory_values_and_sorts():
+    names = {f.name for f in term_features(*BV)}
+    assert names == {"BitVec", "bvult", "extract", "bvadd", "zero_extend"}
+    names = {f.name for f in term_features(*FF)}
+    assert {"FiniteField", "ff.add", "as-value"} <= names
+    strings = term_features("(declare-const s String)", "(str.in_re s (re.* re.allchar))")
+    assert {"str.in_re", "re.*", "re.allchar", "String"} <= {f.name for f in strings}
+    # bound variables, declared functions and match patterns are no features
+    bound = term_features(
+        "(declare-fun f (Int) Int)", "(forall ((x Int)) (let ((y (f x))) (> y x)))"
+    )
+    assert {f.name for f in bound} == {"Int", ">"}
+
+
+def test_z3_lacks_bags_and_the_answer_is_cached(tmp_path):
+    z3 = parse_specs("z3")
+    capabilities = Capabilities(z3, folder=tmp_path)
+    lacking = capabilities.lacking(term_features(*BAG))
+    assert set(lacking) == {("Bag", "z3"), ("bag.count", "z3")}
+    assert capabilities.lacking(term_features(*BV)) == []
+    assert cache_file(z3[0], tmp_path).is_file()
+    again = Capabilities(z3, folder=tmp_path)
+    assert again.lacking(term_features(*BAG)) == lacking and again.probes == 0
+
+
+class _Source:
+    """A bag term on a first draw (seed below 2^32), a bit-vector term on any redraw."""
+
+    theories = ("Mixed",)
+
+    def __init__(self) -> None:
+        self.seeds: list[int] = []
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        self.seeds.append(seed)
+        return BAG if seed < 2**32 else BV
+
+
+def test_a_term_with_a_lacked_feature_is_drawn_again_and_counted(tmp_path):
+    capabilities = Capabilities(parse_specs("z3;cvc5"), folder=tmp_path)
+    source = _Source()
+    terms = CapableTerms(source, capabilities)
+    assert terms.generate("Mixed", 5) == BV
+    assert terms.generate("Mixed", 5) == BV  # the same seed, the same term
+    assert source.seeds == [5, 5 + 2**32, 5, 5 + 2**32]
+    assert terms.left_out["Bag (z3)"] == 2
+    assert not any("(cvc5)" in key for key in terms.left_out)
+
+
+def test_redraws_are_bounded(tmp_path):
+    class OnlyBags:
+        theories = ("CVC5_Bags",)
+
+        def generate(self, theory: str, seed: int) -> tuple[str, str]:
+            return BAG
+
+    terms = CapableTerms(OnlyBags(), Capabilities(parse_specs("z3"), folder=tmp_path))
+    try:
+        terms.generate("CVC5_Bags", 1)
+    except ValueError as exc:
+        assert "which z3 lacks" in str(exc)
+    else:
+        raise AssertionError("a term z3 cannot read was used")
+    assert terms.left_out["Bag (z3)"] == REDRAWS + 1
