@@ -24,9 +24,7 @@ from pathlib import Path
 from sphinxfuzz.campaign.reduce import REDUCED
 from sphinxfuzz.campaign.store import BugRow, Store
 from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, parse_script
-
-_BINDERS = {"let", "forall", "exists", "match", "lambda"}
-_DECLARING = {"declare-fun", "declare-const", "define-fun", "define-fun-rec", "define-const"}
+from sphinxfuzz.smtlib.vocabulary import BINDERS, SYMBOL_DECLARING
 
 
 @dataclass
@@ -77,7 +75,7 @@ def operator_heads(text: str) -> set[str]:
     declared = {
         c.items[1].name
         for c in commands
-        if c.head_name() in _DECLARING and len(c.items) > 1 and isinstance(c.items[1], Atom)
+        if c.head_name() in SYMBOL_DECLARING and len(c.items) > 1 and isinstance(c.items[1], Atom)
     }
     heads: set[str] = set()
     stack: list[Node] = [c.items[1] for c in commands if c.head_name() == "assert" and len(c) > 1]
@@ -93,7 +91,7 @@ def operator_heads(text: str) -> set[str]:
             heads.add("<uf>" if head in declared else head)
         if (head or "").startswith("as "):
             continue  # a sort annotation: no operator inside
-        if head in _BINDERS and len(items) > 2:
+        if head in BINDERS and len(items) > 2:
             # the binder list names variables, not operators; keep the bound terms of a let
             if head == "let" and isinstance(items[1], SList):
                 stack.extend(b.items[1] for b in items[1].items if isinstance(b, SList) and len(b) == 2)
@@ -117,7 +115,7 @@ def formula_shape(text: str) -> str:
     named: set[str] = {
         c.items[1].name
         for c in commands
-        if c.head_name() in _DECLARING and len(c.items) > 1 and isinstance(c.items[1], Atom)
+        if c.head_name() in SYMBOL_DECLARING and len(c.items) > 1 and isinstance(c.items[1], Atom)
     }
     for command in commands:  # bound names, wherever they are bound
         stack: list[Node] = list(command.items)
@@ -125,7 +123,7 @@ def formula_shape(text: str) -> str:
             node = stack.pop()
             if not isinstance(node, SList):
                 continue
-            if node.head_name() in _BINDERS and len(node.items) > 2 and isinstance(node.items[1], SList):
+            if node.head_name() in BINDERS and len(node.items) > 2 and isinstance(node.items[1], SList):
                 named |= {b.items[0].name for b in node.items[1].items
                           if isinstance(b, SList) and b.items and isinstance(b.items[0], Atom)}  # fmt: skip
             stack.extend(node.items)

@@ -35,6 +35,7 @@ from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, print_node, walk
 from sphinxfuzz.smtlib.infer import SortInfo, infer_sorts
 from sphinxfuzz.smtlib.reader import Script, parse_script, parse_term
 from sphinxfuzz.smtlib.sorts import Sort
+from sphinxfuzz.smtlib.vocabulary import BINDERS, SORT_DECLARING, SYMBOL_DECLARING
 from sphinxfuzz.solvers import SolverSpec
 from sphinxfuzz.solvers.installs import cache_root
 from sphinxfuzz.solvers.versions import solver_version
@@ -47,11 +48,6 @@ _CORE = {
     "=", "distinct", "and", "or", "not", "=>", "xor", "ite", "true", "false", "!", "_", "as",
     "let", "forall", "exists", "match", "lambda", "par", "Bool",
 }  # fmt: skip
-_BINDERS = {"forall", "exists", "let", "lambda", "match"}
-_DECLARING = {
-    "declare-const", "declare-fun", "define-fun", "define-fun-rec", "define-const",
-}  # fmt: skip
-_SORT_DECLARING = {"declare-sort", "define-sort", "declare-datatype", "declare-datatypes"}
 _LITERALS = ("numeral", "decimal", "hex", "binary", "string")
 # Argument sorts a fresh constant may stand for (a constant of RegLan, say, is itself an
 # extension some solvers refuse).
@@ -94,7 +90,7 @@ def _bound(term: Node) -> set[str]:
     """Names binders introduce: quantified and let variables, match pattern variables."""
     bound: set[str] = set()
     for node in walk(term):
-        if not isinstance(node, SList) or node.head_name() not in _BINDERS or len(node.items) < 2:
+        if not isinstance(node, SList) or node.head_name() not in BINDERS or len(node.items) < 2:
             continue
         if node.head_name() == "match":
             cases = node.items[2] if len(node.items) > 2 else None
@@ -162,11 +158,11 @@ def term_features(decls_text: str, term_text: str) -> list[Feature]:
     except SmtParseError:
         return []
     info = infer_sorts(Script([*commands, SList([Atom("assert", "symbol"), term])]))
-    sort_decls = [print_node(c) for c in commands if c.head_name() in _SORT_DECLARING]
+    sort_decls = [print_node(c) for c in commands if c.head_name() in SORT_DECLARING]
     user_sorts = {
         n.name
         for c in commands
-        if c.head_name() in _SORT_DECLARING
+        if c.head_name() in SORT_DECLARING
         for n in walk(c)
         if isinstance(n, Atom) and n.kind == "symbol"
     }
@@ -238,7 +234,7 @@ def _application_probe(
     needed = [
         print_node(c)
         for c in commands
-        if c.head_name() in _DECLARING
+        if c.head_name() in SYMBOL_DECLARING
         and len(c.items) >= 2
         and isinstance(c.items[1], Atom)
         and c.items[1].name in kept

@@ -27,6 +27,7 @@ from sphinxfuzz.smtlib import (
 )
 from sphinxfuzz.smtlib.infer import TermSite
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
+from sphinxfuzz.smtlib.vocabulary import BINDERS
 
 # Commands a generator may use to declare what its term needs.
 _DECLARATIONS = {
@@ -42,7 +43,6 @@ _DECLARATIONS = {
     "declare-datatypes",
     "declare-heap",  # cvc5's separation logic: names no symbol (the mutator keeps one)
 }
-_BINDERS = {"forall", "exists", "let", "lambda", "match"}
 
 
 class TermSource(Protocol):
@@ -176,7 +176,7 @@ def _bound_inside(term: Node) -> set[str]:
     one of these would be captured)."""
     bound: set[str] = set()
     for node in walk(term):
-        if isinstance(node, SList) and node.head_name() in _BINDERS and len(node.items) >= 2:
+        if isinstance(node, SList) and node.head_name() in BINDERS and len(node.items) >= 2:
             for var in walk(node.items[1]):
                 if isinstance(var, Atom) and var.kind == "symbol":
                     bound.add(var.name)

@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, sym, walk
+from sphinxfuzz.smtlib.vocabulary import BINDERS, SYMBOL_DECLARING
 
-# commands that declare or define a symbol named by their first argument
-DECLARING = {"declare-const", "declare-fun", "define-fun", "define-fun-rec", "define-const"}
 # commands that make two seeds' declarations clash in ways renaming constants cannot fix
 UNMERGEABLE = {
     "declare-sort",
@@ -22,7 +21,6 @@ UNMERGEABLE = {
     "reset-assertions",
     "check-sat-assuming",
 }
-BINDERS = {"let", "forall", "exists", "lambda", "match"}
 DROPPED = {
     "check-sat",
     "exit",
@@ -95,7 +93,7 @@ def bound_names(script: Script) -> set[str]:
 
 
 def declared_names(script: Script) -> set[str]:
-    names = {_name(c.items[1]) for c in script.commands if c.head_name() in DECLARING}
+    names = {_name(c.items[1]) for c in script.commands if c.head_name() in SYMBOL_DECLARING}
     for command in script.commands:  # (! t :named n) declares n
         for node in walk(command):
             if isinstance(node, SList) and node.head_name() == "!":
