@@ -66,7 +66,10 @@ def solver_lines() -> list[str]:
     z3 = Path(sysconfig.get_path("scripts")) / "z3"
     if not z3.is_file():
         z3 = Path(shutil.which("z3") or "z3")
-    return [f"{z3} model_validate=true", f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models"]
+    return [
+        f"{z3} model_validate=true",
+        f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models",
+    ]
 
 
 def sample_seeds(folder: Path, size: int, seed: int, corpus: Path = CORPUS) -> int:
@@ -120,7 +123,9 @@ def run_yinyang(
     bugs = Counter({"crash": stat.get("crashes", 0), "soundness": stat.get("soundness", 0)})
     if data["outcome"] != "time limit":  # it stopped by itself: say why (its own message)
         said = (folder / "output.txt").read_text(errors="replace").splitlines()
-        found = [line for line in said if line.startswith("msg:")] or [line for line in said if "error" in line.lower()]
+        found = [line for line in said if line.startswith("msg:")] or [
+            line for line in said if "error" in line.lower()
+        ]
         why = found[0] if found else data["outcome"]
         print(f"  {name} stopped after {data['wall']:.1f} s ({data['outcome']}): {why}", flush=True)
     return {
@@ -152,9 +157,15 @@ def run_sphinxfuzz(
         timeout=timeout,
         **({} if calibrated else {"timeout_factor": 0.0}),
     )
-    name = f"sphinxfuzz-{jobs}job" + ("" if persistent else "-fresh") + ("" if calibrated else "-fixed")
+    name = (
+        f"sphinxfuzz-{jobs}job"
+        + ("" if persistent else "-fresh")
+        + ("" if calibrated else "-fixed")
+    )
     started = time.monotonic()
-    stats = run_campaign(config, work / name, Budget(seconds=seconds), jobs=jobs, persistent=persistent)
+    stats = run_campaign(
+        config, work / name, Budget(seconds=seconds), jobs=jobs, persistent=persistent
+    )
     wall = time.monotonic() - started
     return {
         "tool": name,
@@ -195,7 +206,9 @@ def outside_share(row: dict[str, Any]) -> float:
 
 def table(rows: list[dict[str, Any]]) -> str:
     reference = next((r for r in rows if r["tool"] == "opfuzz"), None)
-    ref_rate = reference["mutants"] / reference["wall"] if reference and reference["mutants"] else None
+    ref_rate = (
+        reference["mutants"] / reference["wall"] if reference and reference["mutants"] else None
+    )
     ref_valid = ref_rate * reference["accepted"] if ref_rate and reference else None
     header = (
         f"{'tool':<26}{'mutants/s':>10}{'calls/s':>9}{'accepted':>10}{'outside':>9}"
@@ -219,12 +232,20 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time", type=float, default=120.0, help="seconds per tool")
-    parser.add_argument("--sample", type=int, default=300, help="seeds drawn from the corpus (0: all)")
-    parser.add_argument("--seed", type=int, default=2026, help="seed of the sample and of sphinxfuzz")
+    parser.add_argument(
+        "--sample", type=int, default=300, help="seeds drawn from the corpus (0: all)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=2026, help="seed of the sample and of sphinxfuzz"
+    )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per solver call")
     parser.add_argument("--tools", default="opfuzz,typefuzz,sphinxfuzz")
-    parser.add_argument("--jobs-scaling", action="store_true", help="also run sphinxfuzz with 2 jobs")
-    parser.add_argument("--fresh-too", action="store_true", help="also run sphinxfuzz with fresh processes")
+    parser.add_argument(
+        "--jobs-scaling", action="store_true", help="also run sphinxfuzz with 2 jobs"
+    )
+    parser.add_argument(
+        "--fresh-too", action="store_true", help="also run sphinxfuzz with fresh processes"
+    )
     parser.add_argument(
         "--fixed-too", action="store_true",
         help="also run sphinxfuzz with every call given --timeout (no calibrated limits)",
@@ -256,11 +277,21 @@ def main() -> int:
         if tool == "sphinxfuzz":
             rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 1, args.seed, True))
             if args.fresh_too:
-                rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 1, args.seed, persistent=False))
+                rows.append(
+                    run_sphinxfuzz(
+                        seeds, work, args.time, args.timeout, 1, args.seed, persistent=False
+                    )
+                )
             if args.fixed_too:
-                rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 1, args.seed, calibrated=False))
+                rows.append(
+                    run_sphinxfuzz(
+                        seeds, work, args.time, args.timeout, 1, args.seed, calibrated=False
+                    )
+                )
             if args.jobs_scaling:
-                rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 2, args.seed, True))
+                rows.append(
+                    run_sphinxfuzz(seeds, work, args.time, args.timeout, 2, args.seed, True)
+                )
         else:
             assert python is not None
             runs = [
@@ -279,7 +310,12 @@ def main() -> int:
         speedup = (two["mutants"] / two["wall"]) / (one["mutants"] / one["wall"])
         print(f"\nsphinxfuzz 2 jobs / 1 job: {speedup:.2f}x mutants per second")
     result = work / "peers.json"
-    result.write_text(json.dumps({"seeds": count, "args": {k: str(v) for k, v in vars(args).items()}, "rows": rows}, indent=2))
+    result.write_text(
+        json.dumps(
+            {"seeds": count, "args": {k: str(v) for k, v in vars(args).items()}, "rows": rows},
+            indent=2,
+        )
+    )
     print(f"\ndetails: {result}")
     return 0
 

@@ -47,7 +47,10 @@ def main() -> int:
             continue
         b, a = done.before, done.after
         rows.append((ident, b.bytes, a.bytes, b.nodes, a.nodes, done.seconds))
-        print(f"{ident:<48}{b.bytes:>8} -> {a.bytes:<6}{b.nodes:>6} -> {a.nodes:<5}{done.seconds:>9.1f}", flush=True)
+        print(
+            f"{ident:<48}{b.bytes:>8} -> {a.bytes:<6}{b.nodes:>6} -> {a.nodes:<5}{done.seconds:>9.1f}",
+            flush=True,
+        )
     if not rows:
         return 1
     median = statistics.median

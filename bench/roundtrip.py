@@ -96,8 +96,10 @@ def main() -> int:
     for message in rejected[:20]:
         print(f"  rejected {message}")
     print(f"read+print+type time: {elapsed:.2f} s on one core")
-    print(f"every sub-term typed: {fully_typed}/{read} files ({fully_typed / max(read, 1):.2%});"
-          f" typed terms: {typed_terms / max(terms, 1):.2%} of {terms}")
+    print(
+        f"every sub-term typed: {fully_typed}/{read} files ({fully_typed / max(read, 1):.2%});"
+        f" typed terms: {typed_terms / max(terms, 1):.2%} of {terms}"
+    )
     if options.no_solver:
         return 0
 
@@ -113,16 +115,20 @@ def main() -> int:
             if ok:
                 accepted.append(path)
     checked = sum(len(v) for v in outcome.values())
-    print(f"z3 on original vs printed ({options.timeout:g} s limit, {time.perf_counter() - started:.0f} s):"
-          f" same {len(outcome['same'])}/{checked}, different {len(outcome['different'])},"
-          f" inconclusive (a timeout) {len(outcome['inconclusive'])}")
+    print(
+        f"z3 on original vs printed ({options.timeout:g} s limit, {time.perf_counter() - started:.0f} s):"
+        f" same {len(outcome['same'])}/{checked}, different {len(outcome['different'])},"
+        f" inconclusive (a timeout) {len(outcome['inconclusive'])}"
+    )
     for path, detail in outcome["different"][:20]:
         print(f"  different: {Path(path).name}: {detail}")
     # Files z3 itself rejects (undeclared symbols in truncated reports) cannot be typed by
     # anyone; the typing target is over the files a solver accepts.
     typed_accepted = sum(path in typed_files for path in accepted)
-    print(f"every sub-term typed, files z3 accepts: {typed_accepted}/{len(accepted)}"
-          f" ({typed_accepted / max(len(accepted), 1):.2%})")
+    print(
+        f"every sub-term typed, files z3 accepts: {typed_accepted}/{len(accepted)}"
+        f" ({typed_accepted / max(len(accepted), 1):.2%})"
+    )
     return 0 if not outcome["different"] else 2
 
 

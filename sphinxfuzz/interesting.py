@@ -69,9 +69,7 @@ class CheckSpec:
 
 def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult]]:
     """(the oracle's verdict that is still the bug, or None; the solver results on `text`)."""
-    specs: list[SolverSpec] = [
-        s for s in parse_specs(";".join(spec.solvers)) if s.name in spec.run
-    ]
+    specs: list[SolverSpec] = [s for s in parse_specs(";".join(spec.solvers)) if s.name in spec.run]
 
     def run(solver: SolverSpec, script: str) -> SolverResult:
         return run_solver(

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.smtlib import (
     Atom,
     Node,
@@ -129,7 +130,7 @@ def crash_signature(result: SolverResult) -> str:
 # -- the model-check script ------------------------------------------------------------------
 
 
-class ModelCheckError(ValueError):
+class ModelCheckError(InputError):
     """The model or the formula cannot be turned into a check script."""
 
 

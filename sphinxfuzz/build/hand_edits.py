@@ -18,6 +18,7 @@ from typing import Any
 from sphinxfuzz.build.output import validate_manifest
 from sphinxfuzz.build.pipeline import extract_block
 from sphinxfuzz.build.transcript import read_transcript
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 
 GENERATOR = "generator.py"
@@ -26,7 +27,7 @@ MANIFEST = "manifest.json"
 TRANSCRIPT = "transcript.jsonl"
 
 
-class HandEditError(ValueError):
+class HandEditError(InputError):
     """A theory folder whose manifest cannot be read or updated."""
 
 
@@ -39,7 +40,9 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise HandEditError(f"{path}: no manifest (was this folder written by build-generators?)") from None
+        raise HandEditError(
+            f"{path}: no manifest (was this folder written by build-generators?)"
+        ) from None
     except json.JSONDecodeError as exc:
         raise HandEditError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
     if not isinstance(manifest, dict):
@@ -112,7 +115,9 @@ def hand_edited(folder: Path) -> str | None:
         return unrecorded
     edits = manifest.get("hand_edits") or []
     if edits:
-        return f"{folder / GENERATOR}: has {len(edits)} recorded hand edit(s) in {folder / MANIFEST}"
+        return (
+            f"{folder / GENERATOR}: has {len(edits)} recorded hand edit(s) in {folder / MANIFEST}"
+        )
     return None
 
 
@@ -140,7 +145,9 @@ def record_hand_edit(
     unchanged = (_matches_record(folder, manifest) if file == GENERATOR
                  else _grammar_recorded(folder, manifest) == current)  # fmt: skip
     if unchanged:
-        raise HandEditError(f"{path}: unchanged since the build or the last recorded edit; nothing to record")
+        raise HandEditError(
+            f"{path}: unchanged since the build or the last recorded edit; nothing to record"
+        )
     entry = {
         "date": date or datetime.now(UTC).isoformat(timespec="seconds"),
         "by": by.strip(),

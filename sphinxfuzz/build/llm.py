@@ -27,11 +27,12 @@ from typing import Any, Protocol
 import jsonschema
 
 from sphinxfuzz.build.transcript import Transcript, read_transcript
+from sphinxfuzz.errors import ExternalError
 
 Messages = list[dict[str, str]]
 
 
-class LLMError(RuntimeError):
+class LLMError(ExternalError):
     """The model could not be asked (bad key, endpoint down after retries, transcript
     mismatch, exchange timed out)."""
 
@@ -75,7 +76,14 @@ def load_settings(model: str | None = None, paths: list[Path] | None = None) -> 
             raise LLMError(f"{path}: not valid TOML ({exc})") from None
         _check_config(path, data)
         table = data.get("llm", {})
-        for key in ("model", "base_url", "api_key_env", "temperature", "timeout", "max_answer_bytes"):
+        for key in (
+            "model",
+            "base_url",
+            "api_key_env",
+            "temperature",
+            "timeout",
+            "max_answer_bytes",
+        ):
             if key in table:
                 setattr(settings, key, table[key])
         break
@@ -88,8 +96,12 @@ def load_settings(model: str | None = None, paths: list[Path] | None = None) -> 
 
 def _check_config(path: Path, data: dict[str, Any]) -> None:
     """One line naming the file, the key and what is wrong (schemas/config.schema.json)."""
-    schema = json.loads(resources.files("sphinxfuzz.schemas").joinpath("config.schema.json").read_text())
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    schema = json.loads(
+        resources.files("sphinxfuzz.schemas").joinpath("config.schema.json").read_text()
+    )
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(data)
+    )
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "(top level)"
         raise LLMError(f"{path}: {where}: {error.message}")
@@ -115,7 +127,9 @@ class _Recorder:
     def __init__(self, transcript: Transcript) -> None:
         self.transcript = transcript
 
-    def record(self, theory: str, step: str, messages: Messages, answer: str, started: str, **extra: Any) -> None:
+    def record(
+        self, theory: str, step: str, messages: Messages, answer: str, started: str, **extra: Any
+    ) -> None:
         self.transcript.append(
             {
                 "backend": self.backend,
@@ -201,7 +215,9 @@ class OpenAIBackend(_Recorder):
         except transient as exc:
             raise LLMError(f"the endpoint failed {self.attempts} times; last: {exc}") from None
         except openai.APIStatusError as exc:
-            raise LLMError(f"the endpoint refused the request ({exc.status_code}): {exc.message}") from None
+            raise LLMError(
+                f"the endpoint refused the request ({exc.status_code}): {exc.message}"
+            ) from None
         answer = response.choices[0].message.content or ""
         check_answer_size(answer, self.settings.max_answer_bytes, f"{theory} {step}")
         usage = response.usage.model_dump() if getattr(response, "usage", None) else None
@@ -216,7 +232,11 @@ class ReplayBackend(_Recorder):
     backend = "replay"
 
     def __init__(
-        self, path: Path, transcript: Transcript, *, max_answer_bytes: int = Settings.max_answer_bytes
+        self,
+        path: Path,
+        transcript: Transcript,
+        *,
+        max_answer_bytes: int = Settings.max_answer_bytes,
     ) -> None:
         super().__init__(transcript)
         self.max_answer_bytes = max_answer_bytes
@@ -255,7 +275,9 @@ def _diff(recorded: Messages, asked: Messages) -> str:
     def text(messages: Messages) -> list[str]:
         return "\n\n".join(f"[{m.get('role')}]\n{m.get('content')}" for m in messages).splitlines()
 
-    lines = list(difflib.unified_diff(text(recorded), text(asked), "recorded", "asked", lineterm="", n=1))
+    lines = list(
+        difflib.unified_diff(text(recorded), text(asked), "recorded", "asked", lineterm="", n=1)
+    )
     shown = lines[:40]
     if len(lines) > 40:
         shown.append(f"... ({len(lines) - 40} more diff lines)")
@@ -306,7 +328,6 @@ class ExchangeBackend(_Recorder):
         self.record(theory, step, messages, answer, started, prompt_file=prompt.name)
         return answer
 
-
     def _answer(self, path: Path) -> str | None:
         """The answer in `path`, or None while there is none. An answer that is too large or
         not UTF-8 is skipped with a message (renamed to `.rejected.md`): write it again."""
@@ -326,7 +347,9 @@ class ExchangeBackend(_Recorder):
             problem = f"unreadable ({exc.strerror})"
         rejected = path.with_suffix(".rejected.md")
         path.replace(rejected)
-        self.notify(f"skipped {path}: {problem}; moved to {rejected.name}, waiting for a new answer")
+        self.notify(
+            f"skipped {path}: {problem}; moved to {rejected.name}, waiting for a new answer"
+        )
         return None
 
 

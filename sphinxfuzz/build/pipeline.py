@@ -21,6 +21,7 @@ from typing import Any
 
 from sphinxfuzz.build.llm import LLM, Messages
 from sphinxfuzz.build.prompts import Prompts
+from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.static_check import ALLOWED_MODULES, check_source
 from sphinxfuzz.generators.term_metrics import load_grammar
@@ -37,7 +38,7 @@ GRAMMAR_ATTEMPTS = 3
 _FENCE = re.compile(r"```([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.DOTALL)
 
 
-class BuildError(RuntimeError):
+class BuildError(ExternalError):
     """The theory could not be built (no loadable grammar, no usable generator)."""
 
 
@@ -148,7 +149,9 @@ class TheoryBuilder:
                         "Fix it and answer with the whole grammar in one fenced block marked `lark`.",
                     },
                 ]
-        raise BuildError(f"{self.doc.theory}: no loadable grammar after {GRAMMAR_ATTEMPTS} attempts")
+        raise BuildError(
+            f"{self.doc.theory}: no loadable grammar after {GRAMMAR_ATTEMPTS} attempts"
+        )
 
     # -- steps 2 and 3 --------------------------------------------------------------------
     def implement(self, grammar: str) -> str:

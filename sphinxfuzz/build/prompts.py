@@ -7,6 +7,7 @@ from pathlib import Path
 from string import Template
 
 from sphinxfuzz.datafiles import data_dir
+from sphinxfuzz.errors import InputError
 
 STEPS = ("system", "grammar", "implement", "refine_errors", "refine_traceback", "distil_errors")
 
@@ -15,7 +16,7 @@ def default_prompts_dir() -> Path:
     return data_dir("prompts")
 
 
-class PromptError(ValueError):
+class PromptError(InputError):
     """A missing template or a placeholder the caller did not fill."""
 
 
@@ -30,10 +31,14 @@ class Prompts:
             self.texts[step] = path.read_text(encoding="utf-8")
 
     def hashes(self) -> dict[str, str]:
-        return {step: hashlib.sha256(text.encode()).hexdigest() for step, text in self.texts.items()}
+        return {
+            step: hashlib.sha256(text.encode()).hexdigest() for step, text in self.texts.items()
+        }
 
     def render(self, step: str, **values: str) -> str:
         try:
             return Template(self.texts[step]).substitute(values)
         except KeyError as exc:
-            raise PromptError(f"{self.directory / (step + '.md')}: no value for ${exc.args[0]}") from None
+            raise PromptError(
+                f"{self.directory / (step + '.md')}: no value for ${exc.args[0]}"
+            ) from None

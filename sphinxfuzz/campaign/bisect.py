@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from sphinxfuzz.campaign.reduce import ReduceError, check_spec, formula_file
+from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.interesting import CheckSpec, check
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.installs import (
@@ -35,7 +36,7 @@ OLDEST = {"z3": (4, 8, 5), "cvc5": (1, 1, 0)}
 BUG, CLEAN = "bug", "clean"
 
 
-class BisectError(RuntimeError):
+class BisectError(ExternalError):
     """A bisection that cannot be done; the message says why."""
 
 
@@ -198,7 +199,9 @@ def bisect_bug(
             say(f"  {family} {version}: {tried[version].status}")
         return tried[version]
 
-    first_pass = everything if versions else coarse_sample(everything, found_on(folder, spec, family))
+    first_pass = (
+        everything if versions else coarse_sample(everything, found_on(folder, spec, family))
+    )
     for version in first_pass:
         run(version)
     if not versions:

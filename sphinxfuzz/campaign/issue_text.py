@@ -208,8 +208,7 @@ def issue_text(facts: BugFacts) -> str:
         "",
         f"{name} {version} misbehaves on the formula below.",
         "",
-        "Formula (`bug.smt2`)"
-        + (", reduced with ddSMT:" if facts.reduction else ":"),
+        "Formula (`bug.smt2`)" + (", reduced with ddSMT:" if facts.reduction else ":"),
         "```smt2",
         formula,
         "```",

@@ -226,9 +226,7 @@ class Worker:
         order = SeedOrder(seeds, config.campaign_seed)
         entries = generator_entries(config.generators, self.specs)
         self.theory_options = theory_options(config.generators, entries)
-        with Store(self.root) as store, GeneratorPool(
-            entries, unconfined=self.unconfined
-        ) as pool:
+        with Store(self.root) as store, GeneratorPool(entries, unconfined=self.unconfined) as pool:
             if not pool.theories:
                 failures = "; ".join(
                     f"{t}: {why.strip().splitlines()[-1]}" for t, why in pool.load_failures.items()
@@ -269,7 +267,9 @@ class Worker:
         return self.stats
 
     def _probe(self, pool: GeneratorPool) -> None:
-        probe = probe_theories(pool, self.specs, self.config.campaign_seed, timeout=self.config.timeout)
+        probe = probe_theories(
+            pool, self.specs, self.config.campaign_seed, timeout=self.config.timeout
+        )
         self.stats.solver_time += probe.solver_seconds
         self.theory_weights = probe.weights()
         if self.worker != 0 or self.theory_weights is None:

@@ -32,6 +32,7 @@ from pathlib import Path
 import sphinxfuzz
 from sphinxfuzz.campaign.replay import find_bug
 from sphinxfuzz.campaign.store import Store, StoreError, result_summary
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.interesting import CheckSpec, check
 from sphinxfuzz.oracle import Verdict, VerdictKind
@@ -41,7 +42,7 @@ REDUCED, REDUCE_META = "reduced.smt2", "reduce.json"
 INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
 
 
-class ReduceError(ValueError):
+class ReduceError(InputError):
     """A bug that cannot be reduced as asked; nothing was written."""
 
 
@@ -131,7 +132,7 @@ def _wrapper(work: Path, spec_path: Path) -> Path:
         f"PYTHONPATH={shlex.quote(str(package_root))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
         "export PYTHONPATH\n"
         f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.interesting "
-        f"{shlex.quote(str(spec_path))} \"$1\"\n",
+        f'{shlex.quote(str(spec_path))} "$1"\n',
         encoding="utf-8",
     )
     path.chmod(0o755)

@@ -198,8 +198,12 @@ def _theories(stats: Stats) -> str:
         share = f"{accepted / count:.1%}" if recorded and count else "not recorded"
         rows.append([escape(theory), str(count), str(accepted) if recorded else "-", share])
         bars.append((theory, float(count), float(accepted) if recorded else None))
-    note = "" if recorded else (
-        '<p class="muted">This campaign was run before acceptance per theory was counted.</p>'
+    note = (
+        ""
+        if recorded
+        else (
+            '<p class="muted">This campaign was run before acceptance per theory was counted.</p>'
+        )
     )
     chart = bar_chart(bars, title="Mutants per theory", total_label="mutants",
                       part_label="accepted by every solver")  # fmt: skip
@@ -264,7 +268,7 @@ def _evidence(facts: BugFacts) -> str:
 def _group_section(group: BugGroup, facts: dict[str, BugFacts]) -> str:
     rep = facts[group.representative.id]
     members = "".join(
-        f"<li><code>{escape(b.id)}</code> <span class=\"muted\">{escape(_when(b.found_at))}, "
+        f'<li><code>{escape(b.id)}</code> <span class="muted">{escape(_when(b.found_at))}, '
         + (f"{b.count} hits of its signature, " if b.kind == "crash" else "")
         + f"seed {escape(Path(b.seed_file).name)}, "
         + f"{'reduced' if facts[b.id].reduction else 'not reduced'}</span></li>"
@@ -329,9 +333,9 @@ def render_report(root: Path) -> str:
         ]
     title = f"sphinxfuzz campaign {root.resolve().name}"
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>{escape(title)}</h1><p class=\"muted\">Report written {_when(time.time())}</p>"
+        f'<h1>{escape(title)}</h1><p class="muted">Report written {_when(time.time())}</p>'
         + "".join(parts)
         + "</body></html>\n"
     )

@@ -11,8 +11,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from sphinxfuzz.errors import InputError
 
-class SeedsError(ValueError):
+
+class SeedsError(InputError):
     """Seed paths that give no seed files."""
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.campaign.stats import Stats
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_folder_atomic
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
@@ -57,7 +58,7 @@ CREATE TABLE IF NOT EXISTS mutants (position INTEGER, mutant INTEGER, sha256 TEX
 """
 
 
-class StoreError(ValueError):
+class StoreError(InputError):
     """A campaign folder that cannot be used as asked (missing, or config mismatch)."""
 
 

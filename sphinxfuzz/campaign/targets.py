@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.catalogue import Catalogue, CatalogueEntry, load_catalogue
 from sphinxfuzz.generators.theory_docs import TheoryDocError, default_docs_dir, load_theory_doc
 from sphinxfuzz.solvers import SolverSpec, parse_specs
 
 
-class CampaignError(ValueError):
+class CampaignError(InputError):
     """A campaign that cannot start or go on; the message says why and what to do."""
 
 
@@ -58,7 +59,9 @@ def generator_entries(generators_dir: str, specs: list[SolverSpec]) -> list[Cata
     return [catalogue.entries[theory] for theory in theories]
 
 
-def theory_options(generators_dir: str, entries: list[CatalogueEntry]) -> dict[str, tuple[str, ...]]:
+def theory_options(
+    generators_dir: str, entries: list[CatalogueEntry]
+) -> dict[str, tuple[str, ...]]:
     """The solver options each theory's document asks for (`options: sets-exp=true`), from the
     `docs_corpus/` beside the generators folder, else the repository's. A theory without a
     readable document needs none."""

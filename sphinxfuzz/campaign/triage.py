@@ -94,7 +94,9 @@ def operator_heads(text: str) -> set[str]:
         if head in BINDERS and len(items) > 2:
             # the binder list names variables, not operators; keep the bound terms of a let
             if head == "let" and isinstance(items[1], SList):
-                stack.extend(b.items[1] for b in items[1].items if isinstance(b, SList) and len(b) == 2)
+                stack.extend(
+                    b.items[1] for b in items[1].items if isinstance(b, SList) and len(b) == 2
+                )
             stack.extend(items[2:])
             continue
         stack.extend(items[1:] if head is not None else items)
@@ -123,7 +125,11 @@ def formula_shape(text: str) -> str:
             node = stack.pop()
             if not isinstance(node, SList):
                 continue
-            if node.head_name() in BINDERS and len(node.items) > 2 and isinstance(node.items[1], SList):
+            if (
+                node.head_name() in BINDERS
+                and len(node.items) > 2
+                and isinstance(node.items[1], SList)
+            ):
                 named |= {b.items[0].name for b in node.items[1].items
                           if isinstance(b, SList) and b.items and isinstance(b.items[0], Atom)}  # fmt: skip
             stack.extend(node.items)

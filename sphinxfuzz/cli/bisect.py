@@ -35,7 +35,6 @@ HELP = (
 )
 
 
-
 def _table(results: list[Bisection]) -> Table:
     table = Table(title="bug lifespans")
     for column in ("bug", "kind", "solver", "first bad", "last bad", "first good after", "tried"):

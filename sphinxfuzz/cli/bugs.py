@@ -43,7 +43,6 @@ BugArgument = Annotated[
 ]
 
 
-
 @bugs_app.command("list")
 def list_bugs(
     old_campaign: OldCampaignArgument = None,

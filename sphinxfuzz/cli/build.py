@@ -71,8 +71,13 @@ def record_hand_edit(
     theory: Annotated[str, typer.Argument(help="The theory whose generator.py was edited.")],
     by: Annotated[str, typer.Option("--by", help="Who edited it.")],
     what: Annotated[str, typer.Option("--what", help="What the edit changed, and why.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Generators folder (default generated_generators/).")] = None,
-    file: Annotated[str, typer.Option("--file", help="The file edited: generator.py or grammar.lark.")] = "generator.py",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Generators folder (default generated_generators/)."),
+    ] = None,
+    file: Annotated[
+        str, typer.Option("--file", help="The file edited: generator.py or grammar.lark.")
+    ] = "generator.py",
 ) -> None:
     from sphinxfuzz.build.hand_edits import HandEditError
     from sphinxfuzz.build.hand_edits import record_hand_edit as record
@@ -84,19 +89,38 @@ def record_hand_edit(
     except (HandEditError, ValueError) as exc:
         Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
-    Console().print(f"recorded in {folder / 'manifest.json'}: {entry['date']} {entry['by']}: {entry['what']}", highlight=False)
+    Console().print(
+        f"recorded in {folder / 'manifest.json'}: {entry['date']} {entry['by']}: {entry['what']}",
+        highlight=False,
+    )
 
 
 def build_generators(
-    theories: Annotated[list[str] | None, typer.Argument(help="Theories to build (default: all).")] = None,
-    llm: Annotated[str, typer.Option("--llm", help="openai, replay:PATH or exchange:DIR.")] = "openai",
-    model: Annotated[str | None, typer.Option("--model", help="Model name for the endpoint.")] = None,
-    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Self-correction rounds at most.")] = 10,
+    theories: Annotated[
+        list[str] | None, typer.Argument(help="Theories to build (default: all).")
+    ] = None,
+    llm: Annotated[
+        str, typer.Option("--llm", help="openai, replay:PATH or exchange:DIR.")
+    ] = "openai",
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model name for the endpoint.")
+    ] = None,
+    rounds: Annotated[
+        int, typer.Option("--rounds", min=1, help="Self-correction rounds at most.")
+    ] = 10,
     samples: Annotated[int, typer.Option("--samples", min=1, help="Terms sampled per round.")] = 20,
-    docs: Annotated[Path | None, typer.Option("--docs", help="Theory documents (default docs_corpus/).")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Output folder (default generated_generators/).")] = None,
-    prompts_dir: Annotated[Path | None, typer.Option("--prompts", help="Prompt templates (default prompts/).")] = None,
-    transcript: Annotated[Path | None, typer.Option("--transcript", help="Also append every exchange here.")] = None,
+    docs: Annotated[
+        Path | None, typer.Option("--docs", help="Theory documents (default docs_corpus/).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Output folder (default generated_generators/).")
+    ] = None,
+    prompts_dir: Annotated[
+        Path | None, typer.Option("--prompts", help="Prompt templates (default prompts/).")
+    ] = None,
+    transcript: Annotated[
+        Path | None, typer.Option("--transcript", help="Also append every exchange here.")
+    ] = None,
     exchange_timeout: Annotated[
         float | None, typer.Option("--exchange-timeout", help="Seconds to wait for an answer file.")
     ] = None,
@@ -134,7 +158,9 @@ def build_generators(
     chosen = theories or sorted(corpus)
     unknown = [t for t in chosen if t not in corpus]
     if unknown:
-        err.print(f"[bold red]error:[/] no document for {', '.join(unknown)}; known: {', '.join(sorted(corpus))}")
+        err.print(
+            f"[bold red]error:[/] no document for {', '.join(unknown)}; known: {', '.join(sorted(corpus))}"
+        )
         raise typer.Exit(2)
     out_dir = out or default_generators_dir()
     if not force:
@@ -145,7 +171,9 @@ def build_generators(
         if kept:
             for reason in kept:
                 err.print(f"[bold red]error:[/] {reason}", highlight=False)
-            err.print("rebuilding would discard that work: merge it into the document or prompts, or pass --force")
+            err.print(
+                "rebuilding would discard that work: merge it into the document or prompts, or pass --force"
+            )
             raise typer.Exit(2)
     try:  # before the model is asked anything: its code could not run
         probe_confinement(unconfined=unconfined)
@@ -154,7 +182,9 @@ def build_generators(
         raise typer.Exit(2) from None
     log = Transcript(transcript)
     try:
-        backend = make_llm(llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print)
+        backend = make_llm(
+            llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print
+        )
     except LLMError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
@@ -168,7 +198,9 @@ def build_generators(
         if not families:
             # Validity means "some solver of the theory accepts it": nothing could say so.
             failed = True
-            reason = f"{doc.path or theory}: solvers: lists no built-in solver ({', '.join(BUILTINS)})"
+            reason = (
+                f"{doc.path or theory}: solvers: lists no built-in solver ({', '.join(BUILTINS)})"
+            )
             summary.add_row(theory, "-", "-", "-", "-", f"[red]{reason}[/]")
             err.print(f"[bold red]error:[/] {reason}", highlight=False)
             continue

@@ -15,5 +15,7 @@ UNCONFINED_HELP = (
 def fail(message: str) -> typer.Exit:
     """Print `message` (escaped: paths and formulas may hold `[...]`) and return the exit to
     raise."""
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(
+        f"[bold red]error:[/] {escape(message)}", highlight=False
+    )
     return typer.Exit(2)

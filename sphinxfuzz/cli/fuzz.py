@@ -66,7 +66,6 @@ def _default_generators() -> str:
     return str(default_generators_dir())
 
 
-
 def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary") -> Table:
     table = Table(title=title, show_header=False)
     table.add_column("what", style="bold")
@@ -130,7 +129,9 @@ def _config_from_options(
         timeout=float(given["timeout"] or 10.0),  # type: ignore[arg-type]
         seed_timeout=float(given["seed_timeout"] or 2.0),  # type: ignore[arg-type]
         fast_seed_factor=int(given["fast_seed_factor"] or 3),  # type: ignore[arg-type]
-        timeout_factor=float(given["timeout_factor"] if given["timeout_factor"] is not None else 10.0),  # type: ignore[arg-type]
+        timeout_factor=float(
+            given["timeout_factor"] if given["timeout_factor"] is not None else 10.0
+        ),  # type: ignore[arg-type]
         adapt_theories=given["adapt_theories"] is None,
         max_seed_bytes=int(given["max_seed_bytes"] or MAX_SEED_BYTES),  # type: ignore[arg-type]
     )

@@ -65,7 +65,6 @@ def register(app: typer.Typer) -> None:
     app.add_typer(generators_app, name="generators")
 
 
-
 def _catalogue(directory: Path | None, *, strict: bool) -> Catalogue:
     try:
         return load_catalogue(directory or default_generators_dir(), strict=strict)
@@ -149,7 +148,9 @@ def sample(
     if entry is None:
         raise _fail(f"no generator for {theory!r}; known: {', '.join(sorted(catalogue.entries))}")
     try:
-        report = sample_terms(entry.source, n, seed, filename=str(entry.path), unconfined=unconfined)
+        report = sample_terms(
+            entry.source, n, seed, filename=str(entry.path), unconfined=unconfined
+        )
     except (UnsafeGenerator, ConfinementError) as exc:
         raise _fail(str(exc)) from None
     for index, (decls, term) in enumerate(report.samples):
@@ -223,7 +224,12 @@ def validate(
             try:
                 reports.append(
                     validate_theory(
-                        entry, corpus.get(theory), specs, n=n, seed=seed, timeout=timeout,
+                        entry,
+                        corpus.get(theory),
+                        specs,
+                        n=n,
+                        seed=seed,
+                        timeout=timeout,
                         unconfined=unconfined,
                     )  # fmt: skip
                 )

@@ -37,7 +37,6 @@ HELP = (
 )
 
 
-
 def _describe(result: Reduction) -> str:
     b, a = result.before, result.after
     share = a.bytes / b.bytes if b.bytes else 1.0
@@ -60,10 +59,14 @@ def reduce_command(
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Candidates ddSMT checks at once.")] = 1,
     time_limit: Annotated[
         str | None,
-        typer.Option("--time", help="Stop ddSMT after this long per bug and keep its best "
-                     "result (e.g. 90s, 5m)."),  # fmt: skip
+        typer.Option(
+            "--time",
+            help="Stop ddSMT after this long per bug and keep its best result (e.g. 90s, 5m).",
+        ),  # fmt: skip
     ] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show ddSMT's progress.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show ddSMT's progress.")
+    ] = False,
 ) -> None:
     console = Console(soft_wrap=True)
     if (bug is None) == (not all_bugs):

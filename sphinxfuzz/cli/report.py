@@ -37,7 +37,9 @@ def report_command(
         root = resolve_campaign(campaign_from(campaign, old_campaign))
         target = write_report(root, out if out is not None else root / "report.html")
     except (StoreError, OSError) as exc:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(
+            f"[bold red]error:[/] {escape(str(exc))}", highlight=False
+        )
         raise typer.Exit(2) from None
     Console(soft_wrap=True).print(f"report written to {target}", highlight=False)
 

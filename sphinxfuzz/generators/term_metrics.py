@@ -10,6 +10,7 @@ from functools import lru_cache
 from lark import Lark
 from lark.exceptions import LarkError
 
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.term_text import symbols
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.verdict import TermVerdict
@@ -28,7 +29,7 @@ _NUMBER = re.compile(r"(?<![\w.])#?[xb]?\d+(\.\d+)?\b")
 _UNKNOWN_SYMBOL = re.compile(r"(unknown (?:constant|function|sort|symbol)|undeclared \w+)\s+\S+")
 
 
-class GrammarLoadError(ValueError):
+class GrammarLoadError(InputError):
     """A Lark grammar that does not load; the message carries Lark's explanation."""
 
 

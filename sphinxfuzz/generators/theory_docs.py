@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.datafiles import data_dir
+from sphinxfuzz.errors import InputError
 
 KINDS = ("standard", "extension")
 REQUIRED_KEYS = ("theory", "solvers", "logic", "kind")
@@ -21,7 +22,7 @@ _SEPARATOR_ROW = re.compile(r"^\|[\s:|-]+\|?$")
 _BACKTICKED = re.compile(r"`([^`]+)`")
 
 
-class TheoryDocError(ValueError):
+class TheoryDocError(InputError):
     """A theory document that does not follow the format; the message is `file:line: cause`."""
 
 

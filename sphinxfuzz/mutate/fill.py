@@ -106,9 +106,13 @@ def _declared_names(commands: list[SList]) -> tuple[dict[str, str], set[str]]:
         head = command.head_name()
         items = command.items
         if head in ("declare-const", "declare-fun") and isinstance(items[1], Atom):
-            nullary = head == "declare-const" or (isinstance(items[2], SList) and not items[2].items)
+            nullary = head == "declare-const" or (
+                isinstance(items[2], SList) and not items[2].items
+            )
             names[items[1].name] = "const" if nullary else "fun"
-        elif head in ("define-fun", "define-fun-rec", "define-const") and isinstance(items[1], Atom):
+        elif head in ("define-fun", "define-fun-rec", "define-const") and isinstance(
+            items[1], Atom
+        ):
             names[items[1].name] = "fun"
         elif head == "define-funs-rec" and isinstance(items[1], SList):
             for decl in items[1].items:
@@ -151,7 +155,11 @@ def _datatype_names(command: SList, names: dict[str, str], constructors: set[str
                 constructors.add(ctor_name.name)
             if isinstance(ctor, SList):
                 for selector in ctor.items[1:]:
-                    if isinstance(selector, SList) and selector.items and isinstance(selector.items[0], Atom):
+                    if (
+                        isinstance(selector, SList)
+                        and selector.items
+                        and isinstance(selector.items[0], Atom)
+                    ):
                         names[selector.items[0].name] = "selector"
 
 
@@ -243,7 +251,11 @@ def adapt(
     kept = [
         _rename(c, mapping)
         for c in commands
-        if not (c.head_name() in ("declare-const", "declare-fun") and isinstance(c.items[1], Atom) and c.items[1].name in renamed_to_seed)
+        if not (
+            c.head_name() in ("declare-const", "declare-fun")
+            and isinstance(c.items[1], Atom)
+            and c.items[1].name in renamed_to_seed
+        )
     ]
     return Generated(
         [c for c in kept if isinstance(c, SList)],

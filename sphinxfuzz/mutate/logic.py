@@ -126,7 +126,13 @@ def is_higher_order(nodes: list[Node]) -> bool:
     `rel.project` / `table.project` (cvc5 maps tuple.project over them: higher-order inside)."""
     for root in nodes:
         for node in walk(root):
-            if isinstance(node, Atom) and node.text in ("->", "@", "lambda", "rel.project", "table.project"):
+            if isinstance(node, Atom) and node.text in (
+                "->",
+                "@",
+                "lambda",
+                "rel.project",
+                "table.project",
+            ):
                 return True
     return False
 
@@ -150,7 +156,11 @@ def needs_widening(logic: str, inserted: set[str]) -> bool:
 
 def set_logic_index(commands: list[SList]) -> int | None:
     for index, command in enumerate(commands):
-        if command.head_name() == "set-logic" and len(command.items) == 2 and isinstance(command.items[1], Atom):
+        if (
+            command.head_name() == "set-logic"
+            and len(command.items) == 2
+            and isinstance(command.items[1], Atom)
+        ):
             return index
     return None
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.mutate.fill import (
     FillReport,
@@ -52,7 +53,7 @@ MAX_PLACEHOLDERS = 4
 NeededOptions = Callable[[set[str], Mapping[str, int]], Sequence[str]]
 
 
-class MutationError(ValueError):
+class MutationError(InputError):
     """The base script has no atom to replace."""
 
 
@@ -163,7 +164,9 @@ def _mutate(
         generator_seed = rng.getrandbits(32)
         try:
             decls, term = terms.generate(theory, generator_seed)
-            generated = adapt(decls, term, visible_at(site, info.constants_at), names, rng, rename_prob)
+            generated = adapt(
+                decls, term, visible_at(site, info.constants_at), names, rng, rename_prob
+            )
         except ValueError as exc:
             report.rejected.append(f"{theory}: {exc}")
             continue
@@ -231,7 +234,11 @@ def _widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> N
     symbols = info.symbols
     datatypes = {n for n, d in symbols.sorts.items() if d.kind == "datatype"}
     sorts = {n for n, d in symbols.sorts.items() if d.kind == "declared"}
-    functions = {n for n, sigs in symbols.funs.items() if any(s.args for s in sigs) and n not in symbols.constructors}
+    functions = {
+        n
+        for n, sigs in symbols.funs.items()
+        if any(s.args for s in sigs) and n not in symbols.constructors
+    }
     features = term_features(new_terms, info, datatypes, sorts, functions) | declared
     for index in indices:
         logic = script.commands[index].items[1]
@@ -260,7 +267,10 @@ def _one_heap(commands: list[SList]) -> list[SList]:
     if not heaps:
         return commands
     rest = [c for c in commands if c.head_name() != "declare-heap"]
-    first = next((i for i, c in enumerate(rest) if c.head_name() in ("assert", "check-sat", "push")), len(rest))
+    first = next(
+        (i for i, c in enumerate(rest) if c.head_name() in ("assert", "check-sat", "push")),
+        len(rest),
+    )
     return [*rest[:first], heaps[0], *rest[first:]]
 
 
@@ -292,7 +302,9 @@ def _set_options(script: Script, options: list[str]) -> None:
         if keyword in present:
             continue
         present.add(keyword)
-        added.append(_command(_sym("set-option"), Atom(keyword, "keyword"), _sym(value.strip() or "true")))
+        added.append(
+            _command(_sym("set-option"), Atom(keyword, "keyword"), _sym(value.strip() or "true"))
+        )
     script.commands[:0] = added
 
 
@@ -302,10 +314,19 @@ def _ensure_models(script: Script) -> None:
     commands = [
         c
         for c in script.commands
-        if not (c.head_name() == "set-option" and len(c.items) >= 2 and isinstance(c.items[1], Atom) and c.items[1].text == ":produce-models")
+        if not (
+            c.head_name() == "set-option"
+            and len(c.items) >= 2
+            and isinstance(c.items[1], Atom)
+            and c.items[1].text == ":produce-models"
+        )
     ]
-    commands.insert(0, _command(_sym("set-option"), Atom(":produce-models", "keyword"), _sym("true")))
-    if not any(c.head_name() in ("check-sat", "check-sat-using", "check-sat-assuming") for c in commands):
+    commands.insert(
+        0, _command(_sym("set-option"), Atom(":produce-models", "keyword"), _sym("true"))
+    )
+    if not any(
+        c.head_name() in ("check-sat", "check-sat-using", "check-sat-assuming") for c in commands
+    ):
         commands.append(_command(_sym("check-sat")))
     result: list[SList] = []
     for position, command in enumerate(commands):

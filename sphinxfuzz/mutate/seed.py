@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.mutate.annotations import strip_expectations
 from sphinxfuzz.smtlib import Script, SmtParseError, parse_file, print_script
 
 
-class SeedError(ValueError):
+class SeedError(InputError):
     """A seed that cannot be used; the message names file, line, column and cause."""
 
 

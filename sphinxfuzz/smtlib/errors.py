@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from sphinxfuzz.errors import InputError
 
-class SmtParseError(ValueError):
+
+class SmtParseError(InputError):
     """Text that is not a well-formed SMT-LIB script; the message is `file:line:col: cause`."""
 
     def __init__(self, filename: str, line: int, col: int, cause: str) -> None:

@@ -85,7 +85,9 @@ class _Checker:
         return self.symbols.parse_sort(node, params)
 
     # -- terms ----------------------------------------------------------------------------
-    def term(self, node: Node, env: Env, parent: SList | None = None, index: int = 0) -> Sort | None:
+    def term(
+        self, node: Node, env: Env, parent: SList | None = None, index: int = 0
+    ) -> Sort | None:
         if isinstance(node, Atom):
             result = self.atom(node, env)
         else:
@@ -183,12 +185,18 @@ class _Checker:
         """z3's ((_ map f) a1 ... an): an array of f applied to the elements."""
         if not args or args[0] is None or not args[0].args:
             return None
-        elements: list[Sort | None] = [a.args[-1] if a is not None and a.args else None for a in args]
+        elements: list[Sort | None] = [
+            a.args[-1] if a is not None and a.args else None for a in args
+        ]
         if isinstance(function, Atom):
             element = self.apply(function.name, (), function, elements, env, quiet=True)
-        elif function.items and isinstance(function.items[0], Atom) and function.items[0].name == "_":
+        elif (
+            function.items and isinstance(function.items[0], Atom) and function.items[0].name == "_"
+        ):
             name = function.items[1].name if isinstance(function.items[1], Atom) else ""
-            element = self.apply(name, _numeral_indices(function.items[2:]), function, elements, env, quiet=True)
+            element = self.apply(
+                name, _numeral_indices(function.items[2:]), function, elements, env, quiet=True
+            )
         else:
             element = None
         if element is None:
@@ -263,7 +271,9 @@ class _Checker:
             return None
         found: list[tuple[str, Sort]] = []
         for var in node.items:
-            if not (isinstance(var, SList) and len(var.items) == 2 and isinstance(var.items[0], Atom)):
+            if not (
+                isinstance(var, SList) and len(var.items) == 2 and isinstance(var.items[0], Atom)
+            ):
                 self.problem(var, "malformed sorted variable")
                 return None
             try:
@@ -511,7 +521,9 @@ class _Checker:
             decls.append((_name(decl.items[0]), SList(decl.items[1:], decl.pos)))
         self._datatypes(decls, legacy_params=shared_params)
 
-    def _datatypes(self, decls: list[tuple[str, Node]], legacy_params: list[str] | None = None) -> None:
+    def _datatypes(
+        self, decls: list[tuple[str, Node]], legacy_params: list[str] | None = None
+    ) -> None:
         prepared: list[tuple[Datatype, dict[str, Sort], Node]] = []
         for name, decl in decls:
             params: list[str] = list(legacy_params or [])
@@ -534,7 +546,9 @@ class _Checker:
                 fields = []
                 for selector in constructor.items[1:]:
                     assert isinstance(selector, SList)
-                    fields.append((_name(selector.items[0]), self.sort(selector.items[1], param_sorts)))
+                    fields.append(
+                        (_name(selector.items[0]), self.sort(selector.items[1], param_sorts))
+                    )
                 datatype.constructors[_name(constructor.items[0])] = fields
             self.symbols.add_datatype(datatype)
 

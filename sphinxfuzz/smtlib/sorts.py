@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.smtlib.nodes import Atom, Node, SList
 
 
@@ -104,7 +105,7 @@ _FLOAT_ABBREVIATIONS = {
 }
 
 
-class SortError(ValueError):
+class SortError(InputError):
     """A sort expression that does not denote a sort; `node` locates it."""
 
     def __init__(self, message: str, node: Node) -> None:

@@ -176,14 +176,18 @@ def _relation(name: str, parts: Sequence[Sort]) -> Sort:
 
 
 def _rel_join(_i: tuple[int, ...], args: Args) -> Sort | None:
-    left, right = (_relation_parts(args[0]), _relation_parts(args[1])) if len(args) == 2 else (None, None)
+    left, right = (
+        (_relation_parts(args[0]), _relation_parts(args[1])) if len(args) == 2 else (None, None)
+    )
     if left is None or right is None or args[0] is None:
         return None
     return _relation(args[0].name, left[:-1] + right[1:])
 
 
 def _rel_product(_i: tuple[int, ...], args: Args) -> Sort | None:
-    left, right = (_relation_parts(args[0]), _relation_parts(args[1])) if len(args) == 2 else (None, None)
+    left, right = (
+        (_relation_parts(args[0]), _relation_parts(args[1])) if len(args) == 2 else (None, None)
+    )
     if left is None or right is None or args[0] is None:
         return None
     return _relation(args[0].name, left + right)
@@ -359,7 +363,9 @@ RULES.update(
         "select": _select,
         "store": _arg(0),
         "default": _elem(0),
-        "array-ext": lambda _i, args: args[0].args[0] if args and args[0] and args[0].args else None,
+        "array-ext": lambda _i, args: (
+            args[0].args[0] if args and args[0] and args[0].args else None
+        ),
         # strings and regular expressions
         "str.len": _const(INT),
         "str.indexof": _const(INT),

@@ -34,7 +34,9 @@ _MODEL_CHECK = re.compile(
     r"|model violates",
     re.IGNORECASE,
 )
-_MEMORY = re.compile(r"out of memory|std::bad_alloc|MemoryError|cannot allocate memory", re.IGNORECASE)
+_MEMORY = re.compile(
+    r"out of memory|std::bad_alloc|MemoryError|cannot allocate memory", re.IGNORECASE
+)
 _CRASH = re.compile(
     r"Segmentation fault|ASSERTION VIOLATION|Assertion .* failed|assertion failure|"
     r"Fatal failure|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
@@ -121,7 +123,9 @@ def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
         inner = text[1:-1].strip()
         if inner.startswith("error") and (inner[5:6].isspace() or inner[5:6] in ('"', "")):
             found = _ERROR_MESSAGE.match(text)
-            errors.append(found.group(1).replace('""', '"').strip() if found else " ".join(text.split()))
+            errors.append(
+                found.group(1).replace('""', '"').strip() if found else " ".join(text.split())
+            )
         elif model is None and answers and answers[-1] in ("sat", "unknown") and _is_model(inner):
             model = text
     return answers, model, errors
@@ -130,7 +134,11 @@ def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
 def _is_model(inner: str) -> bool:
     """A get-model answer: `(model ...)` or a list of definitions (z3 adds `forall`
     cardinality constraints and comments for uninterpreted sorts)."""
-    return not inner or inner[0] in "(;" or (inner.startswith("model") and inner[5:6] in ("", " ", "\n", "\t", "("))
+    return (
+        not inner
+        or inner[0] in "(;"
+        or (inner.startswith("model") and inner[5:6] in ("", " ", "\n", "\t", "("))
+    )
 
 
 def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Classified:
@@ -143,9 +151,9 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
         return Classified(Outcome.TIMEOUT, answers, model, "time limit", model_check_failed)
     everything = stderr + "\n" + stdout
     memory = _first_line(_MEMORY, everything)
-    crash = _first_line(_CRASH, stderr) or _first_line(_CRASH, "\n".join(
-        line for line in stdout.splitlines() if not line.startswith("(error")
-    ))
+    crash = _first_line(_CRASH, stderr) or _first_line(
+        _CRASH, "\n".join(line for line in stdout.splitlines() if not line.startswith("(error"))
+    )
     if memory is not None and (exit_code != 0 or serious):
         return Classified(Outcome.UNKNOWN, answers, model, "memory limit", model_check_failed)
     conflict = _ANNOTATION.search(everything)
@@ -157,7 +165,9 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
     if model_check_failed:
         # the solver answered and then its own model check failed: keep the answer
         outcome = Outcome(answers[-1]) if answers else Outcome.ERROR
-        line = next((e for e in errors if _MODEL_CHECK.search(e)), None) or _first_line(_MODEL_CHECK, stderr)
+        line = next((e for e in errors if _MODEL_CHECK.search(e)), None) or _first_line(
+            _MODEL_CHECK, stderr
+        )
         return Classified(outcome, answers, model, line, True)
     if serious and all(_CANNOT_SOLVE.search(e) for e in serious):
         return Classified(Outcome.UNKNOWN, answers, model, serious[0], False)

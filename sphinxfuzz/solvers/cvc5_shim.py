@@ -26,7 +26,14 @@ import re
 import sys
 
 _SHORT = {"-m": ("produce-models", "true"), "-i": ("incremental", "true"), "-q": ("quiet", "true")}
-_IGNORED = {"quiet", "lang", "input-language", "output-lang", "output-language", "stats-every-query"}
+_IGNORED = {
+    "quiet",
+    "lang",
+    "input-language",
+    "output-lang",
+    "output-language",
+    "stats-every-query",
+}
 _CHECK_SAT = re.compile(r"\(\s*(check-sat|push|pop|check-sat-assuming)\b")
 
 
@@ -53,7 +60,7 @@ def parse_options(argv: list[str]) -> tuple[list[tuple[str, str]], str | None, b
                 name, value = body, "true"
             options.append((name, value))
         elif arg.startswith("-") and arg != "-":
-            raise SystemExit(f"(error \"unknown option {arg}\")")
+            raise SystemExit(f'(error "unknown option {arg}")')
         else:
             path = None if arg == "-" else arg
     return options, path, version
@@ -141,7 +148,11 @@ def run_script(text: str, options: list[tuple[str, str]], filename: str) -> int:
         if printed:
             out.write(printed)
             out.flush()
-            if printed.startswith("(error") and "cannot get model" not in printed and "cannot get value" not in printed:
+            if (
+                printed.startswith("(error")
+                and "cannot get model" not in printed
+                and "cannot get value" not in printed
+            ):
                 return 1
         if command.getCommandName() == "exit":
             return 0

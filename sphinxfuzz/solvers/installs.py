@@ -25,13 +25,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from sphinxfuzz.errors import ExternalError
+
 PACKAGES = {"z3": "z3-solver", "cvc5": "cvc5"}
 SHIM = Path(__file__).resolve().with_name("cvc5_shim.py")
 _RECORD = "installed.json"
 _OLDEST_SHIM_CVC5 = (1, 1)
 
 
-class InstallError(RuntimeError):
+class InstallError(ExternalError):
     """An install that cannot be done; the message says why and what to do."""
 
 
@@ -153,7 +155,9 @@ def install(family: str, version: str, *, say: object = print) -> Installed:
     if done.returncode != 0:
         shutil.rmtree(work, ignore_errors=True)
         lines = (done.stderr or done.stdout).strip().splitlines()
-        raise InstallError(f"pip install {PACKAGES[family]}=={package_version}: {lines[-1] if lines else 'failed'}")
+        raise InstallError(
+            f"pip install {PACKAGES[family]}=={package_version}: {lines[-1] if lines else 'failed'}"
+        )
     record = {
         "family": family,
         "version": short,

@@ -184,7 +184,9 @@ class PersistentSolver:
                 self.close()  # z3 keeps global parameters across (reset)
         stdout = out.decode("utf-8", "replace")
         stderr = err.decode("utf-8", "replace")
-        found = output_limit() if self.over_limit else classify(stdout, stderr, exit_code, timed_out)
+        found = (
+            output_limit() if self.over_limit else classify(stdout, stderr, exit_code, timed_out)
+        )
         return SolverResult(
             spec=self.spec,
             outcome=found.outcome,
@@ -257,7 +259,9 @@ class PersistentSolver:
             if exited_at is not None and now - exited_at > reaper.EXIT_GRACE:
                 return False, process.returncode or 0, False
             writers = [stdin] if pending else []
-            ready, writable, _ = select.select(list(streams), writers, [], min(deadline - now, 0.25))
+            ready, writable, _ = select.select(
+                list(streams), writers, [], min(deadline - now, 0.25)
+            )
             if writable:
                 try:
                     pending = pending[os.write(stdin, pending[:65536]) :]

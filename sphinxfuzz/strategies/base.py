@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, Protocol, runtime_checkable
 
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Script, print_script
 
@@ -53,7 +54,7 @@ class Strategy(Protocol):
     def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]: ...
 
 
-class StrategyError(KeyError):
+class StrategyError(InputError):
     """An unknown strategy name, or a second strategy under a name already taken."""
 
     def __str__(self) -> str:  # KeyError would print the message quoted

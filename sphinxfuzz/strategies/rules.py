@@ -16,11 +16,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphinxfuzz.errors import InputError
+
 HERE = Path(__file__).resolve().parent
 TABLES = ("string_equivalences.json", "fusion_functions.json", "approximations.json")
 
 
-class RuleError(ValueError):
+class RuleError(InputError):
     """A table row that is malformed or not proved; the message names file and rule."""
 
 

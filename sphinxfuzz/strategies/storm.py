@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
+from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import (
     Atom,
@@ -37,7 +38,7 @@ from sphinxfuzz.strategies.seedparts import is_quantifier_free, single_query, sp
 OPAQUE = {"let", "!", "match", "forall", "exists", "lambda"}  # their bodies are not closed terms
 
 
-class ModelError(RuntimeError):
+class ModelError(ExternalError):
     """The trusted solver gave no usable values (not sat, or an unreadable answer)."""
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.smtlib import Atom, Node, SList
 
 MAX_CHAR = 0x2FFFF
@@ -20,7 +21,7 @@ MAX_CHAR = 0x2FFFF
 Value = bool | int | str
 
 
-class EvalError(ValueError):
+class EvalError(InputError):
     """A term outside the fragment this module evaluates (unknown operator or free symbol)."""
 
 

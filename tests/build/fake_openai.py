@@ -33,15 +33,24 @@ class FakeOpenAI:
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                owner.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+                owner.requests.append(
+                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                )
                 if owner.statuses:
                     status = owner.statuses.pop(0)
-                    payload = {"error": {"message": f"test status {status}", "type": "test", "code": status}}
+                    payload = {
+                        "error": {
+                            "message": f"test status {status}",
+                            "type": "test",
+                            "code": status,
+                        }
+                    }
                     self._send(status, payload)
                     return
                 number = len(owner.requests)
                 if owner.expected is not None and (
-                    number > len(owner.expected) or body.get("messages") != owner.expected[number - 1]
+                    number > len(owner.expected)
+                    or body.get("messages") != owner.expected[number - 1]
                 ):
                     owner.mismatches.append(number)
                     message = f"request {number} does not match the recorded prompt"

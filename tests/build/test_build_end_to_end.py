@@ -22,14 +22,27 @@ DOCS = FIXTURES / "docs"  # the Core document as it was when the transcript was 
 
 def test_core_is_built_broken_then_refined(tmp_path: Path) -> None:
     records = read_transcript(TRANSCRIPT)
-    assert [r["step"] for r in records] == ["grammar", "implement", "distil_errors", "refine_errors"]
+    assert [r["step"] for r in records] == [
+        "grammar",
+        "implement",
+        "distil_errors",
+        "refine_errors",
+    ]
     recorded_prompts = [r["messages"] for r in records]
     with FakeOpenAI([r["answer"] for r in records], expected=recorded_prompts) as server:
         result = CliRunner(env={"COLUMNS": "200"}).invoke(
             app,
             [
-                "build-generators", "Core", "--llm", "openai", "--model", "recorded",
-                "--docs", str(DOCS), "--out", str(tmp_path / "out"),
+                "build-generators",
+                "Core",
+                "--llm",
+                "openai",
+                "--model",
+                "recorded",
+                "--docs",
+                str(DOCS),
+                "--out",
+                str(tmp_path / "out"),
             ],
             env={"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": server.base_url},
         )
@@ -58,14 +71,24 @@ def test_core_is_built_broken_then_refined(tmp_path: Path) -> None:
     written = read_transcript(folder / "transcript.jsonl")
     assert [r["answer"] for r in written] == [r["answer"] for r in records]
     assert (folder / "grammar.lark").read_text().startswith("start:")
-    assert manifest["generator_sha256"] == hashlib.sha256((folder / "generator.py").read_bytes()).hexdigest()
+    assert (
+        manifest["generator_sha256"]
+        == hashlib.sha256((folder / "generator.py").read_bytes()).hexdigest()
+    )
     assert manifest["hand_edits"] == []
 
 
 def test_replay_rebuilds_from_the_transcript_and_refuses_a_changed_document(tmp_path: Path) -> None:
     runner = CliRunner(env={"COLUMNS": "200"})
     log = tmp_path / "all.jsonl"
-    args = ["build-generators", "Core", "--llm", f"replay:{TRANSCRIPT}", "--out", str(tmp_path / "out")]
+    args = [
+        "build-generators",
+        "Core",
+        "--llm",
+        f"replay:{TRANSCRIPT}",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     result = runner.invoke(app, [*args, "--docs", str(DOCS), "--transcript", str(log)])
     assert result.exit_code == 0, result.output
     assert [r["backend"] for r in read_transcript(log)] == ["replay"] * 4
@@ -107,4 +130,6 @@ def test_an_exchange_build_names_the_model_that_answered(tmp_path: Path) -> None
     folder = tmp_path / "out" / "Core"
     manifest = json.loads((folder / "manifest.json").read_text())
     assert (manifest["backend"], manifest["model"]) == ("exchange", "qwen2.5-coder:32b")
-    assert "model qwen2.5-coder:32b via the exchange backend" in (folder / "generator.py").read_text()
+    assert (
+        "model qwen2.5-coder:32b via the exchange backend" in (folder / "generator.py").read_text()
+    )

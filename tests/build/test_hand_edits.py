@@ -17,9 +17,16 @@ CODE = 'import random\n\nTHEORY = "Core"\nSOLVERS = ("z3",)\n\n\ndef generate(rn
 
 
 def built(tmp_path: Path) -> Path:
-    result = BuildResult("Core", 'start: "true"\n', CODE, [Round(1, 3, 5), Round(2, 5, 5, conformance=1.0)], 2)
+    result = BuildResult(
+        "Core", 'start: "true"\n', CODE, [Round(1, 3, 5), Round(2, 5, 5, conformance=1.0)], 2
+    )
     manifest = make_manifest(
-        result, solvers=("z3",), model="m", backend="replay", prompt_hashes={}, solver_versions={"z3": "4"}
+        result,
+        solvers=("z3",),
+        model="m",
+        backend="replay",
+        prompt_hashes={},
+        solver_versions={"z3": "4"},
     )
     return write_theory(tmp_path, result, manifest, "")
 
@@ -33,11 +40,31 @@ def test_a_hand_edit_is_detected_refused_and_recorded(tmp_path: Path) -> None:
 
     runner = CliRunner()
     # the replay file does not exist: the refusal comes before the model is set up
-    rebuild = ["build-generators", "Core", "--llm", "replay:/nonexistent.jsonl", "--out", str(tmp_path)]
+    rebuild = [
+        "build-generators",
+        "Core",
+        "--llm",
+        "replay:/nonexistent.jsonl",
+        "--out",
+        str(tmp_path),
+    ]
     refused = runner.invoke(app, rebuild)
-    assert refused.exit_code == 2 and "edited by hand" in refused.output and "--force" in refused.output
+    assert (
+        refused.exit_code == 2
+        and "edited by hand" in refused.output
+        and "--force" in refused.output
+    )
 
-    args = ["record-hand-edit", "Core", "--by", "Ada", "--what", "false, not true", "--out", str(tmp_path)]
+    args = [
+        "record-hand-edit",
+        "Core",
+        "--by",
+        "Ada",
+        "--what",
+        "false, not true",
+        "--out",
+        str(tmp_path),
+    ]
     recorded = runner.invoke(app, args)
     assert recorded.exit_code == 0, recorded.output
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -65,15 +92,21 @@ def test_older_manifests_are_checked_against_their_transcript(tmp_path: Path) ->
     (folder / "manifest.json").write_text(json.dumps(manifest))
     assert unrecorded_edit(folder) is None
     generator = folder / "generator.py"
-    generator.write_text(generator.read_text().replace("import random\n", "import random\nimport math\n", 1))
+    generator.write_text(
+        generator.read_text().replace("import random\n", "import random\nimport math\n", 1)
+    )
     assert "edited by hand" in (unrecorded_edit(folder) or "")
 
 
 def test_shipped_manifests_are_valid_and_no_generator_was_edited_unrecorded() -> None:
-    folders = [f for f in sorted(default_generators_dir().iterdir()) if (f / "manifest.json").is_file()]
+    folders = [
+        f for f in sorted(default_generators_dir().iterdir()) if (f / "manifest.json").is_file()
+    ]
     assert folders, "no shipped generator has a manifest"
     for folder in folders:
-        validate_manifest(json.loads((folder / "manifest.json").read_text()), str(folder / "manifest.json"))
+        validate_manifest(
+            json.loads((folder / "manifest.json").read_text()), str(folder / "manifest.json")
+        )
         assert unrecorded_edit(folder) is None
 
 

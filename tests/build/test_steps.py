@@ -24,7 +24,7 @@ from sphinxfuzz.solvers import parse_specs
 from tests.build.fake_openai import FakeOpenAI
 
 GOOD_GRAMMAR = '```lark\nstart: "(" "and" SYMBOL SYMBOL ")"\nSYMBOL: /[a-z][a-z0-9]*/\n%import common.WS\n%ignore WS\n```'
-GOOD_CODE = '''```python
+GOOD_CODE = """```python
 import random
 
 THEORY = "Core"
@@ -34,7 +34,7 @@ SOLVERS = ("z3", "cvc5")
 def generate(rng: random.Random) -> tuple[str, str]:
     a, b = f"p{rng.randint(0, 9)}", f"q{rng.randint(0, 9)}"
     return f"(declare-const {a} Bool)\\n(declare-const {b} Bool)", f"(and {a} {b})"
-```'''
+```"""
 
 
 class ScriptedModel:
@@ -54,11 +54,13 @@ class ScriptedModel:
 
 def builder(model: ScriptedModel, rounds: int = 3) -> TheoryBuilder:
     doc = load_theory_doc(default_docs_dir() / "Core.md")
-    return TheoryBuilder(doc, model, Prompts(), parse_specs("z3"), rounds=rounds, samples=5, sample_timeout=5)
+    return TheoryBuilder(
+        doc, model, Prompts(), parse_specs("z3"), rounds=rounds, samples=5, sample_timeout=5
+    )
 
 
 def code(body: str) -> str:
-    return "```python\nimport random\n\nTHEORY = \"Core\"\nSOLVERS = (\"z3\",)\n\n" + body + "\n```"
+    return '```python\nimport random\n\nTHEORY = "Core"\nSOLVERS = ("z3",)\n\n' + body + "\n```"
 
 
 def test_a_grammar_lark_rejects_goes_back_with_its_error() -> None:
@@ -75,7 +77,10 @@ def test_a_grammar_lark_rejects_goes_back_with_its_error() -> None:
 @pytest.mark.parametrize(
     ("bad", "problem"),
     [
-        ("import os\n\ndef generate(rng):\n    os.system('true')\n    return ('', 'true')", "import of 'os'"),
+        (
+            "import os\n\ndef generate(rng):\n    os.system('true')\n    return ('', 'true')",
+            "import of 'os'",
+        ),
         ("def generate(rng):\n    open('/etc/passwd').read()\n    return ('', 'true')", "open"),
     ],
 )
@@ -93,7 +98,10 @@ def test_unsafe_code_is_refused_before_it_runs(bad: str, problem: str, tmp_path:
     ("body", "kind"),
     [
         ("def generate(rng):\n    while True:\n        pass", "timeout"),
-        ("def generate(rng):\n    hog = [bytearray(10**7) for _ in range(10**4)]\n    return ('', 'true')", "memory"),
+        (
+            "def generate(rng):\n    hog = [bytearray(10**7) for _ in range(10**4)]\n    return ('', 'true')",
+            "memory",
+        ),
         ("def generate(rng):\n    return ('', 'true' + 1)", "exception"),
     ],
 )
@@ -122,7 +130,14 @@ def test_extract_block_prefers_the_marked_language() -> None:
 
 def test_replay_mismatch_is_a_clear_error(tmp_path: Path) -> None:
     recorded = Transcript(tmp_path / "t.jsonl")
-    recorded.append({"step": "grammar", "theory": "Core", "messages": [{"role": "user", "content": "old prompt"}], "answer": "x"})
+    recorded.append(
+        {
+            "step": "grammar",
+            "theory": "Core",
+            "messages": [{"role": "user", "content": "old prompt"}],
+            "answer": "x",
+        }
+    )
     replay = ReplayBackend(tmp_path / "t.jsonl", Transcript(None))
     with pytest.raises(LLMError) as excinfo:
         replay.complete("grammar", [{"role": "user", "content": "new prompt"}], theory="Core")
@@ -135,13 +150,21 @@ def test_replay_mismatch_is_a_clear_error(tmp_path: Path) -> None:
 
 def _backend(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> OpenAIBackend:
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    return OpenAIBackend(Settings(model="m", base_url=server.base_url, timeout=10), Transcript(None), attempts=4, backoff=0.01)
+    return OpenAIBackend(
+        Settings(model="m", base_url=server.base_url, timeout=10),
+        Transcript(None),
+        attempts=4,
+        backoff=0.01,
+    )
 
 
 def test_retries_on_rate_limits_and_server_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAI(["fine"], statuses=[429, 500, 503]) as server:
         backend = _backend(server, monkeypatch)
-        assert backend.complete("grammar", [{"role": "user", "content": "hi"}], theory="Core") == "fine"
+        assert (
+            backend.complete("grammar", [{"role": "user", "content": "hi"}], theory="Core")
+            == "fine"
+        )
         assert len(server.requests) == 4
     assert backend.transcript.records[0]["answer"] == "fine"
 
@@ -149,14 +172,18 @@ def test_retries_on_rate_limits_and_server_errors(monkeypatch: pytest.MonkeyPatc
 def test_gives_up_after_the_last_attempt(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAI([], statuses=[502] * 4) as server:
         with pytest.raises(LLMError, match="failed 4 times"):
-            _backend(server, monkeypatch).complete("grammar", [{"role": "user", "content": "hi"}], theory="Core")
+            _backend(server, monkeypatch).complete(
+                "grammar", [{"role": "user", "content": "hi"}], theory="Core"
+            )
 
 
 @pytest.mark.parametrize("status", [401, 403])
 def test_stops_at_once_on_a_rejected_key(status: int, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAI(["never"], statuses=[status]) as server:
         with pytest.raises(LLMError, match="rejected the API key"):
-            _backend(server, monkeypatch).complete("grammar", [{"role": "user", "content": "hi"}], theory="Core")
+            _backend(server, monkeypatch).complete(
+                "grammar", [{"role": "user", "content": "hi"}], theory="Core"
+            )
         assert len(server.requests) == 1
 
 
@@ -178,21 +205,34 @@ def test_exchange_round_trip(tmp_path: Path) -> None:
 
     thread = threading.Thread(target=answer)
     thread.start()
-    assert backend.complete("grammar", [{"role": "user", "content": "the question"}], theory="Core") == "the answer"
+    assert (
+        backend.complete("grammar", [{"role": "user", "content": "the question"}], theory="Core")
+        == "the answer"
+    )
     thread.join()
     assert backend.transcript.records[0]["prompt_file"] == "0001-Core-grammar.prompt.md"
     with pytest.raises(LLMError, match="no answer in"):
-        ExchangeBackend(tmp_path, Transcript(None), timeout=0.2, poll=0.05, notify=lambda _m: None).complete("implement", [], theory="Core")
+        ExchangeBackend(
+            tmp_path, Transcript(None), timeout=0.2, poll=0.05, notify=lambda _m: None
+        ).complete("implement", [], theory="Core")
 
 
-def test_settings_come_from_config_file_environment_and_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settings_come_from_config_file_environment_and_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from sphinxfuzz.build.llm import load_settings
 
     config = tmp_path / "sphinxfuzz.toml"
-    config.write_text('[llm]\nmodel = "qwen2.5-coder"\nbase_url = "http://localhost:11434/v1"\ntemperature = 0.5\n')
+    config.write_text(
+        '[llm]\nmodel = "qwen2.5-coder"\nbase_url = "http://localhost:11434/v1"\ntemperature = 0.5\n'
+    )
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     settings = load_settings(None, [config])
-    assert (settings.model, settings.base_url, settings.temperature) == ("qwen2.5-coder", "http://localhost:11434/v1", 0.5)
+    assert (settings.model, settings.base_url, settings.temperature) == (
+        "qwen2.5-coder",
+        "http://localhost:11434/v1",
+        0.5,
+    )
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
     settings = load_settings("served", [config])
     assert (settings.model, settings.base_url) == ("served", "http://localhost:8000/v1")

@@ -32,7 +32,7 @@ def bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     cache = tmp_path / "cache"
     monkeypatch.setenv("SPHINXFUZZ_CACHE", str(cache))
     crasher = tmp_path / "crashing_release"
-    crasher.write_text(f"#!/bin/sh\nexec {sys.executable} {CRASHER} \"$@\"\n")
+    crasher.write_text(f'#!/bin/sh\nexec {sys.executable} {CRASHER} "$@"\n')
     crasher.chmod(0o755)
     z3 = shutil.which("z3")
     assert z3 is not None
@@ -52,18 +52,33 @@ def bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
 def test_given_versions_give_the_lifespan(bug: tuple[Path, Path]) -> None:
     root, folder = bug
     result = bisect_bug(root, folder, "z3", versions=["4.9.0", "4.10.1"], say=lambda _: None)
-    assert [(t.version, t.status) for t in result.versions] == [("4.9.0", "bug"), ("4.10.1", "clean")]
+    assert [(t.version, t.status) for t in result.versions] == [
+        ("4.9.0", "bug"),
+        ("4.10.1", "clean"),
+    ]
     saved = json.loads((folder / "bisect.json").read_text())
-    assert (saved["first_bad"], saved["last_bad"], saved["first_good_after"]) == ("4.9.0", "4.9.0", "4.10.1")
+    assert (saved["first_bad"], saved["last_bad"], saved["first_good_after"]) == (
+        "4.9.0",
+        "4.9.0",
+        "4.10.1",
+    )
 
 
-def test_the_sample_is_refined_where_the_bug_goes(bug: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_sample_is_refined_where_the_bug_goes(
+    bug: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root, folder = bug
     releases = ("4.8.4.0", *(f"{v}.0" for v in BUGGY + FIXED), "4.11.0.0.post1")
     monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
     assert candidate_versions("z3") == [*BUGGY, *FIXED]  # too old and post releases left out
     # the first and the last patch of every minor
-    assert coarse_sample(candidate_versions("z3")) == ["4.9.0", "4.9.2", "4.10.0", "4.10.2", "4.11.0"]
+    assert coarse_sample(candidate_versions("z3")) == [
+        "4.9.0",
+        "4.9.2",
+        "4.10.0",
+        "4.10.2",
+        "4.11.0",
+    ]
     result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
     tried = {t.version: t.status for t in result.versions}
     # 4.10.0 bad and 4.10.2 good in the sample: 4.10.1 in between decides; 4.9.1 is not needed
@@ -91,7 +106,11 @@ def test_a_bug_of_an_old_minors_early_patches_is_found(
     releases = ("4.8.5.0", "4.8.6.0", "4.8.7.0", "4.8.8.0", "4.8.9.0", "4.10.1.0", "4.11.0.0")
     monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
     result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
-    assert (result.first_bad, result.last_bad, result.first_good_after) == ("4.8.5", "4.8.6", "4.8.7")
+    assert (result.first_bad, result.last_bad, result.first_good_after) == (
+        "4.8.5",
+        "4.8.6",
+        "4.8.7",
+    )
     # bisection inside 4.8.5..4.8.9 tries 4.8.7 and 4.8.6, never every release
     tried = [t["version"] for t in result.to_json()["versions"]]  # type: ignore[union-attr]
     assert tried == ["4.8.5", "4.8.6", "4.8.7", "4.8.9", "4.10.1", "4.11.0"]
@@ -113,7 +132,11 @@ def test_the_release_the_bug_was_found_on_is_tried(
     releases = ("4.8.5.0", "4.8.6.0", "4.8.7.0", "4.8.8.0")
     monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
     result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
-    assert (result.first_bad, result.last_bad, result.first_good_after) == ("4.8.6", "4.8.7", "4.8.8")
+    assert (result.first_bad, result.last_bad, result.first_good_after) == (
+        "4.8.6",
+        "4.8.7",
+        "4.8.8",
+    )
 
 
 def test_the_first_release_is_found_where_older_ones_reject_the_input(
@@ -121,7 +144,7 @@ def test_the_first_release_is_found_where_older_ones_reject_the_input(
 ) -> None:
     root, folder = bug
     rejecter = tmp_path / "rejecting_release"
-    rejecter.write_text('#!/bin/sh\necho \'(error "line 1 column 1: unknown constant")\'\nexit 1\n')
+    rejecter.write_text("#!/bin/sh\necho '(error \"line 1 column 1: unknown constant\")'\nexit 1\n")
     rejecter.chmod(0o755)
     _release(tmp_path / "cache", "4.8.9", rejecter)
     releases = ("4.8.9.0", *(f"{v}.0" for v in BUGGY + FIXED))
@@ -130,7 +153,11 @@ def test_the_first_release_is_found_where_older_ones_reject_the_input(
     tried = {t.version: t.status for t in result.versions}
     # 4.8.9 rejects, 4.9.1 crashes in the sample: 4.9.0 in between is the first that crashes
     assert tried["4.8.9"] == "rejected" and tried["4.9.0"] == "bug"
-    assert (result.first_bad, result.last_bad, result.first_good_after) == ("4.9.0", "4.10.0", "4.10.1")
+    assert (result.first_bad, result.last_bad, result.first_good_after) == (
+        "4.9.0",
+        "4.10.0",
+        "4.10.1",
+    )
 
 
 def test_the_wrong_solver_is_a_clear_error(bug: tuple[Path, Path]) -> None:
@@ -148,6 +175,11 @@ def test_cli_names_an_unknown_bug_and_tabulates_all(bug: tuple[Path, Path]) -> N
     runner = CliRunner()
     missing = runner.invoke(app, ["bisect", folder.name + "x", "--campaign", str(root)])
     assert missing.exit_code == 2 and f"did you mean {folder.name}" in missing.output
-    table = runner.invoke(app, ["bisect", "--all", "--campaign", str(root), "--versions", "4.10.0,4.11.0"])
+    table = runner.invoke(
+        app, ["bisect", "--all", "--campaign", str(root), "--versions", "4.10.0,4.11.0"]
+    )
     assert table.exit_code == 0, table.output
-    assert "bug lifespans" in table.output and "Releases tried (2): 4.10.0 bug, 4.11.0 clean." in table.output
+    assert (
+        "bug lifespans" in table.output
+        and "Releases tried (2): 4.10.0 bug, 4.11.0 clean." in table.output
+    )

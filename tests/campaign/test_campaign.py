@@ -217,7 +217,9 @@ def test_a_seed_with_fast_mutants_gets_more_of_them(tmp_path: Path) -> None:
     fast = config_for([SEEDS / "plain.smt2"], "z3", per_seed=4, fast_factor=3)
     assert run_campaign(fast, tmp_path / "fast", Budget()).mutants == 12
     slow = str(FIXTURES / "slow_on_model.py")
-    sluggish = config_for([SEEDS / "plain.smt2"], f"z3;{slow} --delay 0.3", per_seed=4, fast_factor=3)
+    sluggish = config_for(
+        [SEEDS / "plain.smt2"], f"z3;{slow} --delay 0.3", per_seed=4, fast_factor=3
+    )
     assert run_campaign(sluggish, tmp_path / "slow", Budget()).mutants == 4
 
 
@@ -255,7 +257,9 @@ def generate(rng: random.Random) -> tuple[str, str]:
 '''
 
 
-def _rejected_theory_campaign(tmp_path: Path, name: str, adapt: bool) -> tuple[dict[str, int], list[str]]:
+def _rejected_theory_campaign(
+    tmp_path: Path, name: str, adapt: bool
+) -> tuple[dict[str, int], list[str]]:
     generators = tmp_path / f"generators-{name}"
     for theory, sort, op, what in (
         ("Strings", "String", "str.<", "ill-sorted (a string against a number)"),

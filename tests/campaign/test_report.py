@@ -151,7 +151,9 @@ def test_report_of_a_soundness_campaign_counts_acceptance_per_theory(
     assert "not recorded" not in text
     for theory, count in stats.theories.items():
         share = f"{stats.theories_accepted[theory] / count:.1%}"
-        assert f"{theory} {count} {stats.theories_accepted[theory]} {share}" in " ".join(text.split())
+        assert f"{theory} {count} {stats.theories_accepted[theory]} {share}" in " ".join(
+            text.split()
+        )
     issue = page.textareas[0]
     assert "unsat on a satisfiable formula" in issue and "Model given by z3" in issue
     assert "liar_unsat.py bug.smt2" in issue and "Expected: sat" in issue
@@ -171,10 +173,19 @@ def test_issue_texts_name_what_a_maintainer_can_run() -> None:
     assert plain_command("cvc5 --check-models", "cvc5") == "cvc5 --check-models"
     assert (solver_words("z3@4.8.8", "z3"), solver_words("cvc5", "cvc5")) == ("z3", "cvc5")
     assert describe("disagreement", None) == "disagreement between the solvers"
-    once = {"solver": "z3", "first_bad": "4.8.5", "last_bad": "4.8.5", "first_good_after": "4.8.6",
-            "versions": [{"version": "4.8.5", "status": "bug"}, {"version": "4.8.6", "status": "clean"}]}
+    once = {
+        "solver": "z3",
+        "first_bad": "4.8.5",
+        "last_bad": "4.8.5",
+        "first_good_after": "4.8.6",
+        "versions": [
+            {"version": "4.8.5", "status": "bug"},
+            {"version": "4.8.6", "status": "clean"},
+        ],
+    }
     assert bisect_summary(once).startswith(
-        "Of the z3 releases tried, only 4.8.5 shows the bug; 4.8.6 is the first release after")
+        "Of the z3 releases tried, only 4.8.5 shows the bug; 4.8.6 is the first release after"
+    )
     still = {**once, "first_good_after": None, "versions": once["versions"][:1]}
     assert "the newest release tried (4.8.5) still has it" in bisect_summary(still)
 

@@ -27,13 +27,17 @@ def test_options_come_from_the_theory_documents(tmp_path: Path) -> None:
         "---\ntheory: Sets\nsolvers: cvc5\nlogic: ALL\nkind: extension\n"
         "options: sets-exp=true, strings-exp=true\n---\n# Sets\n" + TABLE
     )
-    (docs / "Ints.md").write_text("---\ntheory: Ints\nsolvers: z3, cvc5\nlogic: ALL\nkind: standard\n---\n# Ints\n" + TABLE)
+    (docs / "Ints.md").write_text(
+        "---\ntheory: Ints\nsolvers: z3, cvc5\nlogic: ALL\nkind: standard\n---\n# Ints\n" + TABLE
+    )
     found = theory_options(str(generators), [_entry("Sets"), _entry("Ints"), _entry("NoDoc")])
     assert found == {"Sets": ("sets-exp=true", "strings-exp=true")}
 
 
 def test_the_shipped_sets_document_asks_for_sets_exp() -> None:
-    found = theory_options(str(REPO / "generated_generators"), [_entry("CVC5_Sets"), _entry("Core")])
+    found = theory_options(
+        str(REPO / "generated_generators"), [_entry("CVC5_Sets"), _entry("Core")]
+    )
     assert found == {"CVC5_Sets": ("sets-exp=true",)}
 
 
@@ -45,7 +49,10 @@ def test_versions_of_one_solver_get_that_solver_s_own_theories() -> None:
     assert all(set(catalogue.entries[t].solvers) >= {"z3", "cvc5"} for t in both)
     extra = set(only_z3) - set(both)
     assert all(catalogue.entries[t].solvers == ("z3",) for t in extra)
-    assert [e.theory for e in generator_entries(str(REPO / "generated_generators"), parse_specs("z3;cvc5"))] == both
+    assert [
+        e.theory
+        for e in generator_entries(str(REPO / "generated_generators"), parse_specs("z3;cvc5"))
+    ] == both
 
 
 def test_the_cvc5_shim_spelled_out_is_cvc5_so_z3_only_theories_stay_out() -> None:

@@ -51,7 +51,9 @@ def test_soundness_bugs_group_by_shape_of_the_reduced_formula(
     before = campaign_groups(root)
     assert sum(len(g.bugs) for g in before) == len(bugs)
     for group in before:  # every member really has its group's key
-        assert {group_key(b) for b in group.bugs} == {(group.kind, group.solver, group.theories, group.key)}
+        assert {group_key(b) for b in group.bugs} == {
+            (group.kind, group.solver, group.theories, group.key)
+        }
     # once reduced to one core (names and constants aside), bugs of any theories are one group
     for index, bug in enumerate(bugs):
         core = f"(declare-const v{index} Int)\n(assert (< v{index} {100 + index}))\n(check-sat)\n"

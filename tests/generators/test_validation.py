@@ -105,6 +105,9 @@ def test_higher_order_terms_are_checked_under_an_ho_logic() -> None:
     assert logic_for("(declare-const x Int)", "(> x 0)") == "ALL"
     assert logic_for("", "(set.is_empty ((_ rel.project 0) r))") == "HO_ALL"  # maps over tuples
     # under ALL cvc5 would reject the arrow sort ("Symbol '->' not declared as a type")
-    pairs = [("(declare-const f (-> Int Int))", "(= (f 1) 2)"), ("(declare-const x Int)", "(> x 0)")]
+    pairs = [
+        ("(declare-const f (-> Int Int))", "(= (f 1) 2)"),
+        ("(declare-const x Int)", "(> x 0)"),
+    ]
     verdicts = check_terms(pairs, parse_specs("cvc5"))
     assert all(v.valid for v in verdicts), [v.errors for v in verdicts]

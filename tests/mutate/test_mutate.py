@@ -40,7 +40,10 @@ class SortedSource:
         rng = random.Random(seed)
         shape = rng.randrange(4)
         if shape == 0:
-            return "(declare-const i1 Int)\n(declare-const i2 Int)", f"(> (+ i1 {rng.randint(0, 9)}) i2)"
+            return (
+                "(declare-const i1 Int)\n(declare-const i2 Int)",
+                f"(> (+ i1 {rng.randint(0, 9)}) i2)",
+            )
         if shape == 1:
             return "(declare-const f Real)", "(< f 2.5)"
         if shape == 2:
@@ -64,10 +67,20 @@ def seed(tmp_path):
 def test_atoms_exclude_connectives_and_include_binder_bodies(seed) -> None:
     atoms, _info = find_atoms(seed.script)
     texts = {print_node(site.node) for site in atoms}
-    assert {"(> x 0)", "p", "(< y 5)", "(> q r)", "(> m k)", "(bvult c b)", "(distinct z x)"} <= texts
+    assert {
+        "(> x 0)",
+        "p",
+        "(< y 5)",
+        "(> q r)",
+        "(> m k)",
+        "(bvult c b)",
+        "(distinct z x)",
+    } <= texts
     assert "(= (= x y) p)" not in texts  # = over Bool is a connective
     assert "(= x y)" in texts
-    assert not any(t.startswith(("(and", "(or", "(=>", "(forall", "(let", "(exists")) for t in texts)
+    assert not any(
+        t.startswith(("(and", "(or", "(=>", "(forall", "(let", "(exists")) for t in texts
+    )
 
 
 def _check_adapted(mutant: Mutant, seed_script) -> None:
@@ -111,7 +124,9 @@ def test_renamed_constants_use_in_scope_variables_of_the_same_sort(seed) -> None
                 continue
             if name in seed_sorts:
                 visible = info.constants_at.get(site.command, {})
-                assert name in visible, f"{name} used out of scope in {print_node(script.commands[site.command])}"
+                assert name in visible, (
+                    f"{name} used out of scope in {print_node(script.commands[site.command])}"
+                )
                 assert str(site.sort) == seed_sorts[name]
         # `z` lives only between push and pop: never used after the pop
         after_pop = script.commands[[c.head_name() for c in script.commands].index("pop") :]
@@ -132,7 +147,7 @@ def test_quantified_variables_are_used_only_under_their_quantifier(seed) -> None
             for var in ("q", "k", "m", "c"):
                 if f" {var})" in text or f" {var} " in text:
                     # bound variables may only occur inside their own binder's assertion
-                    assert ("forall" in text or "exists" in text), text
+                    assert "forall" in text or "exists" in text, text
                     used_bound += 1
         _check_adapted(mutant, seed.script)
     assert used_bound > 0
@@ -158,13 +173,17 @@ def test_mutant_has_models_and_fresh_names_apart(seed) -> None:
     assert heads.count("get-model") == heads.count("check-sat")
     assert all(heads[i + 1] == "get-model" for i, h in enumerate(heads) if h == "check-sat")
     # fresh constants were kept apart from the seed's (rename_prob 0): no clash, all declared
-    declared = [print_node(c.items[1]) for c in mutant.script.commands if c.head_name() == "declare-const"]
+    declared = [
+        print_node(c.items[1]) for c in mutant.script.commands if c.head_name() == "declare-const"
+    ]
     assert len(declared) == len(set(declared))
 
 
 def test_logic_is_widened_only_when_inserted_terms_need_it(tmp_path) -> None:
     path = tmp_path / "lia.smt2"
-    path.write_text("(set-logic QF_LIA)(declare-const x Int)(assert (> x 0))(assert (< x 9))(check-sat)")
+    path.write_text(
+        "(set-logic QF_LIA)(declare-const x Int)(assert (> x 0))(assert (< x 9))(check-sat)"
+    )
     seed = load_seed(path)
     logics = set()
     for index in range(30):
@@ -305,7 +324,9 @@ class HeapSource:
         return "(declare-heap (Int Int))\n(declare-const xa Int)", "(sep (pto xa 1) (not sep.emp))"
 
 
-def test_separation_logic_terms_share_one_heap_declared_before_the_first_assertion(tmp_path) -> None:
+def test_separation_logic_terms_share_one_heap_declared_before_the_first_assertion(
+    tmp_path,
+) -> None:
     path = tmp_path / "lia.smt2"
     path.write_text(
         "(set-logic QF_LIA)\n(declare-const x Int)\n(assert (> x 0))\n"

@@ -44,7 +44,7 @@ def test_floating_point_arrays_strings_sequences() -> None:
     assert found["(fp.add RNE f f)"] == "(_ FloatingPoint 8 24)"
     assert found["(select (store a 1 #x2) 0)"] == "(_ BitVec 4)"
     assert found["((as const (Array Int (_ BitVec 4))) #x0)"] == "(Array Int (_ BitVec 4))"
-    assert found["(re.* (str.to_re \"ab\"))"] == "RegLan"
+    assert found['(re.* (str.to_re "ab"))'] == "RegLan"
     assert found["(seq.unit 3)"] == "(Seq Int)"
     assert found["(seq.nth (seq.++ q (seq.unit 3)) 0)"] == "Int"
     assert found["(fp #b0 #b11111111 #b10000000000000000000000)"] == "(_ FloatingPoint 8 24)"

@@ -93,7 +93,7 @@ def test_errors_name_file_line_column_and_cause(text: str, where: str, cause: st
 
 def test_parse_file_reports_non_utf8(tmp_path) -> None:
     path = tmp_path / "latin.smt2"
-    path.write_bytes(b"(assert true)\n(echo \"\xe9\")\n")
+    path.write_bytes(b'(assert true)\n(echo "\xe9")\n')
     with pytest.raises(SmtParseError, match=r"latin.smt2:2:8: not UTF-8"):
         parse_file(path)
 

@@ -57,7 +57,9 @@ def mutated_sample(draw: st.DrawFn) -> str:
             end = min(len(text), position + draw(st.integers(1, 12)))
             text = text[:position] + text[end:]
         elif action == "insert":
-            text = text[:position] + draw(st.text(ALPHABET, min_size=1, max_size=5)) + text[position:]
+            text = (
+                text[:position] + draw(st.text(ALPHABET, min_size=1, max_size=5)) + text[position:]
+            )
         else:
             end = min(len(text), position + draw(st.integers(1, 40)))
             text = text[:position] + text[position:end] + text[position:]

@@ -48,7 +48,10 @@ def test_a_spec_names_an_installed_release(cache: Path) -> None:
 
 
 def test_a_release_not_installed_says_how_to_install_it(cache: Path) -> None:
-    with pytest.raises(SolverSpecError, match=r"z3 4\.12\.2 is not installed; run `sphinxfuzz solvers install z3==4\.12\.2`"):
+    with pytest.raises(
+        SolverSpecError,
+        match=r"z3 4\.12\.2 is not installed; run `sphinxfuzz solvers install z3==4\.12\.2`",
+    ):
         parse_specs("z3@4.12.2")
     with pytest.raises(SolverSpecError, match="NAME@VERSION"):
         parse_specs("yices@2.6.4")
@@ -61,11 +64,15 @@ def test_requirements_and_versions_pip_cannot_find() -> None:
         parse_requirement("boolector==3.2")
     available = ("4.12.1.0", "4.12.2.0", "4.13.0.0")
     assert _package_version("z3", "4.12.2", available) == "4.12.2.0"
-    with pytest.raises(InstallError, match=r"no release 4\.12\.9; nearest: 4\.12\.1\.0, 4\.12\.2\.0"):
+    with pytest.raises(
+        InstallError, match=r"no release 4\.12\.9; nearest: 4\.12\.1\.0, 4\.12\.2\.0"
+    ):
         _package_version("z3", "4.12.9", available)
 
 
-def test_old_cvc5_wheels_are_refused_with_a_way_out(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_old_cvc5_wheels_are_refused_with_a_way_out(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from sphinxfuzz.solvers import installs
 
     monkeypatch.setattr(installs, "released_versions", lambda family: ("1.0.8", "1.1.2"))

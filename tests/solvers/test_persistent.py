@@ -77,7 +77,9 @@ def test_a_timeout_kills_the_process_and_the_next_script_gets_a_new_one() -> Non
 
 
 def test_a_crash_is_classified_and_the_process_replaced() -> None:
-    standin = Path(__file__).resolve().parents[1] / "fixtures" / "campaign" / "z3_persistent_standin.py"
+    standin = (
+        Path(__file__).resolve().parents[1] / "fixtures" / "campaign" / "z3_persistent_standin.py"
+    )
     spec = parse_specs(str(standin))[0]
     assert supports_persistence(spec)
     crashing = "(declare-const crash_marker Int)\n(check-sat)\n(get-model)\n"
