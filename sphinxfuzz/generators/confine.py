@@ -28,7 +28,10 @@ import platform
 import signal
 import struct
 
-from sphinxfuzz.errors import ExternalError
+try:
+    from sphinxfuzz.errors import ExternalError
+except ImportError:  # loaded by file path in the sandbox child, where sphinxfuzz is not importable
+    ExternalError = RuntimeError  # type: ignore[misc,assignment]
 
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
