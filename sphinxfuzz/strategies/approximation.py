@@ -38,21 +38,23 @@ def literals(script: Script) -> list[tuple[SList, int, int]]:
 
     def visit(parent: SList, index: int, parity: int) -> None:
         node = parent.items[index]
-        head = node.head_name() if isinstance(node, SList) else None
+        if not isinstance(node, SList):
+            return  # a Boolean constant or variable: nothing to approximate
+        head = node.head_name()
         if head == "not" and len(node) == 2:
-            visit(node, 1, -parity)  # type: ignore[arg-type]
+            visit(node, 1, -parity)
         elif head in ("and", "or"):
             for i in range(1, len(node)):
-                visit(node, i, parity)  # type: ignore[arg-type]
+                visit(node, i, parity)
         elif head == "=>":
             for i in range(1, len(node)):
-                visit(node, i, -parity if i < len(node) - 1 else parity)  # type: ignore[arg-type]
+                visit(node, i, -parity if i < len(node) - 1 else parity)
         elif head == "ite" and len(node) == 4:
-            visit(node, 2, parity)  # type: ignore[arg-type]
-            visit(node, 3, parity)  # type: ignore[arg-type]
+            visit(node, 2, parity)
+            visit(node, 3, parity)
         elif head in ("forall", "exists") and len(node) == 3:
-            visit(node, 2, parity)  # type: ignore[arg-type]
-        elif head not in CONNECTIVES and isinstance(node, SList):
+            visit(node, 2, parity)
+        elif head not in CONNECTIVES:
             found.append((parent, index, parity))
 
     for command in script.commands:

@@ -105,6 +105,11 @@ def _replace_some(node: Node, name: str, term: Node, rng: random.Random) -> Node
     return SList([_replace_some(item, name, term, rng) for item in node.items], node.pos)
 
 
+def _listed(row: dict[str, object], key: str) -> list[str]:
+    value = row.get(key, [])
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
 def _candidates(parts: SeedParts, sort: str) -> list[str]:
     return [name for name, s in parts.constants.items() if s == sort and name not in parts.bound]
 
@@ -126,7 +131,8 @@ def fuse(
         options = [
             (r, xs, ys)
             for r in rows
-            if (xs := _candidates(a, r.row["sort"])) and (ys := _candidates(b, r.row["sort"]))
+            if (xs := _candidates(a, str(r.row["sort"])))
+            and (ys := _candidates(b, str(r.row["sort"])))
         ]
         if not options:
             break
@@ -138,8 +144,8 @@ def fuse(
             z += "_"
         taken.add(z)
         values: dict[str, Node] = {"x": sym(x), "y": sym(y), "z": sym(z)}
-        for name in rule.row["constants"]:  # type: ignore[union-attr]
-            values[name] = _constant(sort, name in rule.row["nonzero"], rng)  # type: ignore[operator]
+        for name in _listed(rule.row, "constants"):
+            values[name] = _constant(sort, name in _listed(rule.row, "nonzero"), rng)
         declarations.append(parse_script(f"(declare-const {z} {sort})").commands[0])
         extra.append(SList([sym("="), sym(z), substitute(parse_term(str(rule.row["f"])), values)]))
         if "guard" in rule.row:

@@ -12,7 +12,7 @@ from sphinxfuzz.strategies.rules import HERE, TABLES, prove, read_table
 
 
 def main() -> int:
-    from sphinxfuzz.solvers import parse_specs, run_solver
+    from sphinxfuzz.solvers import SolverSpec, parse_specs, run_solver
 
     specs = parse_specs("z3;cvc5")
     status = 0
@@ -23,10 +23,12 @@ def main() -> int:
         rules = [rule for rule in read_table(filename) if "excluded" not in rule.row]
         failed: dict[str, str] = {}
         for spec in specs:
-            for rule, answer in prove(
-                rules, lambda text, spec=spec: run_solver(spec, text, timeout=60).answers
-            ):
-                failed.setdefault(rule.name, f"{spec.name}: {answer}")
+
+            def answers(text: str, spec: SolverSpec = spec) -> list[str]:
+                return run_solver(spec, text, timeout=60).answers
+
+            for unproved, answer in prove(rules, answers):
+                failed.setdefault(unproved.name, f"{spec.name}: {answer}")
         data = json.loads(path.read_text(encoding="utf-8"))
         by_name = {rule.name: rule for rule in rules}
         for row in data["rules"]:

@@ -99,9 +99,9 @@ def declared_names(script: Script) -> set[str]:
             if isinstance(node, SList) and node.head_name() == "!":
                 items = node.items
                 names.update(
-                    _name(items[i + 1])
-                    for i in range(len(items) - 1)
-                    if isinstance(items[i], Atom) and items[i].text == ":named"
+                    _name(following)
+                    for item, following in zip(items, items[1:], strict=False)
+                    if isinstance(item, Atom) and item.text == ":named"
                 )
     return names
 

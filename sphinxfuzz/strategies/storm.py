@@ -172,11 +172,13 @@ class StormStrategy:
 
     def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]:
         pool = self.pool(seed) if self.applies(seed) else None
-        for number in range(self.per_seed if pool else 0):
+        if not pool:
+            return
+        for number in range(self.per_seed):
             incremental = rng.random() < 0.25
             script = instance(
                 seed.script, pool, rng, depth=self.depth, count=self.count, incremental=incremental
-            )  # type: ignore[arg-type]
+            )
             provenance = {
                 "strategy": self.name,
                 "seed": seed.path,

@@ -12,6 +12,7 @@ free constants, so a generated formula's model can be checked without any solver
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.smtlib import Atom, Node, SList
@@ -128,7 +129,8 @@ def literal(value: Value) -> Node:
     return Atom(quote(value), "string")
 
 
-def _chain(test: Callable[[Value, Value], bool]) -> Callable[..., bool]:
+def _chain(test: Callable[[Any, Any], bool]) -> Callable[..., bool]:
+    # operands are of one sort (the script is well sorted), so the comparison is defined
     return lambda *xs: all(test(a, b) for a, b in zip(xs, xs[1:], strict=False))
 
 

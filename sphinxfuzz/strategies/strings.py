@@ -115,9 +115,9 @@ def _seed_pool(
         constants[name], model[name] = "String", value
         pool.add("String", sym(name), value)
     for k in range(n_ints):
-        name, value = f"n{k}", _random_int(rng)
-        constants[name], model[name] = "Int", value
-        pool.add("Int", sym(name), value)
+        name, number = f"n{k}", _random_int(rng)
+        constants[name], model[name] = "Int", number
+        pool.add("Int", sym(name), number)
     for _ in range(2):
         value = _random_string(rng)
         pool.add("String", literal(value), value)
