@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from sphinxfuzz.smtlib import Script, print_node, print_script
 from sphinxfuzz.solvers import SolverSpec, run_solver
 
@@ -60,8 +62,10 @@ def assert_expected(
     """No solver contradicts an expected answer; few are left undecided. Returns the
     undecided count per solver, for the figures."""
     counts = {}
-    for spec in specs:
-        wrong, undecided = mismatches(spec, scripts, expected)
+    # one thread per solver: each waits on its own solver process, so they overlap
+    with ThreadPoolExecutor(len(specs)) as pool:
+        found = list(pool.map(lambda spec: mismatches(spec, scripts, expected), specs))
+    for spec, (wrong, undecided) in zip(specs, found, strict=True):
         assert wrong == [], (spec.name, [(i, a, print_script(scripts[i])) for i, a in wrong[:3]])
         assert len(undecided) <= undecided_share * len(scripts), (spec.name, undecided)
         counts[spec.name] = len(undecided)
