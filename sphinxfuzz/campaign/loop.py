@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import (
     FAST_MUTANT_SECONDS,
     Budget,
@@ -25,8 +27,6 @@ from sphinxfuzz.campaign.config import (
     seed_check_detail,
 )
 from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
-from sphinxfuzz.campaign.stats import Stats
-from sphinxfuzz.campaign.store import Store
 from sphinxfuzz.campaign.targets import (
     CampaignError,
     generator_entries,
