@@ -4,7 +4,7 @@ reports it.
 The stored trigger is run on released versions of the blamed solver (installed on demand
 with `sphinxfuzz solvers install`), each standing in for the campaign's command line with
 the same options, next to the campaign's other solvers. A version shows the bug when the
-reduction's interestingness check (`sphinxfuzz.interesting`) finds the same kind of verdict
+reduction's interestingness check (`sphinxfuzz.oracle.interesting`) finds the same kind of verdict
 with the same signature against it. Releases are tried from a coarse sample (the first and
 the last patch release of every minor version, plus the release the bug was found on), then
 bisected over every release between neighbours where the bug comes or goes.
@@ -28,7 +28,7 @@ from sphinxfuzz.bugs.record import (
 )
 from sphinxfuzz.bugs.reduce import ReduceError, check_spec
 from sphinxfuzz.errors import ExternalError
-from sphinxfuzz.interesting import CheckSpec, check
+from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.installs import (
     InstallError,

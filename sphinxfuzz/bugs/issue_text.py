@@ -19,7 +19,8 @@ from sphinxfuzz.bugs.record import (
     load_record,
     load_reduction,
 )
-from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.oracle import VerdictKind
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
 
 
@@ -44,8 +45,8 @@ class BugFacts:
         return self.record.folder
 
     @property
-    def kind(self) -> str:
-        return str(self.record.verdict.kind)
+    def kind(self) -> VerdictKind:
+        return self.record.verdict.kind
 
     @property
     def solver(self) -> str | None:
@@ -106,13 +107,13 @@ def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
     model_from = str(evidence.get("model_from") or "")
     checks = evidence.get("check") or {}
     checked = ", ".join(f"{k}: {v}" for k, v in checks.items()) if isinstance(checks, dict) else ""
-    if facts.kind == "crash":
+    if facts.kind == VerdictKind.CRASH:
         return (
             f"crash: {failure or _exit_text(blamed)}",
             "an answer (sat, unsat or unknown) or an error message, and a normal exit",
             f"{failure or 'no message'} ({_exit_text(blamed)})",
         )
-    if facts.kind == "soundness":
+    if facts.kind == VerdictKind.SOUNDNESS:
         return (
             "unsat on a satisfiable formula",
             f"sat: {model_from} {facts.version_of(model_from)} answers sat with a model, and "
@@ -120,7 +121,7 @@ def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
             f"sat for {checked or 'the solvers'})",
             f"unsat ({answers})",
         )
-    if facts.signature.endswith("own model check failed"):
+    if facts.record.verdict.own_model_check:
         return (
             "the solver's own model validation fails",
             "sat with a model that satisfies the formula (or unknown)",
@@ -217,7 +218,7 @@ def issue_text(facts: BugFacts) -> str:
         f"Actual: {actual}",
     ]
     model = facts.evidence.get("model")
-    if model and facts.kind in ("soundness", "invalid-model"):
+    if model and facts.kind in (VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL):
         lines += ["", f"Model given by {facts.evidence.get('model_from')}:", "```smt2",
                   str(model).rstrip(), "```"]  # fmt: skip
     others = [s for s in facts.solvers if s.name != facts.solver]

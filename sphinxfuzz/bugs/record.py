@@ -196,11 +196,6 @@ class BugRecord:
     def reduced_path(self) -> Path:
         return self.folder / REDUCED
 
-    @property
-    def is_reduced(self) -> bool:
-        """reduce.json is written last: a bug counts as reduced once it exists."""
-        return (self.folder / REDUCE_META).is_file()
-
     def reduced(self) -> str | None:
         return read_text(self.reduced_path) if self.reduced_path.is_file() else None
 
@@ -249,6 +244,11 @@ def read_text(path: Path) -> str:
         raise BugFileError(path, "missing") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BugFileError(path, f"unreadable: {exc}") from None
+
+
+def is_reduced(folder: Path) -> bool:
+    """reduce.json is written last: a bug counts as reduced once it exists."""
+    return (folder / REDUCE_META).is_file()
 
 
 def is_bug_folder(path: Path) -> bool:

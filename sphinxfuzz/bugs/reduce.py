@@ -1,7 +1,7 @@
 """Shrinking a stored trigger with ddSMT, keeping only candidates that are still the same bug.
 
 ddSMT (`pip install ddsmt`, the `reduce` extra) runs a command on each candidate and keeps
-those whose exit code matches the original run. The command is `interesting.py` with a check
+those whose exit code matches the original run. The command is `oracle.interesting` with a check
 spec made from the bug: its kind, blamed solver and signature, its stored command lines, and
 the campaign's timeout. The result goes beside the original:
 
@@ -35,14 +35,15 @@ from sphinxfuzz.bugs.record import (
     Reduction,
     Size,
     SolverSummary,
+    is_reduced,
     load_record,
     write_reduction,
 )
 from sphinxfuzz.bugs.replay import find_bug
 from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import InputError
-from sphinxfuzz.interesting import CheckSpec, check
 from sphinxfuzz.oracle import VerdictKind
+from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
 
 INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
@@ -115,7 +116,7 @@ def _wrapper(work: Path, spec_path: Path) -> Path:
         "#!/bin/sh\n"
         f"PYTHONPATH={shlex.quote(str(package_root))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
         "export PYTHONPATH\n"
-        f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.interesting "
+        f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.oracle.interesting "
         f'{shlex.quote(str(spec_path))} "$1"\n',
         encoding="utf-8",
     )
@@ -237,4 +238,4 @@ def unreduced_bugs(root: Path) -> list[str]:
             rows = store.bugs()
     except StoreError as exc:
         raise ReduceError(str(exc)) from None
-    return [row.id for row in rows if not row.is_reduced]
+    return [row.id for row in rows if not is_reduced(row.folder)]

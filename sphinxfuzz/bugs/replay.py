@@ -8,9 +8,9 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.record import BUGS_DIR, FINDINGS_DIR, is_bug_folder, load_record
 from sphinxfuzz.bugs.store import DB_NAME, Store, StoreError
-from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
-from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs, run_solver
+from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 
 DEFAULT_CAMPAIGNS = Path("campaigns")
 
@@ -92,7 +92,7 @@ def replay(folder: Path, *, timeout: float | None = None) -> Replay:
     specs = [spec for summary in record.solvers for spec in parse_specs(summary.spec)]
 
     def run(spec: SolverSpec, script: str) -> SolverResult:
-        return run_solver(spec, for_family(script, spec.family), timeout=limit)
+        return run_in_dialect(spec, script, timeout=limit)
 
     results = [run(spec, text) for spec in specs]
     judgement = judge(text, results, run)

@@ -20,6 +20,7 @@ from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.bugs.svg import bar_chart, line_plot
 from sphinxfuzz.bugs.triage import BugGroup, group_bugs
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.solvers import SolverSpecError, parse_specs, solver_version
 
 _CSS = """
@@ -269,7 +270,7 @@ def _group_section(group: BugGroup, facts: dict[str, BugFacts]) -> str:
     rep = facts[group.representative.id]
     members = "".join(
         f'<li><code>{escape(b.id)}</code> <span class="muted">{escape(_when(b.found_at))}, '
-        + (f"{b.count} hits of its signature, " if b.kind == "crash" else "")
+        + (f"{b.count} hits of its signature, " if b.kind == VerdictKind.CRASH else "")
         + f"seed {escape(Path(b.seed_file).name)}, "
         + f"{'reduced' if facts[b.id].reduction else 'not reduced'}</span></li>"
         for b in group.bugs

@@ -24,7 +24,6 @@ from pathlib import Path
 from sphinxfuzz.bugs.record import (
     BUGS_DIR,
     FINDINGS_DIR,
-    REDUCE_META,
     REDUCED,
     BugRecord,
     SeedFindingRecord,
@@ -74,7 +73,7 @@ class StoreError(InputError):
 @dataclass(frozen=True)
 class BugRow:
     id: str
-    kind: str
+    kind: VerdictKind
     solver: str | None
     signature: str
     seed_file: str
@@ -88,11 +87,6 @@ class BugRow:
     @property
     def reduced_path(self) -> Path:
         return self.folder / REDUCED
-
-    @property
-    def is_reduced(self) -> bool:
-        """reduce.json is written last: a bug counts as reduced once it exists."""
-        return (self.folder / REDUCE_META).is_file()
 
 
 def bug_id(position: int, mutant: int, verdict: Verdict) -> str:
@@ -271,6 +265,8 @@ class Store:
         a crash signature already stored (or a hit already recorded before a resume)."""
         assert verdict.kind != VerdictKind.NONE
         ident = bug_id(position, mutant, verdict)
+        if check_script is None:
+            check_script = verdict.check_script
         now = time.time()
         dedupe = verdict.kind == VerdictKind.CRASH
         with self.transaction() as db:
@@ -325,7 +321,7 @@ class Store:
             "ORDER BY b.found_at, b.id"
         ).fetchall()
         return [
-            BugRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8],
+            BugRow(r[0], VerdictKind(r[1]), r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8],
                    self.root / r[9], r[10])
             for r in rows
         ]  # fmt: skip

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.record import load_record, read_text
 from sphinxfuzz.bugs.store import BugRow, Store
+from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, parse_script
 from sphinxfuzz.smtlib.vocabulary import BINDERS, SYMBOL_DECLARING
 
@@ -166,14 +167,15 @@ def formula_of(bug: BugRow) -> tuple[str, bool]:
 def group_key(bug: BugRow) -> tuple[str, str | None, tuple[str, ...], str]:
     """(kind, solver, theories, key): theories are part of the key only while unreduced."""
     theories = tuple(sorted(set(bug.theories)))
-    if bug.kind == "crash":
-        return bug.kind, bug.solver, (), bug.signature
+    kind = str(bug.kind)  # the group id hashes the key: the kind's stored text
+    if bug.kind == VerdictKind.CRASH:
+        return kind, bug.solver, (), bug.signature
     text, reduced = formula_of(bug)
     if reduced:
         shape = formula_shape(text)
         if shape:
-            return bug.kind, bug.solver, (), shape
-    return bug.kind, bug.solver, theories, " ".join(sorted(operator_heads(text)))
+            return kind, bug.solver, (), shape
+    return kind, bug.solver, theories, " ".join(sorted(operator_heads(text)))
 
 
 def group_bugs(bugs: list[BugRow]) -> list[BugGroup]:

@@ -14,7 +14,7 @@ from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs import reduce as reduce_module
 from sphinxfuzz.bugs.reduce import ReduceError, formula_size, reduce_bug
 from sphinxfuzz.cli import app
-from sphinxfuzz.interesting import CheckSpec, check
+from sphinxfuzz.oracle.interesting import CheckSpec, check
 
 runner = CliRunner()
 
