@@ -19,7 +19,7 @@ from sphinxfuzz.bugs.record import (
     load_record,
     load_reduction,
 )
-from sphinxfuzz.oracle import VerdictKind
+from sphinxfuzz.oracle import Expected, VerdictKind
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
 
@@ -107,6 +107,9 @@ def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
     model_from = str(evidence.get("model_from") or "")
     checks = evidence.get("check") or {}
     checked = ", ".join(f"{k}: {v}" for k, v in checks.items()) if isinstance(checks, dict) else ""
+    expected = facts.record.verdict.expected
+    if expected is not None and facts.kind != VerdictKind.CRASH:
+        return _against_expected(facts, expected, answers)
     if facts.kind == VerdictKind.CRASH:
         return (
             f"crash: {failure or _exit_text(blamed)}",
@@ -134,6 +137,37 @@ def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
         "satisfies the formula",
         f"sat, with the model below; the formula with that model substituted is unsat "
         f"({checked or 'model check'})",
+    )
+
+
+_MODEL_CHECKED = {
+    "fails": ", with a model under which the formula is false",
+    "undecided": ", with a model the check could not decide",
+}
+
+
+def _against_expected(facts: BugFacts, expected: Expected, answers: str) -> tuple[str, str, str]:
+    """A wrong answer against one known by construction, or unknown where a related formula
+    with that answer is solved."""
+    reference = facts.evidence.get("reference")
+    vouch = (
+        f"; {reference} {facts.version_of(reference)} answers {expected.answer}"
+        if isinstance(reference, str)
+        else ""
+    )
+    related = facts.record.verdict.related
+    if facts.kind == VerdictKind.INCOMPLETENESS and related is not None:
+        return (
+            f"{answers} on a formula whose related formula it solves",
+            f"{expected.answer} ({expected.why}{vouch}); it answers {related.answer} on the "
+            "related formula below",
+            answers,
+        )
+    checked = facts.evidence.get("model_check")
+    return (
+        f"{answers} on a formula that is {expected.answer} by construction",
+        f"{expected.answer} ({expected.why}{vouch})",
+        answers + _MODEL_CHECKED.get(str(checked), ""),
     )
 
 
@@ -221,6 +255,10 @@ def issue_text(facts: BugFacts) -> str:
     if model and facts.kind in (VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL):
         lines += ["", f"Model given by {facts.evidence.get('model_from')}:", "```smt2",
                   str(model).rstrip(), "```"]  # fmt: skip
+    related = facts.record.verdict.related
+    if related is not None:
+        lines += ["", f"Related formula (`{name}` answers {related.answer}):", "```smt2",
+                  _dialect(related.text, family).rstrip(), "```"]  # fmt: skip
     others = [s for s in facts.solvers if s.name != facts.solver]
     if others:
         lines += ["", "Other solvers on the same formula:"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.record import BUGS_DIR, FINDINGS_DIR, is_bug_folder, load_record
 from sphinxfuzz.bugs.store import DB_NAME, Store, StoreError
-from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
+from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 
@@ -95,5 +95,5 @@ def replay(folder: Path, *, timeout: float | None = None) -> Replay:
         return run_in_dialect(spec, script, timeout=limit)
 
     results = [run(spec, text) for spec in specs]
-    judgement = judge(text, results, run)
+    judgement = judge_again(record.verdict, text, results, run)
     return Replay(record.verdict, judgement, results)

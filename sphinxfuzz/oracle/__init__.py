@@ -9,7 +9,7 @@
 """
 
 from sphinxfuzz.oracle.crash import crash_signature, normalise_failure
-from sphinxfuzz.oracle.expected import ModelChecker, judge_expected, judge_related
+from sphinxfuzz.oracle.expected import ModelChecker, judge_again, judge_expected, judge_related
 from sphinxfuzz.oracle.judge import CheckRunner, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
 from sphinxfuzz.oracle.verdict import (
@@ -34,6 +34,7 @@ __all__ = [
     "build_model_check",
     "crash_signature",
     "judge",
+    "judge_again",
     "judge_expected",
     "judge_related",
     "normalise_failure",

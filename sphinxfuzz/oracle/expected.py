@@ -18,9 +18,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sphinxfuzz.oracle.judge import CheckRunner, crash_verdicts
+from sphinxfuzz.oracle.judge import CheckRunner, crash_verdicts, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
-from sphinxfuzz.oracle.verdict import ANSWERS, Expected, Related, Verdict, VerdictKind
+from sphinxfuzz.oracle.verdict import (
+    ANSWERS,
+    Expected,
+    Judgement,
+    Related,
+    Verdict,
+    VerdictKind,
+)
 from sphinxfuzz.solvers import Outcome, SolverResult
 
 UNSOLVED = (Outcome.UNKNOWN, Outcome.TIMEOUT)
@@ -160,3 +167,24 @@ def judge_related(
                 )
             )
     return verdicts
+
+
+def judge_again(
+    original: Verdict, text: str, results: Sequence[SolverResult], run: CheckRunner
+) -> Judgement:
+    """Judge `text` the way `original` was judged: against its expected answer (and, for an
+    incompleteness, beside its related formula, run again on the same solvers), else as
+    `judge` does. Replay uses it."""
+    expected = original.expected
+    if expected is None:
+        return judge(text, results, run)
+    if original.kind == VerdictKind.INCOMPLETENESS and original.related is not None:
+        related = original.related.text
+        again = [run(r.spec, related) for r in results]
+        return Judgement(judge_related(results, again, expected, texts=(text, related)))
+    witness = original.evidence.get("witness_model")
+    verdicts = judge_expected(
+        results, expected, ModelChecker(text, run),
+        witness_model=witness if isinstance(witness, str) else None,
+    )  # fmt: skip
+    return Judgement(verdicts)

@@ -173,7 +173,12 @@ def _still_unsolved(
         return []
     if _first(reference) != expected.answer:
         return []
-    return [Verdict(spec.kind, spec.solver, spec.signature, {}, expected)]
+    evidence: dict[str, object] = {
+        "answers": {r.spec.name: list(r.answers) for r in results},
+        "outcome": str(blamed.outcome),
+        "reference": spec.reference,
+    }
+    return [Verdict(spec.kind, spec.solver, spec.signature, evidence, expected)]
 
 
 def main(argv: list[str]) -> int:
