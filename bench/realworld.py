@@ -28,9 +28,10 @@ from pathlib import Path
 
 from peers import sample_seeds
 
-from sphinxfuzz.campaign import Budget, CampaignConfig, CampaignError, Store, run_campaign
-from sphinxfuzz.campaign.replay import replay
-from sphinxfuzz.campaign.stats import Stats
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.replay import replay
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.campaign import Budget, CampaignConfig, CampaignError, run_campaign
 from sphinxfuzz.generators.catalogue import default_generators_dir
 
 REPO = Path(__file__).resolve().parents[1]

@@ -17,8 +17,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from sphinxfuzz.campaign import Store
-from sphinxfuzz.campaign.reduce import ReduceError, reduce_bug
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.reduce import ReduceError, reduce_bug
 
 
 def main() -> int:

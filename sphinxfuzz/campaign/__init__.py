@@ -1,19 +1,15 @@
-"""Fuzz campaigns: the loop, its workers, statistics and the bug store."""
+"""Fuzz campaigns: the loop, its workers and their configuration (bug folders: `bugs/`)."""
 
+from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.config import Budget, CampaignConfig, parse_duration
 from sphinxfuzz.campaign.runner import run_campaign
-from sphinxfuzz.campaign.stats import Stats
-from sphinxfuzz.campaign.store import BugRow, Store, StoreError
 from sphinxfuzz.campaign.targets import CampaignError
 
 __all__ = [
     "Budget",
-    "BugRow",
     "CampaignConfig",
     "CampaignError",
     "Stats",
-    "Store",
-    "StoreError",
     "parse_duration",
     "run_campaign",
 ]

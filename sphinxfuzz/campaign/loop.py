@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import (
     FAST_MUTANT_SECONDS,
     Budget,
@@ -25,8 +27,6 @@ from sphinxfuzz.campaign.config import (
     seed_check_detail,
 )
 from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
-from sphinxfuzz.campaign.stats import Stats
-from sphinxfuzz.campaign.store import Store
 from sphinxfuzz.campaign.targets import (
     CampaignError,
     generator_entries,
@@ -37,10 +37,10 @@ from sphinxfuzz.campaign.theory_probe import probe_theories
 from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
-from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.mutate.mutant import with_needed_options
 from sphinxfuzz.mutate.trim import trimmed
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge, normalise_failure
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, reaper, run_solver
 from sphinxfuzz.solvers.options import needed_options

@@ -19,12 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, CampaignConfig
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
 from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
-from sphinxfuzz.campaign.stats import Stats
-from sphinxfuzz.campaign.store import Store
 from sphinxfuzz.campaign.targets import CampaignError, generator_entries, target_specs
 from sphinxfuzz.generators.child_process import probe_confinement
 from sphinxfuzz.generators.confine import ConfinementError

@@ -10,10 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sphinxfuzz.campaign import Store, StoreError
-from sphinxfuzz.campaign.bisect import BisectError, Bisection, bisect_bug
-from sphinxfuzz.campaign.issue_text import bisect_summary
-from sphinxfuzz.campaign.replay import find_bug, resolve_campaign
+from sphinxfuzz.bugs import Store, StoreError
+from sphinxfuzz.bugs.bisect import BisectError, bisect_bug
+from sphinxfuzz.bugs.issue_text import bisect_summary
+from sphinxfuzz.bugs.record import FINDINGS_DIR, Bisection, BugFileError
+from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.solvers.installs import PACKAGES
 
@@ -64,7 +65,7 @@ def bisect_command(
             with Store(root) as store:
                 folders = [row.folder for row in store.bugs()]
                 # seeds that already showed a bug on these releases have a lifespan too
-                folders += [root / "seed-findings" / str(f[0]) for f in store.seed_findings()]
+                folders += [root / FINDINGS_DIR / str(f[0]) for f in store.seed_findings()]
         else:
             assert bug is not None
             folder = find_bug(bug, campaign)
@@ -78,7 +79,7 @@ def bisect_command(
         try:
             result = bisect_bug(Path(root), Path(folder), solver, versions=chosen,
                                 say=lambda line: console.print(line, highlight=False, markup=False))  # fmt: skip
-        except BisectError as exc:
+        except (BisectError, BugFileError) as exc:
             if not all_bugs:
                 raise _fail(str(exc)) from None
             skipped += 1
@@ -88,7 +89,7 @@ def bisect_command(
     if results:
         console.print(_table(results))
         for result in results:  # the releases behind each lifespan, in words
-            console.print(f"{result.bug}: {bisect_summary(result.to_json())}", highlight=False,
+            console.print(f"{result.bug}: {bisect_summary(result)}", highlight=False,
                           markup=False)  # fmt: skip
     if skipped:
         console.print(f"{skipped} bug(s) skipped (another solver blamed, or no solver blamed)")

@@ -9,13 +9,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sphinxfuzz.campaign import Store, StoreError
-from sphinxfuzz.campaign.issue_text import describe
-from sphinxfuzz.campaign.listing import bug_json, bugs_json
-from sphinxfuzz.campaign.reduce import REDUCED
-from sphinxfuzz.campaign.replay import find_bug, load_meta, replay, resolve_campaign
-from sphinxfuzz.campaign.store import safe_name
-from sphinxfuzz.campaign.triage import group_bugs
+from sphinxfuzz.bugs import Store, StoreError
+from sphinxfuzz.bugs.issue_text import describe
+from sphinxfuzz.bugs.listing import bug_json, bugs_json
+from sphinxfuzz.bugs.record import BugFileError, BugRecord, SeedFindingRecord, load_record
+from sphinxfuzz.bugs.replay import find_bug, replay, resolve_campaign
+from sphinxfuzz.bugs.triage import group_bugs
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.options import (
     CampaignOption,
@@ -58,7 +57,7 @@ def list_bugs(
             findings = store.seed_findings()
             groups = group_bugs(rows)
             first = min((started for _, started, _ in store.runs()), default=0.0)
-    except StoreError as exc:
+    except (StoreError, BugFileError) as exc:
         raise _fail(str(exc)) from None
     if as_json:
         print_json(bugs_json(root, groups, rows, findings))
@@ -79,7 +78,7 @@ def list_bugs(
         console,
         ("id", "kind", "solver", "hits", "reduced", "seed", "signature"),
         [(r.id, r.kind, r.solver or "-", str(r.count),
-          "yes" if (r.folder / REDUCED).is_file() else "no", Path(r.seed_file).name, r.signature)
+          "yes" if r.reduced_path.is_file() else "no", Path(r.seed_file).name, r.signature)
          for r in rows],
     )  # fmt: skip
     if findings:
@@ -111,45 +110,43 @@ def show_bug(
     """The bug's verdict, formula and every solver's command line, version and output."""
     console = Console(soft_wrap=True)
     try:
-        folder = find_bug(bug, campaign)
-        meta = load_meta(folder)
-    except StoreError as exc:
+        record = load_record(find_bug(bug, campaign))
+        if as_json:
+            print_json(bug_json(record))
+            return
+        _show(console, record)
+    except (StoreError, BugFileError) as exc:
         raise _fail(str(exc)) from None
-    if as_json:
-        print_json(bug_json(folder, meta))
-        return
-    verdict = meta["verdict"]
-    assert isinstance(verdict, dict)
-    console.print(f"[bold]{meta['id']}[/]  {folder}", highlight=False)
-    console.print(f"kind: {verdict['kind']}   blamed: {verdict['solver']}", highlight=False)
-    console.print(f"signature: {verdict['signature']}", highlight=False, markup=False)
-    if "campaign_seed" in meta:
+
+
+def _show(console: Console, record: BugRecord) -> None:
+    verdict = record.verdict
+    console.print(f"[bold]{record.id}[/]  {record.folder}", highlight=False)
+    console.print(f"kind: {verdict.kind}   blamed: {verdict.solver}", highlight=False)
+    console.print(f"signature: {verdict.signature}", highlight=False, markup=False)
+    if not isinstance(record, SeedFindingRecord):
         console.print(
-            f"seed file: {meta['seed_file']}   campaign seed {meta['campaign_seed']}, "
-            f"position {meta['position']}, mutant {meta['mutant']}   theories: "
-            f"{', '.join(meta['theories']) or '-'}",  # type: ignore[arg-type]
+            f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "
+            f"position {record.position}, mutant {record.mutant}   theories: "
+            f"{', '.join(record.theories) or '-'}",
             highlight=False,
         )
-    evidence = verdict.get("evidence") or {}
-    if evidence:
-        shown = {k: v for k, v in evidence.items() if k != "model"}
+    if verdict.evidence:
+        shown = {k: v for k, v in verdict.evidence.items() if k != "model"}
         console.print("evidence: " + json.dumps(shown, indent=1), highlight=False, markup=False)
-    formula = folder / ("mutant.smt2" if (folder / "mutant.smt2").is_file() else "seed.smt2")
-    console.rule(formula.name)
-    console.print(formula.read_text(encoding="utf-8"), highlight=False, markup=False)
-    if (folder / REDUCED).is_file():
-        console.rule(f"{REDUCED} (sphinxfuzz reduce)")
-        console.print((folder / REDUCED).read_text(encoding="utf-8"), highlight=False, markup=False)
-    for solver in meta["solvers"]:  # type: ignore[attr-defined]
-        console.rule(f"{solver['name']} ({solver['version']})")
-        console.print(
-            f"command: {' '.join(solver['argv'])} <formula>", highlight=False, markup=False
-        )
-        console.print(f"outcome: {solver['outcome']}  exit {solver['exit_code']}  "
-                      f"{solver['elapsed']} s", highlight=False)  # fmt: skip
+    console.rule(record.formula_name)
+    console.print(record.formula(), highlight=False, markup=False)
+    reduced = record.reduced()
+    if reduced is not None:
+        console.rule(f"{record.reduced_path.name} (sphinxfuzz reduce)")
+        console.print(reduced, highlight=False, markup=False)
+    for solver in record.solvers:
+        console.rule(f"{solver.name} ({solver.version})")
+        console.print(f"command: {' '.join(solver.argv)} <formula>", highlight=False, markup=False)
+        console.print(f"outcome: {solver.outcome}  exit {solver.exit_code}  "
+                      f"{solver.elapsed} s", highlight=False)  # fmt: skip
         for stream in ("stdout", "stderr"):
-            path = folder / f"{safe_name(solver['name'])}.{stream}"
-            text = path.read_text(encoding="utf-8") if path.is_file() else ""
+            text = record.output(solver.name, stream)
             if text.strip():
                 console.print(f"{stream}:\n{text.rstrip()}", highlight=False, markup=False)
 
@@ -168,7 +165,7 @@ def replay_bug(
     try:
         folder = find_bug(bug, campaign)
         outcome = replay(folder, timeout=timeout)
-    except StoreError as exc:
+    except (StoreError, BugFileError) as exc:
         raise _fail(str(exc)) from None
     for result in outcome.results:
         console.print(f"{result.spec.name}: {result.outcome} {' '.join(result.answers)}"

@@ -10,13 +10,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sphinxfuzz.bugs import Store, StoreError
 from sphinxfuzz.campaign import (
     Budget,
     CampaignConfig,
     CampaignError,
     Stats,
-    Store,
-    StoreError,
     parse_duration,
     run_campaign,
 )

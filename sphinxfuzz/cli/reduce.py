@@ -8,16 +8,17 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sphinxfuzz.campaign import StoreError
-from sphinxfuzz.campaign.config import parse_duration
-from sphinxfuzz.campaign.reduce import (
+from sphinxfuzz.bugs import StoreError
+from sphinxfuzz.bugs.record import REDUCED, BugFileError
+from sphinxfuzz.bugs.reduce import (
     ReduceError,
     Reduction,
     ddsmt_version,
     reduce_bug,
     unreduced_bugs,
 )
-from sphinxfuzz.campaign.replay import resolve_campaign
+from sphinxfuzz.bugs.replay import resolve_campaign
+from sphinxfuzz.campaign.config import parse_duration
 from sphinxfuzz.cli.errors import fail as _fail
 
 HELP = (
@@ -42,7 +43,7 @@ def _describe(result: Reduction) -> str:
     share = a.bytes / b.bytes if b.bytes else 1.0
     stopped = "" if result.finished else " (time limit: best so far)"
     return (f"{result.bug}: {b.bytes} -> {a.bytes} bytes ({share:.0%}), {b.nodes} -> {a.nodes} "
-            f"nodes in {result.seconds:.1f} s{stopped} -> {result.folder / 'reduced.smt2'}")  # fmt: skip
+            f"nodes in {result.seconds:.1f} s{stopped} -> {result.folder / REDUCED}")  # fmt: skip
 
 
 def reduce_command(
@@ -89,7 +90,7 @@ def reduce_command(
             console.print(f"reducing {target} ...", highlight=False)
         try:
             result = reduce_bug(root, target, jobs=jobs, time_limit=limit, echo=echo)
-        except (ReduceError, StoreError) as exc:
+        except (ReduceError, StoreError, BugFileError) as exc:
             if not all_bugs:
                 raise _fail(str(exc)) from None
             failures += 1

@@ -9,9 +9,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sphinxfuzz.campaign import StoreError
-from sphinxfuzz.campaign.replay import resolve_campaign
-from sphinxfuzz.campaign.report import write_report
+from sphinxfuzz.bugs import StoreError
+from sphinxfuzz.bugs.record import BugFileError
+from sphinxfuzz.bugs.replay import resolve_campaign
+from sphinxfuzz.bugs.report import write_report
 from sphinxfuzz.cli.options import CampaignOption, OldCampaignArgument, campaign_from
 
 HELP = (
@@ -36,7 +37,7 @@ def report_command(
     try:
         root = resolve_campaign(campaign_from(campaign, old_campaign))
         target = write_report(root, out if out is not None else root / "report.html")
-    except (StoreError, OSError) as exc:
+    except (StoreError, BugFileError, OSError) as exc:
         Console(stderr=True, soft_wrap=True).print(
             f"[bold red]error:[/] {escape(str(exc))}", highlight=False
         )

@@ -1,6 +1,5 @@
 """Mutation: skeletons of seed scripts, filled with generated terms adapted to the seed."""
 
-from sphinxfuzz.mutate import dialect
 from sphinxfuzz.mutate.fill import FillReport, Insertion, TermSource
 from sphinxfuzz.mutate.mutant import Mutant, MutationError, mutate
 from sphinxfuzz.mutate.seed import Seed, SeedError, load_seed
@@ -14,7 +13,6 @@ __all__ = [
     "Seed",
     "SeedError",
     "TermSource",
-    "dialect",
     "find_atoms",
     "is_atom",
     "load_seed",

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from sphinxfuzz.errors import InputError
-from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.mutate.fill import (
     FillReport,
     Insertion,
@@ -33,6 +32,7 @@ from sphinxfuzz.mutate.logic import (
 )
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.mutate.skeleton import find_atoms
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import (
     Atom,
     Node,

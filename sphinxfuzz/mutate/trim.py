@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sphinxfuzz.mutate.dialect import STANDARD_OPTIONS
 from sphinxfuzz.mutate.seed import Seed
+from sphinxfuzz.oracle.dialect import STANDARD_OPTIONS
 from sphinxfuzz.smtlib import Atom, Script, SList, print_script
 
 # Commands that ask something and change nothing the next check-sat answers.

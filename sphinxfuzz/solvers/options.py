@@ -3,7 +3,7 @@
 A rule names a family, optionally a release range (`below`: releases older than that), and
 what triggers it: operators (by prefix or name), commands, or commands that occur more than
 once. The options are `name=value` strings, written into the formula as `set-option`
-commands of that family (other families never see them, see `mutate.dialect`).
+commands of that family (other families never see them, see `oracle.dialect`).
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from campaign_helpers import CRASHER, SEEDS, config_for
 
-from sphinxfuzz.campaign import Budget, Store, run_campaign
-from sphinxfuzz.campaign import bisect as bisect_module
-from sphinxfuzz.campaign.bisect import BisectError, bisect_bug, candidate_versions, coarse_sample
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs import bisect as bisect_module
+from sphinxfuzz.bugs.bisect import BisectError, bisect_bug, candidate_versions, coarse_sample
+from sphinxfuzz.campaign import Budget, run_campaign
 
 BUGGY = ("4.9.0", "4.9.1", "4.9.2", "4.10.0")
 FIXED = ("4.10.1", "4.10.2", "4.11.0")

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from campaign_helpers import CRASHER, FIXTURES, GENERATORS, LIAR_UNSAT, SEEDS, config_for
 
-from sphinxfuzz.campaign import Budget, CampaignError, Store, run_campaign
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.config import MIN_MUTANT_TIMEOUT, calibrated_timeout, seed_check_detail
 
 

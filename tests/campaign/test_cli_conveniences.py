@@ -10,7 +10,7 @@ from pathlib import Path
 from campaign_helpers import CRASHER, GENERATORS, SEEDS
 from typer.testing import CliRunner
 
-from sphinxfuzz.campaign import Store
+from sphinxfuzz.bugs import Store
 from sphinxfuzz.cli import app
 
 runner = CliRunner()  # result.stdout and result.stderr apart, result.output both

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from campaign_helpers import CRASHER, SEEDS, config_for
 
-from sphinxfuzz.campaign import Budget, Store, run_campaign
-from sphinxfuzz.campaign.report import write_report
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.report import write_report
+from sphinxfuzz.campaign import Budget, run_campaign
 
 
 def _mode(path: Path) -> int:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from campaign_helpers import config_for
 
-from sphinxfuzz.campaign import Budget, Store, run_campaign
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.mutate import load_seed
 from sphinxfuzz.mutate.trim import trimmed
 

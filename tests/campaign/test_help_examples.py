@@ -94,7 +94,7 @@ def test_every_command_with_examples_is_found() -> None:
 def test_every_example_runs_as_printed(
     crash_campaign: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
-    from sphinxfuzz.campaign import Store
+    from sphinxfuzz.bugs import Store
 
     fuzzing, using = tmp_path / "fuzzing", tmp_path / "using"
     fuzzing.mkdir()

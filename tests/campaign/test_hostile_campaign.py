@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from campaign_helpers import SEEDS, TESTS, config_for
 
-from sphinxfuzz.campaign import Budget, CampaignError, Store, run_campaign
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.solvers.reaper import running as sleeping
 

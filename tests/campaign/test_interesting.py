@@ -10,9 +10,9 @@ from pathlib import Path
 
 from campaign_helpers import CRASHER, FIXTURES, LIAR_SAT, LIAR_UNSAT
 
-from sphinxfuzz.interesting import CheckSpec, check
-from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.oracle import Verdict, VerdictKind, judge
+from sphinxfuzz.oracle.dialect import for_family
+from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs, run_solver
 
 SAT = """(set-option :produce-models true)
@@ -91,7 +91,7 @@ def test_crash_needs_the_same_signature_and_the_script_says_so_by_exit_code(
     for name, text in (("crash.smt2", formula), ("quiet.smt2", SAT)):
         (tmp_path / name).write_text(text)
         codes.append(subprocess.run(
-            [sys.executable, "-m", "sphinxfuzz.interesting", str(spec_file),
+            [sys.executable, "-m", "sphinxfuzz.oracle.interesting", str(spec_file),
              str(tmp_path / name)], capture_output=True, text=True,
         ))  # fmt: skip
     assert [c.returncode for c in codes] == [0, 1], codes

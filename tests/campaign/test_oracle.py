@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from campaign_helpers import FIXTURES, LIAR_SAT, LIAR_UNSAT
 
-from sphinxfuzz.mutate.dialect import for_family
 from sphinxfuzz.oracle import (
     ModelCheckError,
     VerdictKind,
@@ -13,6 +12,7 @@ from sphinxfuzz.oracle import (
     judge,
     normalise_failure,
 )
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, parse_specs, run_solver
 
 SAT_FORMULA = """(set-option :produce-models true)

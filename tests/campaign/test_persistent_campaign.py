@@ -7,7 +7,8 @@ from pathlib import Path
 
 from campaign_helpers import FIXTURES, SEEDS, config_for
 
-from sphinxfuzz.campaign import Budget, Store, run_campaign
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.campaign import Budget, run_campaign
 
 STANDIN = str(FIXTURES / "z3_persistent_standin.py")
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sphinxfuzz.campaign import Store
-from sphinxfuzz.campaign import reduce as reduce_module
-from sphinxfuzz.campaign.reduce import ReduceError, formula_size, reduce_bug
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs import reduce as reduce_module
+from sphinxfuzz.bugs.reduce import ReduceError, formula_size, reduce_bug
 from sphinxfuzz.cli import app
-from sphinxfuzz.interesting import CheckSpec, check
+from sphinxfuzz.oracle.interesting import CheckSpec, check
 
 runner = CliRunner()
 

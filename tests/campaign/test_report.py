@@ -10,9 +10,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sphinxfuzz.campaign import Store
-from sphinxfuzz.campaign.store import BugRow
-from sphinxfuzz.campaign.triage import campaign_groups
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.store import BugRow
+from sphinxfuzz.bugs.triage import campaign_groups
 from sphinxfuzz.cli import app
 
 SECTIONS = {"summary", "throughput", "bugs-over-time", "theories", "bugs", "seed-findings"}
@@ -166,14 +166,15 @@ def test_report_needs_a_campaign(tmp_path: Path) -> None:
 
 
 def test_issue_texts_name_what_a_maintainer_can_run() -> None:
-    from sphinxfuzz.campaign.issue_text import bisect_summary, describe, plain_command, solver_words
+    from sphinxfuzz.bugs.issue_text import bisect_summary, describe, plain_command, solver_words
+    from sphinxfuzz.bugs.record import Bisection
 
     assert plain_command("z3@4.8.8 model_validate=true", "z3") == "z3 model_validate=true"
     assert plain_command("/opt/z3-4.8.10/bin/z3 -smt2", "z3") == "z3 -smt2"
     assert plain_command("cvc5 --check-models", "cvc5") == "cvc5 --check-models"
     assert (solver_words("z3@4.8.8", "z3"), solver_words("cvc5", "cvc5")) == ("z3", "cvc5")
     assert describe("disagreement", None) == "disagreement between the solvers"
-    once = {
+    once_json = {
         "solver": "z3",
         "first_bad": "4.8.5",
         "last_bad": "4.8.5",
@@ -183,10 +184,11 @@ def test_issue_texts_name_what_a_maintainer_can_run() -> None:
             {"version": "4.8.6", "status": "clean"},
         ],
     }
+    once = Bisection.from_json(once_json)
     assert bisect_summary(once).startswith(
         "Of the z3 releases tried, only 4.8.5 shows the bug; 4.8.6 is the first release after"
     )
-    still = {**once, "first_good_after": None, "versions": once["versions"][:1]}
+    still = Bisection.from_json({**once_json, "versions": once_json["versions"][:1]})
     assert "the newest release tried (4.8.5) still has it" in bisect_summary(still)
 
 
@@ -202,7 +204,7 @@ def test_the_issue_text_of_an_old_release_names_the_plain_command(
                           version="4.8.8")  # fmt: skip
     meta["verdict"]["solver"] = "z3@4.8.8"
     (crash.folder / "verdict.json").write_text(json.dumps(meta))
-    from sphinxfuzz.campaign.issue_text import issue_text, load_facts
+    from sphinxfuzz.bugs.issue_text import issue_text, load_facts
 
     text = issue_text(load_facts(crash.folder))
     assert text.startswith("Title: z3 4.8.8: crash") and "z3 model_validate=true bug.smt2" in text

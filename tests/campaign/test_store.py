@@ -9,7 +9,8 @@ from pathlib import Path
 
 from campaign_helpers import CRASHER
 
-from sphinxfuzz.campaign import Stats, Store
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.campaign import Stats
 from sphinxfuzz.oracle import judge
 from sphinxfuzz.solvers import parse_specs, run_solver
 

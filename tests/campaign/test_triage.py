@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sphinxfuzz.campaign import Store
-from sphinxfuzz.campaign.triage import campaign_groups, formula_shape, group_key, operator_heads
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.triage import campaign_groups, formula_shape, group_key, operator_heads
 from sphinxfuzz.cli import app
 
 

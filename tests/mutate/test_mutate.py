@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from sphinxfuzz.mutate import Mutant, MutationError, SeedError, find_atoms, load_seed, mutate
-from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import Atom, infer_sorts, parse_script, print_node, walk
 
 SEED = """(set-logic ALL)

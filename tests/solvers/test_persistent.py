@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 

@@ -3,8 +3,7 @@
 Layout:
     campaign.sqlite          config, bugs, signatures (with hit counts), hits, stats per
                              minute, seed findings, seed status, progress, mutant hash log
-    bugs/<id>/               mutant.smt2, verdict.json, <solver>.stdout/.stderr, check.smt2
-    seed-findings/<id>/      the same for seeds that misbehave before any mutation
+    bugs/<id>/, seed-findings/<id>/   bug folders (`bugs.record` knows their files)
 
 A bug folder is written (staged, then renamed) before its index row is committed, so the
 index never names a missing folder. SQLite runs in WAL mode so `--jobs` workers, each with
@@ -15,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -23,7 +21,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.campaign.stats import Stats
+from sphinxfuzz.bugs.record import (
+    BUGS_DIR,
+    FINDINGS_DIR,
+    REDUCED,
+    BugRecord,
+    SeedFindingRecord,
+    SolverSummary,
+    bug_files,
+    safe_name,
+)
+from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_folder_atomic
 from sphinxfuzz.oracle import Verdict, VerdictKind
@@ -65,7 +73,7 @@ class StoreError(InputError):
 @dataclass(frozen=True)
 class BugRow:
     id: str
-    kind: str
+    kind: VerdictKind
     solver: str | None
     signature: str
     seed_file: str
@@ -76,39 +84,14 @@ class BugRow:
     folder: Path
     count: int  # hits of its signature (1 for bugs that are never deduplicated)
 
-
-def safe_name(name: str) -> str:
-    return re.sub(r"[^\w.+-]", "_", name)
+    @property
+    def reduced_path(self) -> Path:
+        return self.folder / REDUCED
 
 
 def bug_id(position: int, mutant: int, verdict: Verdict) -> str:
     """Deterministic: the same mutant found again after a resume gets the same id."""
     return f"{position}-{mutant}-{safe_name(verdict.solver or 'all')}-{verdict.kind}"
-
-
-def result_files(results: Sequence[SolverResult], prefix: str = "") -> dict[str, str]:
-    files: dict[str, str] = {}
-    for result in results:
-        name = safe_name(result.spec.name)
-        files[f"{prefix}{name}.stdout"] = result.stdout
-        files[f"{prefix}{name}.stderr"] = result.stderr
-    return files
-
-
-def result_summary(result: SolverResult) -> dict[str, object]:
-    return {
-        "name": result.spec.name,
-        "spec": result.spec.text,
-        "family": result.spec.family,
-        "argv": list(result.spec.argv),
-        "version": result.version,
-        "outcome": str(result.outcome),
-        "answers": list(result.answers),
-        "exit_code": result.exit_code,
-        "elapsed": round(result.elapsed, 4),
-        "failure_line": result.failure_line,
-        "model_check_failed": result.model_check_failed,
-    }
 
 
 class Store:
@@ -243,18 +226,11 @@ class Store:
         digest = hashlib.sha1(seed_file.encode("utf-8")).hexdigest()[:6]
         stem = safe_name(Path(seed_file).stem)
         ident = f"{stem}-{digest}-{safe_name(verdict.solver or 'all')}-{verdict.kind}"
-        folder = self.root / "seed-findings" / ident
-        files = {"seed.smt2": seed_text, **result_files(results)}
-        files["verdict.json"] = json.dumps(
-            {
-                "id": ident,
-                "seed_file": seed_file,
-                "verdict": verdict.to_json(),
-                "solvers": [result_summary(r) for r in results],
-            },
-            indent=2,
-            default=str,
+        folder = self.root / FINDINGS_DIR / ident
+        record = SeedFindingRecord(
+            folder, ident, verdict, seed_file, [SolverSummary.of(r) for r in results]
         )
+        files = bug_files(record, seed_text, results)
         with self.transaction() as db:
             write_folder_atomic(folder, files)
             db.execute(
@@ -289,6 +265,8 @@ class Store:
         a crash signature already stored (or a hit already recorded before a resume)."""
         assert verdict.kind != VerdictKind.NONE
         ident = bug_id(position, mutant, verdict)
+        if check_script is None:
+            check_script = verdict.check_script
         now = time.time()
         dedupe = verdict.kind == VerdictKind.CRASH
         with self.transaction() as db:
@@ -313,26 +291,13 @@ class Store:
                     "INSERT INTO signatures VALUES (?, ?, ?, ?, 1, ?, ?)",
                     (verdict.signature, str(verdict.kind), verdict.solver, ident, now, now),
                 )
-            folder = self.root / "bugs" / ident
-            meta = {
-                "id": ident,
-                "seed_file": seed_file,
-                "campaign_seed": campaign_seed,
-                "position": position,
-                "mutant": mutant,
-                "theories": list(theories),
-                "verdict": verdict.to_json(),
-                "solvers": [result_summary(r) for r in results],
-                "check": [result_summary(r) for r in check_results],
-            }
-            files = {
-                "mutant.smt2": mutant_text,
-                "verdict.json": json.dumps(meta, indent=2, default=str),
-                **result_files(results),
-            }
-            if check_script is not None:
-                files["check.smt2"] = check_script
-                files.update(result_files(check_results, prefix="check-"))
+            folder = self.root / BUGS_DIR / ident
+            record = BugRecord(
+                folder, ident, verdict, seed_file, [SolverSummary.of(r) for r in results],
+                campaign_seed, position, mutant, list(theories),
+                [SolverSummary.of(r) for r in check_results],
+            )  # fmt: skip
+            files = bug_files(record, mutant_text, results, check_script, check_results)
             write_folder_atomic(folder, files)  # the folder exists before its index row
             db.execute(
                 "INSERT OR REPLACE INTO bugs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -356,7 +321,7 @@ class Store:
             "ORDER BY b.found_at, b.id"
         ).fetchall()
         return [
-            BugRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8],
+            BugRow(r[0], VerdictKind(r[1]), r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8],
                    self.root / r[9], r[10])
             for r in rows
         ]  # fmt: skip

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from sphinxfuzz.campaign.issue_text import BugFacts, bisect_summary, issue_text, load_facts
-from sphinxfuzz.campaign.stats import Stats
-from sphinxfuzz.campaign.store import Store, StoreError
-from sphinxfuzz.campaign.svg import bar_chart, line_plot
-from sphinxfuzz.campaign.triage import BugGroup, group_bugs
+from sphinxfuzz.bugs.issue_text import BugFacts, bisect_summary, issue_text, load_facts
+from sphinxfuzz.bugs.record import FINDINGS_DIR, Bisection, is_bug_folder
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.bugs.store import Store, StoreError
+from sphinxfuzz.bugs.svg import bar_chart, line_plot
+from sphinxfuzz.bugs.triage import BugGroup, group_bugs
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.solvers import SolverSpecError, parse_specs, solver_version
 
 _CSS = """
@@ -100,8 +102,8 @@ def _solver_rows(config: dict[str, object], facts: list[BugFacts]) -> list[list[
     """Each target solver with its version: as stored with a bug, else asked now."""
     stored: dict[str, str] = {}
     for fact in facts:
-        for summary in fact.meta.get("solvers") or []:  # type: ignore[union-attr]
-            stored.setdefault(str(summary.get("spec")), str(summary.get("version")))
+        for summary in fact.record.solvers:
+            stored.setdefault(summary.spec, summary.version)
     rows = []
     for text in str(config.get("solvers", "")).split(";"):
         text = text.strip()
@@ -125,7 +127,8 @@ def _summary(store: Store, root: Path, line: Timeline, groups: list[BugGroup],
     rate = stats.mutants / line.duration if line.duration > 0 else 0.0
     call_rate = stats.solver_calls / line.duration if line.duration > 0 else 0.0
     bugs = ", ".join(f"{k}: {v}" for k, v in sorted(stats.bugs.items())) or "none"
-    seeds = [str(s) for s in config.get("seeds", [])]  # type: ignore[union-attr]
+    stored_seeds = config.get("seeds")
+    seeds = [str(s) for s in stored_seeds] if isinstance(stored_seeds, list) else []
     rows = [
         ["campaign folder", f"<code>{escape(str(root.resolve()))}</code>"],
         ["campaign seed", escape(str(config.get("campaign_seed", "?")))],
@@ -217,9 +220,9 @@ def _size(facts: BugFacts) -> str:
     reduction = facts.reduction
     if not reduction:
         return f"{len(facts.original.encode('utf-8'))} B (not reduced)"
-    before, after = reduction.get("before") or {}, reduction.get("after") or {}
-    return (f"{before.get('bytes')} B &rarr; {after.get('bytes')} B, "  # type: ignore[union-attr]
-            f"{before.get('nodes')} &rarr; {after.get('nodes')} nodes")  # type: ignore[union-attr]  # fmt: skip
+    before, after = reduction.before, reduction.after
+    return (f"{before.bytes} B &rarr; {after.bytes} B, "
+            f"{before.nodes} &rarr; {after.nodes} nodes")  # fmt: skip
 
 
 def _group_rows(groups: list[BugGroup], facts: dict[str, BugFacts], first: float) -> str:
@@ -244,12 +247,10 @@ def _group_rows(groups: list[BugGroup], facts: dict[str, BugFacts], first: float
     return _table(header, rows, numeric={4, 5})
 
 
-def _bisect_table(bisect: dict[str, object] | None) -> str:
-    versions = (bisect or {}).get("versions")
-    if not isinstance(versions, list) or not versions:
+def _bisect_table(bisect: Bisection | None) -> str:
+    if bisect is None or not bisect.versions:
         return ""
-    rows = [[escape(str(v.get("version"))), escape(str(v.get("status"))),
-             escape(str(v.get("detail", "")))] for v in versions if isinstance(v, dict)]  # fmt: skip
+    rows = [[escape(t.version), escape(t.status), escape(t.detail)] for t in bisect.tried]
     return "<h4>Bisection</h4>" + _table(["version", "status", "detail"], rows)
 
 
@@ -269,7 +270,7 @@ def _group_section(group: BugGroup, facts: dict[str, BugFacts]) -> str:
     rep = facts[group.representative.id]
     members = "".join(
         f'<li><code>{escape(b.id)}</code> <span class="muted">{escape(_when(b.found_at))}, '
-        + (f"{b.count} hits of its signature, " if b.kind == "crash" else "")
+        + (f"{b.count} hits of its signature, " if b.kind == VerdictKind.CRASH else "")
         + f"seed {escape(Path(b.seed_file).name)}, "
         + f"{'reduced' if facts[b.id].reduction else 'not reduced'}</span></li>"
         for b in group.bugs
@@ -290,8 +291,8 @@ def _seed_findings(store: Store) -> str:
                 "<p>No seed misbehaved before mutation.</p></section>")  # fmt: skip
     rows, details = [], []
     for ident, seed, kind, solver, signature in findings:
-        folder = store.root / "seed-findings" / ident
-        facts = load_facts(folder) if (folder / "verdict.json").is_file() else None
+        folder = store.root / FINDINGS_DIR / ident
+        facts = load_facts(folder) if is_bug_folder(folder) else None
         rows.append([f"<code>{escape(ident)}</code>", escape(kind), escape(solver or "-"),
                      escape(Path(seed).name), f"<code>{escape(signature)}</code>",
                      _size(facts) if facts else "-"])  # fmt: skip

@@ -1,7 +1,7 @@
 """Shrinking a stored trigger with ddSMT, keeping only candidates that are still the same bug.
 
 ddSMT (`pip install ddsmt`, the `reduce` extra) runs a command on each candidate and keeps
-those whose exit code matches the original run. The command is `interesting.py` with a check
+those whose exit code matches the original run. The command is `oracle.interesting` with a check
 spec made from the bug: its kind, blamed solver and signature, its stored command lines, and
 the campaign's timeout. The result goes beside the original:
 
@@ -30,15 +30,22 @@ from importlib import metadata
 from pathlib import Path
 
 import sphinxfuzz
-from sphinxfuzz.campaign.replay import find_bug
-from sphinxfuzz.campaign.store import Store, StoreError, result_summary
+from sphinxfuzz.bugs.record import (
+    BugRecord,
+    Reduction,
+    Size,
+    SolverSummary,
+    is_reduced,
+    load_record,
+    write_reduction,
+)
+from sphinxfuzz.bugs.replay import find_bug
+from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import InputError
-from sphinxfuzz.fileio import write_atomic
-from sphinxfuzz.interesting import CheckSpec, check
-from sphinxfuzz.oracle import Verdict, VerdictKind
+from sphinxfuzz.oracle import VerdictKind
+from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
 
-REDUCED, REDUCE_META = "reduced.smt2", "reduce.json"
 INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
 
 
@@ -47,16 +54,7 @@ class ReduceError(InputError):
 
 
 @dataclass(frozen=True)
-class Size:
-    bytes: int
-    nodes: int  # atoms and parenthesised lists, as ddSMT counts S-expressions
-
-    def to_json(self) -> dict[str, int]:
-        return {"bytes": self.bytes, "nodes": self.nodes}
-
-
-@dataclass(frozen=True)
-class Reduction:
+class ReductionResult:
     bug: str
     before: Size
     after: Size
@@ -83,35 +81,22 @@ def ddsmt_version() -> str:
         return "unknown"
 
 
-def formula_file(folder: Path) -> Path:
-    """The stored trigger: a mutant, or the seed of a seed finding."""
-    for name in ("mutant.smt2", "seed.smt2"):
-        if (folder / name).is_file():
-            return folder / name
-    raise ReduceError(f"{folder}: no mutant.smt2 or seed.smt2 to reduce")
-
-
-def check_spec(root: Path, folder: Path) -> CheckSpec:
-    """The check a candidate of this bug must pass, from its verdict.json and the campaign."""
-    try:
-        meta = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ReduceError(f"{folder / 'verdict.json'}: unreadable bug record: {exc}") from None
-    verdict = Verdict.from_json(meta["verdict"])
+def check_spec(root: Path, record: BugRecord) -> CheckSpec:
+    """The check a candidate of this bug must pass, from its record and the campaign."""
+    verdict = record.verdict
     if verdict.kind == VerdictKind.DISAGREEMENT:
-        raise ReduceError(f"{folder.name}: an unsettled disagreement blames no solver")
+        raise ReduceError(f"{record.folder.name}: an unsettled disagreement blames no solver")
     with Store(root) as store:
         config = store.config() or {}
-    solvers = [str(s["spec"]) for s in meta["solvers"]]
     try:
         return CheckSpec.for_verdict(
             verdict,
-            solvers,
+            [s.spec for s in record.solvers],
             timeout=float(config.get("timeout", 10.0)),  # type: ignore[arg-type]
             memory_mb=int(config.get("memory_mb", 4096)),  # type: ignore[call-overload]
         )
     except ValueError as exc:
-        raise ReduceError(f"{folder.name}: {exc}") from None
+        raise ReduceError(f"{record.folder.name}: {exc}") from None
 
 
 def _check_limit(spec: CheckSpec) -> float:
@@ -131,7 +116,7 @@ def _wrapper(work: Path, spec_path: Path) -> Path:
         "#!/bin/sh\n"
         f"PYTHONPATH={shlex.quote(str(package_root))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
         "export PYTHONPATH\n"
-        f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.interesting "
+        f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.oracle.interesting "
         f'{shlex.quote(str(spec_path))} "$1"\n',
         encoding="utf-8",
     )
@@ -185,12 +170,13 @@ def reduce_bug(
     jobs: int = 1,
     time_limit: float | None = None,
     echo: Callable[[str], None] | None = None,
-) -> Reduction:
+) -> ReductionResult:
     """Reduce one stored bug with ddSMT and store reduced.smt2 and reduce.json beside it."""
     version = ddsmt_version()
     folder = find_bug(bug, str(root))
-    spec = check_spec(root, folder)
-    original = formula_file(folder).read_text(encoding="utf-8")
+    record = load_record(folder)
+    spec = check_spec(root, record)
+    original = record.formula()
     started = time.monotonic()
     still, results = check(spec, original)
     if still is None:
@@ -227,34 +213,22 @@ def reduce_bug(
         )
     seconds = time.monotonic() - started
     before, after = formula_size(original), formula_size(reduced)
-    meta = {
-        "bug": folder.name,
-        "ddsmt_version": version,
-        "seconds": round(seconds, 2),
-        "finished": code is not None,
-        "time_limit": time_limit,
-        "before": before.to_json(),
-        "after": after.to_json(),
-        "source": formula_file(folder).name,
-        "check": spec.to_json(),
+    reduction = Reduction(
+        bug=folder.name,
+        ddsmt_version=version,
+        seconds=round(seconds, 2),
+        finished=code is not None,
+        time_limit=time_limit,
+        before=before,
+        after=after,
+        source=record.formula_name,
+        check=spec.to_json(),
         # what the solvers said on the reduced formula: the evidence an issue report quotes
-        "results": [result_summary(r) for r in final],
-        "verdict": still.to_json(),
-    }
-    write_atomic(folder / REDUCED, reduced)
-    write_atomic(folder / REDUCE_META, json.dumps(meta, indent=2) + "\n")
-    return Reduction(folder.name, before, after, seconds, version, folder, code is not None)
-
-
-def load_reduction(folder: Path) -> dict[str, object] | None:
-    """The stored reduce.json of a bug folder, if it was reduced."""
-    path = folder / REDUCE_META
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
+        results=[SolverSummary.of(r) for r in final],
+        verdict=still,
+    )
+    write_reduction(folder, reduced, reduction)
+    return ReductionResult(folder.name, before, after, seconds, version, folder, code is not None)
 
 
 def unreduced_bugs(root: Path) -> list[str]:
@@ -264,4 +238,4 @@ def unreduced_bugs(root: Path) -> list[str]:
             rows = store.bugs()
     except StoreError as exc:
         raise ReduceError(str(exc)) from None
-    return [row.id for row in rows if not (row.folder / REDUCE_META).is_file()]
+    return [row.id for row in rows if not is_reduced(row.folder)]

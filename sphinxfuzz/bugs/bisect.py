@@ -4,7 +4,7 @@ reports it.
 The stored trigger is run on released versions of the blamed solver (installed on demand
 with `sphinxfuzz solvers install`), each standing in for the campaign's command line with
 the same options, next to the campaign's other solvers. A version shows the bug when the
-reduction's interestingness check (`sphinxfuzz.interesting`) finds the same kind of verdict
+reduction's interestingness check (`sphinxfuzz.oracle.interesting`) finds the same kind of verdict
 with the same signature against it. Releases are tried from a coarse sample (the first and
 the last patch release of every minor version, plus the release the bug was found on), then
 bisected over every release between neighbours where the bug comes or goes.
@@ -12,15 +12,23 @@ bisected over every release between neighbours where the bug comes or goes.
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from sphinxfuzz.campaign.reduce import ReduceError, check_spec, formula_file
+from sphinxfuzz.bugs.record import (
+    BUG,
+    CLEAN,
+    Bisection,
+    BugRecord,
+    Tried,
+    load_record,
+    write_bisection,
+)
+from sphinxfuzz.bugs.reduce import ReduceError, check_spec
 from sphinxfuzz.errors import ExternalError
-from sphinxfuzz.interesting import CheckSpec, check
+from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.installs import (
     InstallError,
@@ -33,57 +41,10 @@ from sphinxfuzz.solvers.installs import (
 # Releases older than these are not tried: z3 4.8.5 is the first wheel with a usable binary
 # for this platform's Python; cvc5 wheels before 1.1 cannot be run (no parser API).
 OLDEST = {"z3": (4, 8, 5), "cvc5": (1, 1, 0)}
-BUG, CLEAN = "bug", "clean"
 
 
 class BisectError(ExternalError):
     """A bisection that cannot be done; the message says why."""
-
-
-@dataclass
-class Tried:
-    version: str
-    status: str  # bug, clean, or what kept the answer from counting (rejected, timeout, ...)
-    detail: str = ""
-
-
-@dataclass
-class Bisection:
-    bug: str
-    solver: str  # the family
-    kind: str
-    versions: list[Tried]
-
-    def _ordered(self) -> list[Tried]:
-        return sorted(self.versions, key=lambda t: version_key(t.version))
-
-    @property
-    def first_bad(self) -> str | None:
-        return next((t.version for t in self._ordered() if t.status == BUG), None)
-
-    @property
-    def last_bad(self) -> str | None:
-        bad = [t.version for t in self._ordered() if t.status == BUG]
-        return bad[-1] if bad else None
-
-    @property
-    def first_good_after(self) -> str | None:
-        last = self.last_bad
-        if last is None:
-            return None
-        later = [t for t in self._ordered() if version_key(t.version) > version_key(last)]
-        return next((t.version for t in later if t.status == CLEAN), None)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "bug": self.bug,
-            "solver": self.solver,
-            "kind": self.kind,
-            "versions": [asdict(t) for t in self._ordered()],
-            "first_bad": self.first_bad,
-            "last_bad": self.last_bad,
-            "first_good_after": self.first_good_after,
-        }
 
 
 def candidate_versions(family: str, available: tuple[str, ...] | None = None) -> list[str]:
@@ -106,15 +67,11 @@ def coarse_sample(versions: list[str], also: tuple[str, ...] = ()) -> list[str]:
     return sorted(chosen, key=version_key)
 
 
-def found_on(folder: Path, spec: CheckSpec, family: str) -> tuple[str, ...]:
+def found_on(record: BugRecord, spec: CheckSpec, family: str) -> tuple[str, ...]:
     """The release of `family` the bug was stored from, when its version is a plain one."""
-    try:
-        meta = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ()
-    for result in meta.get("solvers") or []:
-        if result.get("name") == spec.solver and result.get("family", family) == family:
-            version = str(result.get("version") or "").split()[-1:]
+    for result in record.solvers:
+        if result.name == spec.solver and result.family == family:
+            version = result.version.split()[-1:]
             if version and all(part.isdigit() for part in version[0].split(".")):
                 return (short_version(family, version[0]),)
     return ()
@@ -175,9 +132,10 @@ def bisect_bug(
     installer: Callable[[str, str], object] | None = None,
 ) -> Bisection:
     """Try the bug on releases of `family`; writes bisect.json in the bug's folder."""
+    record = load_record(folder)
+    text = record.formula()
     try:
-        spec = check_spec(root, folder)
-        text = formula_file(folder).read_text(encoding="utf-8")
+        spec = check_spec(root, record)
     except ReduceError as exc:
         raise BisectError(str(exc)) from None
     _blamed(spec, family)  # fail before installing anything
@@ -200,14 +158,14 @@ def bisect_bug(
         return tried[version]
 
     first_pass = (
-        everything if versions else coarse_sample(everything, found_on(folder, spec, family))
+        everything if versions else coarse_sample(everything, found_on(record, spec, family))
     )
     for version in first_pass:
         run(version)
     if not versions:
         _refine(everything, first_pass, run)
     result = Bisection(folder.name, family, spec.kind, list(tried.values()))
-    (folder / "bisect.json").write_text(json.dumps(result.to_json(), indent=2), encoding="utf-8")
+    write_bisection(folder, result)
     return result
 
 
@@ -228,10 +186,3 @@ def _refine(everything: list[str], sampled: list[str], run: Callable[[str], Trie
                 lo = mid
             else:
                 hi = mid
-
-
-def load_bisection(folder: Path) -> dict[str, object] | None:
-    try:
-        return json.loads((folder / "bisect.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.campaign.store import DB_NAME, Store, StoreError
-from sphinxfuzz.mutate.dialect import for_family
-from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
-from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs, run_solver
+from sphinxfuzz.bugs.record import BUGS_DIR, FINDINGS_DIR, is_bug_folder, load_record
+from sphinxfuzz.bugs.store import DB_NAME, Store, StoreError
+from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
+from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 
 DEFAULT_CAMPAIGNS = Path("campaigns")
 
@@ -37,12 +37,12 @@ def resolve_campaign(campaign: str | None) -> Path:
 def find_bug(bug: str, campaign: str | None) -> Path:
     """A bug folder from a path to it, or from an id in the campaign (default: the latest)."""
     path = Path(bug)
-    if (path / "verdict.json").is_file():
+    if is_bug_folder(path):
         return path
     root = resolve_campaign(campaign)
-    for kind in ("bugs", "seed-findings"):
+    for kind in (BUGS_DIR, FINDINGS_DIR):
         folder = root / kind / bug
-        if (folder / "verdict.json").is_file():
+        if is_bug_folder(folder):
             return folder
     with Store(root) as store:
         known = [row.id for row in store.bugs()] + [f[0] for f in store.seed_findings()]
@@ -51,14 +51,6 @@ def find_bug(bug: str, campaign: str | None) -> Path:
     close = difflib.get_close_matches(bug, known, n=5, cutoff=0.5)
     hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(known[:10])}"
     raise StoreError(f"{root}: no bug {bug!r}; {hint}")
-
-
-def load_meta(folder: Path) -> dict[str, object]:
-    path = folder / "verdict.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{path}: unreadable bug record: {exc}") from None
 
 
 @dataclass
@@ -94,18 +86,14 @@ def _stored_timeout(folder: Path) -> float:
 
 def replay(folder: Path, *, timeout: float | None = None) -> Replay:
     """Run the stored formula on the stored command lines and judge it again."""
-    meta = load_meta(folder)
-    formula = folder / ("mutant.smt2" if (folder / "mutant.smt2").is_file() else "seed.smt2")
-    text = formula.read_text(encoding="utf-8")
+    record = load_record(folder)
+    text = record.formula()
     limit = timeout if timeout is not None else _stored_timeout(folder)
-    specs: list[SolverSpec] = []
-    for solver in meta["solvers"]:  # type: ignore[attr-defined]
-        specs.extend(parse_specs(str(solver["spec"])))
+    specs = [spec for summary in record.solvers for spec in parse_specs(summary.spec)]
 
     def run(spec: SolverSpec, script: str) -> SolverResult:
-        return run_solver(spec, for_family(script, spec.family), timeout=limit)
+        return run_in_dialect(spec, script, timeout=limit)
 
     results = [run(spec, text) for spec in specs]
-    judgement = judge(text, results, run)
-    original = Verdict.from_json(meta["verdict"])  # type: ignore[arg-type]
-    return Replay(original, judgement, results)
+    judgement = judge_again(record.verdict, text, results, run)
+    return Replay(record.verdict, judgement, results)

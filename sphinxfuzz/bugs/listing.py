@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.campaign.reduce import REDUCED, load_reduction
-from sphinxfuzz.campaign.store import BugRow, safe_name
-from sphinxfuzz.campaign.triage import BugGroup
+from sphinxfuzz.bugs.record import BugRecord, load_reduction
+from sphinxfuzz.bugs.store import BugRow
+from sphinxfuzz.bugs.triage import BugGroup
 
 
 def _bug(row: BugRow) -> dict[str, Any]:
@@ -19,7 +19,7 @@ def _bug(row: BugRow) -> dict[str, Any]:
         "solver": row.solver,
         "signature": row.signature,
         "hits": row.count,
-        "reduced": (row.folder / REDUCED).is_file(),
+        "reduced": row.reduced_path.is_file(),
         "seed_file": row.seed_file,
         "position": row.position,
         "mutant": row.mutant,
@@ -67,29 +67,27 @@ def bugs_json(
     }
 
 
-def bug_json(folder: Path, meta: dict[str, Any]) -> dict[str, Any]:
+def bug_json(record: BugRecord) -> dict[str, Any]:
     """The stored record (verdict.json) with the formulas and every solver's output."""
-    formula = folder / ("mutant.smt2" if (folder / "mutant.smt2").is_file() else "seed.smt2")
-    reduced = folder / REDUCED
-    solvers = []
-    for solver in meta.get("solvers") or []:
-        streams = {}
-        for stream in ("stdout", "stderr"):
-            path = folder / f"{safe_name(str(solver['name']))}.{stream}"
-            streams[stream] = path.read_text(encoding="utf-8") if path.is_file() else ""
-        solvers.append({**solver, **streams})
+    solvers = [
+        {**s.to_json(), "stdout": record.output(s.name, "stdout"),
+         "stderr": record.output(s.name, "stderr")}
+        for s in record.solvers
+    ]  # fmt: skip
+    reduction = load_reduction(record.folder)
+    stored = record.to_json()
     return {
         "schema": "sphinxfuzz/bug/1",
-        "id": meta.get("id", folder.name),
-        "folder": str(folder),
-        "verdict": meta.get("verdict"),
-        "seed_file": meta.get("seed_file"),
-        "campaign_seed": meta.get("campaign_seed"),
-        "position": meta.get("position"),
-        "mutant": meta.get("mutant"),
-        "theories": meta.get("theories", []),
-        "formula": formula.read_text(encoding="utf-8") if formula.is_file() else None,
-        "reduced": reduced.read_text(encoding="utf-8") if reduced.is_file() else None,
-        "reduction": load_reduction(folder),
+        "id": record.id,
+        "folder": str(record.folder),
+        "verdict": stored["verdict"],
+        "seed_file": record.seed_file,
+        "campaign_seed": stored.get("campaign_seed"),
+        "position": stored.get("position"),
+        "mutant": stored.get("mutant"),
+        "theories": stored.get("theories", []),
+        "formula": record.formula(),
+        "reduced": record.reduced(),
+        "reduction": reduction.to_json() if reduction else None,
         "solvers": solvers,
     }

@@ -21,8 +21,9 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sphinxfuzz.campaign.reduce import REDUCED
-from sphinxfuzz.campaign.store import BugRow, Store
+from sphinxfuzz.bugs.record import load_record, read_text
+from sphinxfuzz.bugs.store import BugRow, Store
+from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, parse_script
 from sphinxfuzz.smtlib.vocabulary import BINDERS, SYMBOL_DECLARING
 
@@ -49,7 +50,7 @@ class BugGroup:
     @property
     def representative(self) -> BugRow:
         """The bug to show: the first reduced one, else the first found."""
-        reduced = [bug for bug in self.bugs if (bug.folder / REDUCED).is_file()]
+        reduced = [bug for bug in self.bugs if bug.reduced_path.is_file()]
         return (reduced or self.bugs)[0]
 
 
@@ -156,26 +157,25 @@ def formula_shape(text: str) -> str:
     return " ".join(sorted(set(shapes)))
 
 
-def formula_of(bug: BugRow) -> Path:
-    """The reduced formula when there is one, else the stored trigger."""
-    for name in (REDUCED, "mutant.smt2", "seed.smt2"):
-        if (bug.folder / name).is_file():
-            return bug.folder / name
-    return bug.folder / "mutant.smt2"
+def formula_of(bug: BugRow) -> tuple[str, bool]:
+    """(the reduced formula when there is one, else the stored trigger; whether reduced)."""
+    if bug.reduced_path.is_file():
+        return read_text(bug.reduced_path), True
+    return load_record(bug.folder).formula(), False
 
 
 def group_key(bug: BugRow) -> tuple[str, str | None, tuple[str, ...], str]:
     """(kind, solver, theories, key): theories are part of the key only while unreduced."""
     theories = tuple(sorted(set(bug.theories)))
-    if bug.kind == "crash":
-        return bug.kind, bug.solver, (), bug.signature
-    path = formula_of(bug)
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    if path.name == REDUCED:
+    kind = str(bug.kind)  # the group id hashes the key: the kind's stored text
+    if bug.kind == VerdictKind.CRASH:
+        return kind, bug.solver, (), bug.signature
+    text, reduced = formula_of(bug)
+    if reduced:
         shape = formula_shape(text)
         if shape:
-            return bug.kind, bug.solver, (), shape
-    return bug.kind, bug.solver, theories, " ".join(sorted(operator_heads(text)))
+            return kind, bug.solver, (), shape
+    return kind, bug.solver, theories, " ".join(sorted(operator_heads(text)))
 
 
 def group_bugs(bugs: list[BugRow]) -> list[BugGroup]:

@@ -6,13 +6,21 @@ The text is Markdown, ready to paste into a GitHub issue.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.campaign.reduce import REDUCED, formula_file, load_reduction
-from sphinxfuzz.mutate.dialect import for_family
+from sphinxfuzz.bugs.record import (
+    Bisection,
+    BugRecord,
+    Reduction,
+    SolverSummary,
+    load_bisection,
+    load_record,
+    load_reduction,
+)
+from sphinxfuzz.oracle import Expected, VerdictKind
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
 
 
@@ -20,64 +28,59 @@ from sphinxfuzz.smtlib import SmtParseError
 class BugFacts:
     """Everything a report needs about one stored bug, read from its folder."""
 
-    id: str
-    folder: Path
-    kind: str
-    solver: str | None
-    signature: str
-    solvers: list[dict[str, object]]  # result summaries of the run that shows the bug
+    record: BugRecord
+    solvers: list[SolverSummary]  # the run that shows the bug: the reduced one when reduced
     evidence: dict[str, object]
     formula: str  # the reduced formula, else the stored trigger
     original: str
-    reduction: dict[str, object] | None
-    bisect: dict[str, object] | None
-    meta: dict[str, object]
+    reduction: Reduction | None
+    bisect: Bisection | None
 
     @property
-    def blamed(self) -> dict[str, object] | None:
-        return next((s for s in self.solvers if s.get("name") == self.solver), None)
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def folder(self) -> Path:
+        return self.record.folder
+
+    @property
+    def kind(self) -> VerdictKind:
+        return self.record.verdict.kind
+
+    @property
+    def solver(self) -> str | None:
+        return self.record.verdict.solver
+
+    @property
+    def signature(self) -> str:
+        return self.record.verdict.signature
+
+    @property
+    def blamed(self) -> SolverSummary | None:
+        return next((s for s in self.solvers if s.name == self.solver), None)
 
     def version_of(self, name: str | None) -> str:
-        found = next((s for s in self.solvers if s.get("name") == name), None)
-        return str(found.get("version") or "unknown") if found else "unknown"
-
-
-def _read_json(path: Path) -> dict[str, object] | None:
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
+        found = next((s for s in self.solvers if s.name == name), None)
+        return (found.version or "unknown") if found else "unknown"
 
 
 def load_facts(folder: Path) -> BugFacts:
-    meta = _read_json(folder / "verdict.json") or {}
-    verdict = meta.get("verdict") or {}
-    assert isinstance(verdict, dict)
+    record = load_record(folder)
     reduction = load_reduction(folder)
-    original = formula_file(folder).read_text(encoding="utf-8")
-    reduced = folder / REDUCED
-    formula = reduced.read_text(encoding="utf-8") if reduction and reduced.is_file() else original
+    original = record.formula()
+    reduced = record.reduced() if reduction else None
     # the reduced run's own outputs and model, when there is one: they match its formula
-    source = reduction if reduction and reduction.get("results") else meta
-    solvers = source.get("results" if source is reduction else "solvers") or []
-    reduced_verdict = (reduction or {}).get("verdict") or {}
-    evidence = (reduced_verdict if reduction else verdict).get("evidence") or {}  # type: ignore[union-attr]
+    solvers = reduction.results if reduction and reduction.results else record.solvers
+    verdict = reduction.verdict if reduction else record.verdict
     return BugFacts(
-        id=str(meta.get("id", folder.name)),
-        folder=folder,
-        kind=str(verdict.get("kind", "?")),
-        solver=verdict.get("solver"),  # type: ignore[arg-type]
-        signature=str(verdict.get("signature", "")),
-        solvers=list(solvers),  # type: ignore[arg-type]
-        evidence=dict(evidence),  # type: ignore[arg-type]
-        formula=formula,
+        record=record,
+        solvers=list(solvers),
+        evidence=dict(verdict.evidence),
+        formula=reduced if reduced is not None else original,
         original=original,
         reduction=reduction,
-        bisect=_read_json(folder / "bisect.json"),
-        meta=meta,
+        bisect=load_bisection(folder),
     )
 
 
@@ -88,55 +91,83 @@ def _dialect(text: str, family: str) -> str:
         return text
 
 
-def _exit_text(summary: dict[str, object]) -> str:
-    code = summary.get("exit_code")
-    if isinstance(code, int) and code < 0:
+def _exit_text(summary: SolverSummary | None) -> str:
+    code = summary.exit_code if summary else None
+    if code is not None and code < 0:
         return f"killed by signal {-code}"
     return f"exit code {code}"
 
 
-def _answers(summary: dict[str, object] | None) -> str:
-    if not summary:
-        return "?"
-    answers = summary.get("answers") or []
-    return " ".join(str(a) for a in answers) or str(summary.get("outcome", "?"))  # type: ignore[union-attr]
-
-
 def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
     """(one-line summary for the title, expected, actual)."""
-    blamed = facts.blamed or {}
-    failure = str(blamed.get("failure_line") or "").strip()
+    blamed = facts.blamed
+    failure = (blamed.failure_line or "").strip() if blamed else ""
+    answers = blamed.answer_text if blamed else "no answer stored"
     evidence = facts.evidence
     model_from = str(evidence.get("model_from") or "")
     checks = evidence.get("check") or {}
     checked = ", ".join(f"{k}: {v}" for k, v in checks.items()) if isinstance(checks, dict) else ""
-    if facts.kind == "crash":
+    expected = facts.record.verdict.expected
+    if expected is not None and facts.kind != VerdictKind.CRASH:
+        return _against_expected(facts, expected, answers)
+    if facts.kind == VerdictKind.CRASH:
         return (
             f"crash: {failure or _exit_text(blamed)}",
             "an answer (sat, unsat or unknown) or an error message, and a normal exit",
             f"{failure or 'no message'} ({_exit_text(blamed)})",
         )
-    if facts.kind == "soundness":
+    if facts.kind == VerdictKind.SOUNDNESS:
         return (
             "unsat on a satisfiable formula",
             f"sat: {model_from} {facts.version_of(model_from)} answers sat with a model, and "
             f"the formula holds under that model (the formula with the model substituted is "
             f"sat for {checked or 'the solvers'})",
-            f"unsat ({_answers(blamed)})",
+            f"unsat ({answers})",
         )
-    if facts.signature.endswith("own model check failed"):
+    if facts.record.verdict.own_model_check:
         return (
             "the solver's own model validation fails",
             "sat with a model that satisfies the formula (or unknown)",
-            f"{failure or 'model validation failed'} (answers: {_answers(blamed)})",
+            f"{failure or 'model validation failed'} (answers: {answers})",
         )
-    others = [str(s.get("name")) for s in facts.solvers if s.get("name") != facts.solver]
+    others = [s.name for s in facts.solvers if s.name != facts.solver]
     return (
         "sat with a model under which the formula is false",
         f"unsat (as {', '.join(others) or 'the other solvers'} answer), or a model that "
         "satisfies the formula",
         f"sat, with the model below; the formula with that model substituted is unsat "
         f"({checked or 'model check'})",
+    )
+
+
+_MODEL_CHECKED = {
+    "fails": ", with a model under which the formula is false",
+    "undecided": ", with a model the check could not decide",
+}
+
+
+def _against_expected(facts: BugFacts, expected: Expected, answers: str) -> tuple[str, str, str]:
+    """A wrong answer against one known by construction, or unknown where a related formula
+    with that answer is solved."""
+    reference = facts.evidence.get("reference")
+    vouch = (
+        f"; {reference} {facts.version_of(reference)} answers {expected.answer}"
+        if isinstance(reference, str)
+        else ""
+    )
+    related = facts.record.verdict.related
+    if facts.kind == VerdictKind.INCOMPLETENESS and related is not None:
+        return (
+            f"{answers} on a formula whose related formula it solves",
+            f"{expected.answer} ({expected.why}{vouch}); it answers {related.answer} on the "
+            "related formula below",
+            answers,
+        )
+    checked = facts.evidence.get("model_check")
+    return (
+        f"{answers} on a formula that is {expected.answer} by construction",
+        f"{expected.answer} ({expected.why}{vouch})",
+        answers + _MODEL_CHECKED.get(str(checked), ""),
     )
 
 
@@ -170,17 +201,15 @@ def plain_command(spec: str, family: str) -> str:
     return " ".join([head, *words[1:]])
 
 
-def bisect_summary(bisect: dict[str, object] | None) -> str:
+def bisect_summary(bisect: Bisection | None) -> str:
     """The lifespan from `sphinxfuzz bisect`'s bisect.json as one sentence naming the
     releases tried, or "" when there is none."""
-    if not bisect:
+    if bisect is None:
         return ""
-    family = str(bisect.get("solver") or "")
-    first, last = bisect.get("first_bad"), bisect.get("last_bad")
-    fixed = bisect.get("first_good_after")
-    versions = bisect.get("versions")
-    tried = [v for v in versions if isinstance(v, dict)] if isinstance(versions, list) else []
-    listing = ", ".join(f"{v.get('version')} {v.get('status')}" for v in tried) or "none"
+    family = bisect.solver
+    first, last, fixed = bisect.first_bad, bisect.last_bad, bisect.first_good_after
+    tried = bisect.tried
+    listing = ", ".join(f"{t.version} {t.status}" for t in tried) or "none"
     if not first:
         sentence = f"None of the {family} releases tried shows the bug"
     elif first == last:
@@ -189,16 +218,16 @@ def bisect_summary(bisect: dict[str, object] | None) -> str:
         sentence = f"The bug shows in {family} {first} to {last}"
     if first and fixed:
         sentence += f"; {fixed} is the first release after that without it"
-    elif first and tried and tried[-1].get("version") == last:
+    elif first and tried and tried[-1].version == last:
         sentence += f"; the newest release tried ({last}) still has it"
     return f"{sentence}. Releases tried ({len(tried)}): {listing}."
 
 
 def issue_text(facts: BugFacts) -> str:
-    blamed = facts.blamed or {}
-    family = str(blamed.get("family") or "other")
+    blamed = facts.blamed
+    family = blamed.family if blamed else "other"
     name = solver_words(facts.solver, family)
-    spec = str(blamed.get("spec") or facts.solver or family)
+    spec = blamed.spec if blamed else (facts.solver or family)
     command = plain_command(spec, family)
     version = facts.version_of(facts.solver)
     title, expected, actual = expected_actual(facts)
@@ -223,14 +252,18 @@ def issue_text(facts: BugFacts) -> str:
         f"Actual: {actual}",
     ]
     model = facts.evidence.get("model")
-    if model and facts.kind in ("soundness", "invalid-model"):
+    if model and facts.kind in (VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL):
         lines += ["", f"Model given by {facts.evidence.get('model_from')}:", "```smt2",
                   str(model).rstrip(), "```"]  # fmt: skip
-    others = [s for s in facts.solvers if s.get("name") != facts.solver]
+    related = facts.record.verdict.related
+    if related is not None:
+        lines += ["", f"Related formula (`{name}` answers {related.answer}):", "```smt2",
+                  _dialect(related.text, family).rstrip(), "```"]  # fmt: skip
+    others = [s for s in facts.solvers if s.name != facts.solver]
     if others:
         lines += ["", "Other solvers on the same formula:"]
-        lines += [f"- {solver_words(str(s.get('name')), str(s.get('family')))} {s.get('version')} "
-                  f"(`{plain_command(str(s.get('spec')), str(s.get('family')))}`): {_answers(s)}"
+        lines += [f"- {solver_words(s.name, s.family)} {s.version} "
+                  f"(`{plain_command(s.spec, s.family)}`): {s.answer_text}"
                   for s in others]  # fmt: skip
     summary = bisect_summary(facts.bisect)
     if summary:

@@ -1,0 +1,479 @@
+"""The bug folder: its file names, what each file holds, and the one loader that reads them.
+
+    bugs/<id>/            a mutant that showed a verdict
+        verdict.json      BugRecord: the verdict, the mutant's origin, every solver's summary
+        mutant.smt2       the trigger
+        <solver>.stdout/.stderr, check.smt2 and check-<solver>.* (the model check, if any)
+        reduced.smt2      `sphinxfuzz reduce`: the smallest candidate still showing the bug
+        reduce.json       ... and its Reduction record, written last
+        bisect.json       `sphinxfuzz bisect`: the Bisection over the blamed solver's releases
+    seed-findings/<id>/   the same with seed.smt2 for an unmutated seed (SeedFindingRecord)
+
+Every module reads these files through this one (`load_record`, `load_reduction`,
+`load_bisection`); a file that is there but unreadable or malformed raises BugFileError
+naming it and what is wrong. Every write is atomic.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sphinxfuzz.errors import InputError
+from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.oracle import Verdict
+from sphinxfuzz.solvers import SolverResult
+from sphinxfuzz.solvers.installs import version_key
+
+VERDICT = "verdict.json"
+MUTANT = "mutant.smt2"
+SEED = "seed.smt2"
+CHECK = "check.smt2"
+REDUCED = "reduced.smt2"
+REDUCE_META = "reduce.json"
+BISECT = "bisect.json"
+BUGS_DIR, FINDINGS_DIR = "bugs", "seed-findings"
+
+
+class BugFileError(InputError):
+    """A file of a bug folder that is missing, unreadable or malformed."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BugFileError(path, "missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BugFileError(path, f"unreadable: {exc}") from None
+    if not isinstance(data, dict):
+        raise BugFileError(path, f"expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+class _Fields:
+    """Typed access to one JSON object of a file; a wrong field names the file and the key."""
+
+    def __init__(self, path: Path, data: Mapping[str, Any], where: str = "") -> None:
+        self.path, self.data, self.where = path, data, where
+
+    def fail(self, key: str, problem: str) -> BugFileError:
+        return BugFileError(self.path, f"{self.where}{key!r} {problem}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+        if key not in self.data or self.data[key] is None:
+            if default is ...:
+                raise self.fail(key, "is missing")
+            return default
+        value = self.data[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise self.fail(key, f"should be {_kind_name(kind)}, not {value!r}"[:200])
+        return value
+
+    def strings(self, key: str) -> list[str]:
+        values = self.get(key, list, [])
+        if not all(isinstance(v, str) for v in values):
+            raise self.fail(key, "should be a list of strings")
+        return list(values)
+
+    def objects(self, key: str) -> list[dict[str, Any]]:
+        values = self.get(key, list, [])
+        if not all(isinstance(v, dict) for v in values):
+            raise self.fail(key, "should be a list of objects")
+        return list(values)
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(k.__name__ for k in kinds)
+
+
+# -- solver summaries -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SolverSummary:
+    """One solver's run as stored: its command line, version and what it did."""
+
+    name: str
+    spec: str
+    family: str = "other"
+    argv: tuple[str, ...] = ()
+    version: str = ""
+    outcome: str = ""
+    answers: tuple[str, ...] = ()
+    exit_code: int | None = None
+    elapsed: float = 0.0
+    failure_line: str | None = None
+    model_check_failed: bool = False
+
+    @classmethod
+    def of(cls, result: SolverResult) -> SolverSummary:
+        return cls(
+            result.spec.name, result.spec.text, result.spec.family, tuple(result.spec.argv),
+            result.version, str(result.outcome), tuple(result.answers), result.exit_code,
+            round(result.elapsed, 4), result.failure_line, result.model_check_failed,
+        )  # fmt: skip
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["argv"], data["answers"] = list(self.argv), list(self.answers)
+        return data
+
+    @classmethod
+    def from_json(cls, fields: _Fields) -> SolverSummary:
+        return cls(
+            name=fields.get("name", str),
+            spec=fields.get("spec", str),
+            family=fields.get("family", str, "other"),
+            argv=tuple(fields.strings("argv")),
+            version=str(fields.get("version", (str, int, float), "")),
+            outcome=fields.get("outcome", str, ""),
+            answers=tuple(fields.strings("answers")),
+            exit_code=fields.get("exit_code", int, None),
+            elapsed=float(fields.get("elapsed", (int, float), 0.0)),
+            failure_line=fields.get("failure_line", str, None),
+            model_check_failed=fields.get("model_check_failed", bool, False),
+        )
+
+    @property
+    def answer_text(self) -> str:
+        """Its answers in order, or its outcome when it gave none."""
+        return " ".join(self.answers) or self.outcome
+
+
+def _summaries(fields: _Fields, key: str) -> list[SolverSummary]:
+    return [
+        SolverSummary.from_json(_Fields(fields.path, item, f"{key}[{i}]."))
+        for i, item in enumerate(fields.objects(key))
+    ]
+
+
+def _verdict(fields: _Fields, key: str = "verdict") -> Verdict:
+    data = fields.get(key, dict)
+    try:
+        return Verdict.from_json(data)
+    except ValueError as exc:
+        raise fields.fail(key, f"is not a verdict: {exc}") from None
+
+
+# -- the verdict record -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BugRecord:
+    """verdict.json of a mutant's bug folder, and where the folder is."""
+
+    folder: Path
+    id: str
+    verdict: Verdict
+    seed_file: str
+    solvers: list[SolverSummary]
+    campaign_seed: int | None = None
+    position: int | None = None
+    mutant: int | None = None
+    theories: list[str] = field(default_factory=list)
+    check: list[SolverSummary] = field(default_factory=list)
+
+    formula_name = MUTANT  # the trigger's file in the folder
+
+    @property
+    def formula_path(self) -> Path:
+        return self.folder / self.formula_name
+
+    def formula(self) -> str:
+        return read_text(self.formula_path)
+
+    @property
+    def reduced_path(self) -> Path:
+        return self.folder / REDUCED
+
+    def reduced(self) -> str | None:
+        return read_text(self.reduced_path) if self.reduced_path.is_file() else None
+
+    def output(self, solver: str, stream: str) -> str:
+        """A solver's stored stdout or stderr ("" when it printed nothing)."""
+        path = self.folder / f"{safe_name(solver)}.{stream}"
+        return read_text(path) if path.is_file() else ""
+
+    def summary_of(self, name: str | None) -> SolverSummary | None:
+        return next((s for s in self.solvers if s.name == name), None)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "seed_file": self.seed_file,
+            "campaign_seed": self.campaign_seed,
+            "position": self.position,
+            "mutant": self.mutant,
+            "theories": list(self.theories),
+            "verdict": self.verdict.to_json(),
+            "solvers": [s.to_json() for s in self.solvers],
+            "check": [s.to_json() for s in self.check],
+        }
+
+
+@dataclass(frozen=True)
+class SeedFindingRecord(BugRecord):
+    """verdict.json of a seed finding: the unmutated seed misbehaved (no mutant origin)."""
+
+    formula_name = SEED
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "seed_file": self.seed_file,
+            "verdict": self.verdict.to_json(),
+            "solvers": [s.to_json() for s in self.solvers],
+        }
+
+
+def read_text(path: Path) -> str:
+    """A file of a bug folder (BugFileError when it is missing or unreadable)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BugFileError(path, "missing") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BugFileError(path, f"unreadable: {exc}") from None
+
+
+def is_reduced(folder: Path) -> bool:
+    """reduce.json is written last: a bug counts as reduced once it exists."""
+    return (folder / REDUCE_META).is_file()
+
+
+def is_bug_folder(path: Path) -> bool:
+    return (path / VERDICT).is_file()
+
+
+def load_record(folder: Path) -> BugRecord:
+    """The folder's verdict.json as a BugRecord (a SeedFindingRecord for a seed finding)."""
+    path = folder / VERDICT
+    fields = _Fields(path, _read_json(path))
+    common = {
+        "folder": folder,
+        "id": fields.get("id", str, folder.name),
+        "verdict": _verdict(fields),
+        "seed_file": fields.get("seed_file", str),
+        "solvers": _summaries(fields, "solvers"),
+    }
+    if "position" not in fields.data:  # only a mutant has an origin in the campaign
+        record: BugRecord = SeedFindingRecord(**common)
+    else:
+        record = BugRecord(
+            **common,
+            campaign_seed=fields.get("campaign_seed", int),
+            position=fields.get("position", int),
+            mutant=fields.get("mutant", int),
+            theories=fields.strings("theories"),
+            check=_summaries(fields, "check"),
+        )
+    if not record.formula_path.is_file():
+        raise BugFileError(record.formula_path, f"missing: {VERDICT} names a {record.formula_name}")
+    return record
+
+
+def bug_files(
+    record: BugRecord,
+    formula: str,
+    results: Sequence[SolverResult],
+    check_script: str | None = None,
+    check_results: Sequence[SolverResult] = (),
+) -> dict[str, str]:
+    """Every file of a new bug folder, by name (the store writes them as one folder)."""
+    files = {
+        record.formula_name: formula,
+        VERDICT: json.dumps(record.to_json(), indent=2, default=str),
+        **result_files(results),
+    }
+    if check_script is not None:
+        files[CHECK] = check_script
+        files.update(result_files(check_results, prefix="check-"))
+    return files
+
+
+def safe_name(name: str) -> str:
+    """A solver's or seed's name as it can appear in a file name."""
+    return re.sub(r"[^\w.+-]", "_", name)
+
+
+def result_files(results: Sequence[SolverResult], prefix: str = "") -> dict[str, str]:
+    files: dict[str, str] = {}
+    for result in results:
+        name = safe_name(result.spec.name)
+        files[f"{prefix}{name}.stdout"] = result.stdout
+        files[f"{prefix}{name}.stderr"] = result.stderr
+    return files
+
+
+# -- reduce.json ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Size:
+    bytes: int
+    nodes: int  # atoms and parenthesised lists, as ddSMT counts S-expressions
+
+    def to_json(self) -> dict[str, int]:
+        return {"bytes": self.bytes, "nodes": self.nodes}
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """reduce.json: what `sphinxfuzz reduce` did and what the solvers say on its result."""
+
+    bug: str
+    ddsmt_version: str
+    seconds: float
+    finished: bool  # False when the time limit stopped ddSMT early (the result still holds)
+    time_limit: float | None
+    before: Size
+    after: Size
+    source: str  # the trigger's file name
+    check: dict[str, object]  # the interestingness check spec
+    results: list[SolverSummary]  # the solvers on the reduced formula
+    verdict: Verdict
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "bug": self.bug,
+            "ddsmt_version": self.ddsmt_version,
+            "seconds": self.seconds,
+            "finished": self.finished,
+            "time_limit": self.time_limit,
+            "before": self.before.to_json(),
+            "after": self.after.to_json(),
+            "source": self.source,
+            "check": self.check,
+            "results": [r.to_json() for r in self.results],
+            "verdict": self.verdict.to_json(),
+        }
+
+
+def _size(fields: _Fields, key: str) -> Size:
+    inner = _Fields(fields.path, fields.get(key, dict), f"{key}.")
+    return Size(inner.get("bytes", int), inner.get("nodes", int))
+
+
+def load_reduction(folder: Path) -> Reduction | None:
+    """The folder's reduce.json, or None when the bug was not reduced."""
+    path = folder / REDUCE_META
+    if not path.is_file():
+        return None
+    fields = _Fields(path, _read_json(path))
+    return Reduction(
+        bug=fields.get("bug", str, folder.name),
+        ddsmt_version=fields.get("ddsmt_version", str, "unknown"),
+        seconds=float(fields.get("seconds", (int, float), 0.0)),
+        finished=fields.get("finished", bool, True),
+        time_limit=fields.get("time_limit", (int, float), None),
+        before=_size(fields, "before"),
+        after=_size(fields, "after"),
+        source=fields.get("source", str, MUTANT),
+        check=fields.get("check", dict, {}),
+        results=_summaries(fields, "results"),
+        verdict=_verdict(fields),
+    )
+
+
+def write_reduction(folder: Path, reduced: str, reduction: Reduction) -> None:
+    """reduced.smt2, then reduce.json last: a bug counts as reduced once that exists."""
+    write_atomic(folder / REDUCED, reduced)
+    write_atomic(folder / REDUCE_META, json.dumps(reduction.to_json(), indent=2) + "\n")
+
+
+# -- bisect.json ------------------------------------------------------------------------------
+
+BUG, CLEAN = "bug", "clean"
+
+
+@dataclass
+class Tried:
+    version: str
+    status: str  # bug, clean, or what kept the answer from counting (rejected, timeout, ...)
+    detail: str = ""
+
+
+@dataclass
+class Bisection:
+    """bisect.json: which releases of the blamed solver's family show the bug."""
+
+    bug: str
+    solver: str  # the family
+    kind: str
+    versions: list[Tried]
+
+    def _ordered(self) -> list[Tried]:
+        return sorted(self.versions, key=lambda t: version_key(t.version))
+
+    @property
+    def first_bad(self) -> str | None:
+        return next((t.version for t in self._ordered() if t.status == BUG), None)
+
+    @property
+    def last_bad(self) -> str | None:
+        bad = [t.version for t in self._ordered() if t.status == BUG]
+        return bad[-1] if bad else None
+
+    @property
+    def first_good_after(self) -> str | None:
+        last = self.last_bad
+        if last is None:
+            return None
+        later = [t for t in self._ordered() if version_key(t.version) > version_key(last)]
+        return next((t.version for t in later if t.status == CLEAN), None)
+
+    @property
+    def tried(self) -> list[Tried]:
+        """The releases tried, oldest first."""
+        return self._ordered()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "bug": self.bug,
+            "solver": self.solver,
+            "kind": self.kind,
+            "versions": [asdict(t) for t in self._ordered()],
+            "first_bad": self.first_bad,
+            "last_bad": self.last_bad,
+            "first_good_after": self.first_good_after,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], path: Path = Path(BISECT)) -> Bisection:
+        """first_bad, last_bad and first_good_after follow from the versions."""
+        fields = _Fields(path, data)
+        versions = []
+        for i, item in enumerate(fields.objects("versions")):
+            entry = _Fields(path, item, f"versions[{i}].")
+            versions.append(
+                Tried(entry.get("version", str), entry.get("status", str),
+                      entry.get("detail", str, ""))
+            )  # fmt: skip
+        return cls(
+            fields.get("bug", str, path.parent.name),
+            fields.get("solver", str),
+            fields.get("kind", str, ""),
+            versions,
+        )
+
+
+def load_bisection(folder: Path) -> Bisection | None:
+    """The folder's bisect.json, or None when the bug was never bisected."""
+    path = folder / BISECT
+    if not path.is_file():
+        return None
+    return Bisection.from_json(_read_json(path), path)
+
+
+def write_bisection(folder: Path, bisection: Bisection) -> None:
+    write_atomic(folder / BISECT, json.dumps(bisection.to_json(), indent=2))

@@ -1,0 +1,200 @@
+"""Is a candidate formula still the stored bug? The check ddSMT runs on every candidate.
+
+    python -m sphinxfuzz.oracle.interesting CHECK.json CANDIDATE.smt2
+
+exits 0 when the candidate still shows the bug and 1 when it does not, printing nothing, so
+ddSMT keeps exactly the candidates whose exit code matches the original's. "Still the bug"
+means the oracle, run on the bug's stored command lines, gives a verdict of the same kind,
+against the same solver, with the same signature: the same normalised crash line; the same
+unsat solver refuted by the same sat solver's model; the same model failing its check. A
+verdict against an expected answer also needs the answer confirmed on the candidate, by the
+stored reference solver or the strategy's witness model; an incompleteness needs the blamed
+solver still unsolved and the reference still answering.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sphinxfuzz.oracle.expected import UNSOLVED, ModelChecker, judge_expected
+from sphinxfuzz.oracle.judge import CheckRunner, judge
+from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
+from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.oracle.verdict import Expected, Verdict, VerdictKind
+from sphinxfuzz.smtlib import SmtParseError, parse_script
+from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """What a candidate must reproduce, and how to run the solvers on it."""
+
+    kind: VerdictKind
+    solver: str  # the blamed solver's display name
+    signature: str
+    solvers: tuple[str, ...]  # every stored spec text, in the campaign's order (names follow it)
+    run: tuple[str, ...]  # names of the solvers to run: only the blamed one when that suffices
+    timeout: float
+    memory_mb: int = 4096
+    expected: Expected | None = None  # the answer known by construction
+    reference: str | None = None  # the solver that confirms `expected` on a candidate
+    witness_model: str | None = None  # ... or the model the strategy built it to satisfy
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "kind": str(self.kind), "solver": self.solver, "signature": self.signature,
+            "solvers": list(self.solvers), "run": list(self.run), "timeout": self.timeout,
+            "memory_mb": self.memory_mb,
+        }  # fmt: skip
+        if self.expected is not None:
+            data["expected"] = self.expected.to_json()
+            data["reference"], data["witness_model"] = self.reference, self.witness_model
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CheckSpec:
+        """Raises ValueError (or KeyError for a missing field) on a malformed spec."""
+        expected = data.get("expected")
+        return cls(
+            VerdictKind(data["kind"]),
+            str(data["solver"]),
+            str(data["signature"]),
+            tuple(str(s) for s in data["solvers"]),
+            tuple(str(s) for s in data["run"]),
+            float(data["timeout"]),
+            int(data.get("memory_mb", 4096)),
+            Expected.from_json(expected) if isinstance(expected, dict) else None,
+            data.get("reference"),
+            data.get("witness_model"),
+        )
+
+    @classmethod
+    def for_verdict(
+        cls, verdict: Verdict, solvers: list[str], *, timeout: float, memory_mb: int = 4096
+    ) -> CheckSpec:
+        if verdict.solver is None:
+            raise ValueError(f"a {verdict.kind} verdict names no solver: nothing to reduce")
+        names = [spec.name for spec in parse_specs(";".join(solvers))]
+        if verdict.solver not in names:
+            raise ValueError(f"the blamed solver {verdict.solver!r} is not among {names}")
+        reference = verdict.evidence.get("reference") if verdict.expected else None
+        witness = verdict.evidence.get("witness_model") if verdict.expected else None
+        run = _solvers_to_run(verdict, verdict.solver, names, reference, witness)
+        return cls(verdict.kind, verdict.solver, verdict.signature, tuple(solvers), run,
+                   timeout, memory_mb, verdict.expected,
+                   reference if isinstance(reference, str) else None,
+                   witness if isinstance(witness, str) else None)  # fmt: skip
+
+
+def _solvers_to_run(
+    verdict: Verdict, blamed: str, names: list[str], reference: object, witness: object
+) -> tuple[str, ...]:
+    if verdict.kind == VerdictKind.CRASH or verdict.own_model_check:
+        return (blamed,)
+    if verdict.expected is None:
+        # a disagreement needs every solver: the ones that took no side settle the model check
+        return tuple(names)
+    if isinstance(reference, str) and reference in names:
+        return (blamed, reference)
+    if verdict.kind == VerdictKind.SOUNDNESS and isinstance(witness, str):
+        return tuple(names)  # the others evaluate the witness model
+    raise ValueError(
+        f"no solver besides {blamed} confirmed the expected {verdict.expected.answer} "
+        "and no witness model is stored: a candidate's answer could not be confirmed"
+    )
+
+
+def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult]]:
+    """(the oracle's verdict that is still the bug, or None; the solver results on `text`)."""
+    specs: list[SolverSpec] = [s for s in parse_specs(";".join(spec.solvers)) if s.name in spec.run]
+
+    def run(solver: SolverSpec, script: str) -> SolverResult:
+        return run_in_dialect(solver, script, timeout=spec.timeout, memory_mb=spec.memory_mb)
+
+    try:
+        parse_script(text)
+    except SmtParseError:
+        return None, []  # ddSMT keeps candidates well formed; anything else is not the bug
+    results = [run(solver, text) for solver in specs]
+    if spec.expected is None:
+        verdicts = judge(text, results, run).verdicts
+    elif spec.kind == VerdictKind.INCOMPLETENESS:
+        verdicts = _still_unsolved(spec, spec.expected, results)
+    else:
+        blamed = [r for r in results if r.spec.name == spec.solver]
+        verdicts = judge_expected(blamed, spec.expected, ModelChecker(text, run))
+        if verdicts and not _expected_holds(spec, spec.expected, text, results, run):
+            verdicts = []
+    found = next(
+        (v for v in verdicts
+         if v.kind == spec.kind and v.solver == spec.solver and v.signature == spec.signature),
+        None,
+    )  # fmt: skip
+    return found, results
+
+
+def _first(result: SolverResult) -> str:
+    return result.answers[0] if result.answers else str(result.outcome)
+
+
+def _expected_holds(
+    spec: CheckSpec,
+    expected: Expected,
+    text: str,
+    results: Sequence[SolverResult],
+    run: CheckRunner,
+) -> bool:
+    """The reference solver still gives the expected answer, or the witness model still
+    satisfies the candidate (checked by the solvers other than the blamed one)."""
+    if spec.reference is not None:
+        return any(r.spec.name == spec.reference and _first(r) == expected.answer for r in results)
+    if spec.witness_model is None:
+        return False
+    try:
+        script = build_model_check(text, spec.witness_model)
+    except ModelCheckError:
+        return False
+    judges = [r for r in results if r.spec.name != spec.solver] or list(results)
+    return any(_first(run(r.spec, script)) == "sat" for r in judges)
+
+
+def _still_unsolved(
+    spec: CheckSpec, expected: Expected, results: Sequence[SolverResult]
+) -> list[Verdict]:
+    blamed = next((r for r in results if r.spec.name == spec.solver), None)
+    reference = next((r for r in results if r.spec.name == spec.reference), None)
+    if blamed is None or reference is None or blamed.outcome not in UNSOLVED:
+        return []
+    if _first(reference) != expected.answer:
+        return []
+    evidence: dict[str, object] = {
+        "answers": {r.spec.name: list(r.answers) for r in results},
+        "outcome": str(blamed.outcome),
+        "reference": spec.reference,
+    }
+    return [Verdict(spec.kind, spec.solver, spec.signature, evidence, expected)]
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python -m sphinxfuzz.oracle.interesting CHECK.json FILE", file=sys.stderr)
+        return 2
+    # ddSMT (or its time limit) may stop a check: exit so the running solver is killed too
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
+    spec = CheckSpec.from_json(json.loads(Path(argv[0]).read_text(encoding="utf-8")))
+    try:
+        text = Path(argv[1]).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return 1
+    found, _ = check(spec, text)
+    return 0 if found is not None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,149 @@
+"""Judging: every solver's result on one formula turned into verdicts.
+
+- a crash of any solver is a crash bug (signature: `oracle.crash`);
+- a solver's own model check failing (z3 `model_validate`, cvc5 `--check-models`) is an
+  invalid-model bug of that solver;
+- sat against unsat is settled by checking the sat solver's model: the formula is re-run with
+  every declared symbol the model defines replaced by the model's definition. Model holds ->
+  the unsat solver is unsound; model fails -> the sat solver's model is invalid; a check that
+  decides nothing leaves the disagreement unconfirmed (counted, never reported).
+
+unknown, timeout and error (rejected input) never make a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from sphinxfuzz.oracle.crash import crash_signature
+from sphinxfuzz.oracle.model_check import CHECKS, ModelCheckError, build_model_check
+from sphinxfuzz.oracle.verdict import OWN_MODEL_CHECK, Judgement, Verdict, VerdictKind
+from sphinxfuzz.smtlib import SmtParseError, parse_script
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
+
+# Runs one check script on one solver in a fresh process (the caller applies the solver's
+# dialect and limits). Injected so the oracle stays independent of campaigns and timeouts.
+CheckRunner = Callable[[SolverSpec, str], SolverResult]
+
+
+def crash_verdicts(results: Sequence[SolverResult]) -> list[Verdict]:
+    """A crash verdict for every crashed solver, then an invalid-model verdict for every
+    other solver whose own model check failed."""
+    verdicts = [
+        Verdict(
+            VerdictKind.CRASH,
+            result.spec.name,
+            crash_signature(result),
+            {"failure_line": result.failure_line, "exit_code": result.exit_code},
+        )
+        for result in results
+        if result.outcome == Outcome.CRASH
+    ]
+    verdicts += [
+        Verdict(
+            VerdictKind.INVALID_MODEL,
+            result.spec.name,
+            f"{result.spec.family}: own model check failed",
+            {"failure_line": result.failure_line, "source": OWN_MODEL_CHECK},
+        )
+        for result in results
+        if result.model_check_failed and result.outcome != Outcome.CRASH
+    ]
+    return verdicts
+
+
+def _first_disagreement(results: Sequence[SolverResult]) -> int | None:
+    longest = max((len(r.answers) for r in results), default=0)
+    for index in range(longest):
+        seen = {r.answers[index] for r in results if index < len(r.answers)}
+        if {"sat", "unsat"} <= seen:
+            return index
+    return None
+
+
+def _model_follows_first_check(script_text: str) -> bool:
+    """The model answers the first check-sat only when get-model comes before any other one."""
+    try:
+        commands = parse_script(script_text).commands
+    except SmtParseError:
+        return False
+    heads = [c.head_name() for c in commands]
+    checks = [i for i, h in enumerate(heads) if h in CHECKS]
+    models = [i for i, h in enumerate(heads) if h == "get-model"]
+    if not checks or not models or models[0] < checks[0]:
+        return False
+    return len(checks) == 1 or models[0] < checks[1]
+
+
+def _vote(answers: Sequence[str]) -> str | None:
+    decided = {a for a in answers if a in ("sat", "unsat")}
+    return decided.pop() if len(decided) == 1 else None
+
+
+def judge(
+    script_text: str,
+    results: Sequence[SolverResult],
+    run_check: CheckRunner,
+) -> Judgement:
+    """Verdicts for one formula from every target solver's result on it."""
+    judgement = Judgement(crash_verdicts(results))
+    # A rejected input or a crash makes the other answers of that run untrustworthy.
+    if judgement.verdicts or any(r.outcome == Outcome.ERROR for r in results):
+        return judgement
+    index = _first_disagreement(results)
+    if index is None:
+        return judgement
+    answers = {r.spec.name: list(r.answers) for r in results}
+    sat_side = [r for r in results if index < len(r.answers) and r.answers[index] == "sat"]
+    unsat_side = [r for r in results if index < len(r.answers) and r.answers[index] == "unsat"]
+    witness = next((r for r in sat_side if r.model), None)
+    if index != 0 or witness is None or not _model_follows_first_check(script_text):
+        judgement.unconfirmed = True
+        return judgement
+    assert witness.model is not None
+    try:
+        check = build_model_check(script_text, witness.model)
+    except ModelCheckError:
+        judgement.unconfirmed = True
+        return judgement
+    judgement.check_script = check
+    checks = {r.spec.name: run_check(r.spec, check) for r in results}
+    judgement.check_results = list(checks.values())
+    first = {
+        name: (res.answers[0] if res.answers else str(res.outcome)) for name, res in checks.items()
+    }
+    parties = {witness.spec.name} | {r.spec.name for r in unsat_side}
+    # Solvers that took no side judge first; the parties decide only when they agree.
+    decision = _vote([a for n, a in first.items() if n not in parties])
+    if decision is None and not any(
+        n not in parties and a in ("sat", "unsat") for n, a in first.items()
+    ):
+        decision = _vote([first[n] for n in parties])
+    evidence: dict[str, object] = {
+        "answers": answers,
+        "model_from": witness.spec.name,
+        "model": witness.model,
+        "check": first,
+    }
+    if decision == "sat":
+        for loser in unsat_side:
+            judgement.verdicts.append(
+                Verdict(
+                    VerdictKind.SOUNDNESS,
+                    loser.spec.name,
+                    f"{loser.spec.family}: unsat but {witness.spec.name}'s model holds",
+                    evidence,
+                )
+            )
+    elif decision == "unsat":
+        judgement.verdicts.append(
+            Verdict(
+                VerdictKind.INVALID_MODEL,
+                witness.spec.name,
+                f"{witness.spec.family}: sat with a model that fails the formula",
+                evidence,
+            )
+        )
+    else:
+        judgement.unconfirmed = True
+    return judgement
