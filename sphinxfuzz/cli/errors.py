@@ -14,6 +14,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from sphinxfuzz.errors import SphinxfuzzError
+from sphinxfuzz.generators.confine import ConfinementError
 
 UNCONFINED_HELP = (
     "Run generator code even where the kernel confinement (seccomp, Landlock) cannot be set "
@@ -29,6 +30,7 @@ SETTING_HINTS = {
     "resume": "leave out the options that differ, or start a new campaign",
     "jobs": "change --jobs",
     "unconfined": "--unconfined runs generators without it (only generators you have read)",
+    "force": "pass --force",
 }
 
 
@@ -43,7 +45,7 @@ def fail(message: str) -> typer.Exit:
 
 def message_for(exc: SphinxfuzzError) -> str:
     """The library's message, and the flag to change when the error names its setting."""
-    setting = getattr(exc, "setting", None)
+    setting = "unconfined" if isinstance(exc, ConfinementError) else getattr(exc, "setting", None)
     hint = SETTING_HINTS.get(setting) if isinstance(setting, str) else None
     return f"{exc} ({hint})" if hint else str(exc)
 

@@ -16,6 +16,8 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sphinxfuzz.errors import InputError
+
 # Pure modules without I/O. Left out on purpose: `sys`/`os`/`io`/`pathlib` (I/O and the
 # interpreter), `pickle`/`marshal`/`importlib`/`inspect`/`types` (code loading, frames),
 # `time`/`datetime`/`secrets`/`uuid` (non-determinism), `threading` (escapes the call).
@@ -149,7 +151,7 @@ class Problem:
         return f"{self.filename}:{self.line}:{self.col}: {self.message}"
 
 
-class UnsafeGenerator(ValueError):
+class UnsafeGenerator(InputError):
     """A generator source that must not run; `problems` lists every reason."""
 
     def __init__(self, filename: str, problems: list[Problem]) -> None:
