@@ -28,10 +28,6 @@ class BuildInputError(InputError):
     """Theories, documents or prompts a build cannot start from. `setting` names the option
     to change (`force`: rebuild hand-edited generators anyway)."""
 
-    def __init__(self, message: str, *, setting: str | None = None) -> None:
-        super().__init__(message)
-        self.setting = setting
-
 
 @dataclass(frozen=True)
 class BuildOptions:

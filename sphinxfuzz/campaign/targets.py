@@ -12,12 +12,7 @@ from sphinxfuzz.solvers import SolverSpec, parse_specs
 
 class CampaignError(InputError):
     """A campaign that cannot start or go on; the message says why and what to do.
-    `setting` names the `CampaignConfig` setting (or run option) to change, when one is to
-    blame: the CLI turns it into the flag."""
-
-    def __init__(self, message: str, *, setting: str | None = None) -> None:
-        super().__init__(message)
-        self.setting = setting
+    `setting` names the `CampaignConfig` setting (or run option) to change."""
 
 
 def target_specs(text: str) -> list[SolverSpec]:

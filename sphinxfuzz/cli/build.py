@@ -80,16 +80,11 @@ def record_hand_edit(
         str, typer.Option("--file", help="The file edited: generator.py or grammar.lark.")
     ] = "generator.py",
 ) -> None:
-    from sphinxfuzz.build.hand_edits import HandEditError
     from sphinxfuzz.build.hand_edits import record_hand_edit as record
     from sphinxfuzz.generators.catalogue import default_generators_dir
 
     folder = (out or default_generators_dir()) / theory
-    try:
-        entry = record(folder, by, what, file=file)
-    except (HandEditError, ValueError) as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(2) from None
+    entry = record(folder, by, what, file=file)
     Console().print(
         f"recorded in {folder / 'manifest.json'}: {entry['date']} {entry['by']}: {entry['what']}",
         highlight=False,

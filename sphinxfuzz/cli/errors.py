@@ -31,6 +31,10 @@ SETTING_HINTS = {
     "jobs": "change --jobs",
     "unconfined": "--unconfined runs generators without it (only generators you have read)",
     "force": "pass --force",
+    "model": "name it with --model",
+    "llm": "change --llm",
+    "by": "give --by and --what",
+    "file": "change --file",
 }
 
 
@@ -45,8 +49,8 @@ def fail(message: str) -> typer.Exit:
 
 def message_for(exc: SphinxfuzzError) -> str:
     """The library's message, and the flag to change when the error names its setting."""
-    setting = "unconfined" if isinstance(exc, ConfinementError) else getattr(exc, "setting", None)
-    hint = SETTING_HINTS.get(setting) if isinstance(setting, str) else None
+    setting = "unconfined" if isinstance(exc, ConfinementError) else exc.setting
+    hint = SETTING_HINTS.get(setting) if setting else None
     return f"{exc} ({hint})" if hint else str(exc)
 
 
