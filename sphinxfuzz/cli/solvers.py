@@ -62,9 +62,10 @@ def _show(spec_text: str | None, as_json: bool) -> None:
     for column in ("name", "family", "status", "version", "command line"):
         table.add_column(column)
     for row in rows:
-        if row["found"]:
+        argv = row["argv"]
+        if row["found"] and isinstance(argv, list):
             table.add_row(str(row["name"]), str(row["family"]), "[green]found[/green]",
-                          str(row["version"]), " ".join(row["argv"]))  # type: ignore[arg-type]  # fmt: skip
+                          str(row["version"]), " ".join(argv))  # fmt: skip
         else:
             table.add_row(
                 str(row["name"]), "-", "[red]missing[/red]", "-", escape(str(row["problem"]))
