@@ -12,7 +12,12 @@ from __future__ import annotations
 
 
 class SphinxfuzzError(Exception):
-    """Base of sphinxfuzz's deliberate errors."""
+    """Base of sphinxfuzz's deliberate errors. `setting` names the setting or option to
+    change when one is to blame (`solvers`, `model`, ...): the CLI turns it into the flag."""
+
+    def __init__(self, *args: object, setting: str | None = None) -> None:
+        super().__init__(*args)
+        self.setting = setting
 
 
 class InputError(SphinxfuzzError, ValueError):

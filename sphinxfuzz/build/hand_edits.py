@@ -134,9 +134,11 @@ def record_hand_edit(
     """Append an entry for the current generator.py (or grammar.lark) to the manifest
     (atomically) and return it."""
     if not by.strip() or not what.strip():
-        raise HandEditError("a hand edit needs who made it (--by) and what it changed (--what)")
+        raise HandEditError("a hand edit needs who made it and what it changed", setting="by")
     if file not in (GENERATOR, GRAMMAR):
-        raise HandEditError(f"--file {file!r}: record edits of {GENERATOR} or {GRAMMAR}")
+        raise HandEditError(
+            f"edited file {file!r}: record edits of {GENERATOR} or {GRAMMAR}", setting="file"
+        )
     manifest = read_manifest(folder)
     path = folder / file
     if not path.is_file():

@@ -374,8 +374,9 @@ def make_llm(
         if not model:
             # the manifest and the generator's header say which model wrote the code
             raise LLMError(
-                "--llm exchange: name the model that answers the prompts with --model, e.g. "
-                "--model qwen2.5-coder:32b (a person answering: --model person:NAME)"
+                "the exchange backend needs the name of the model that answers the prompts, "
+                "e.g. qwen2.5-coder:32b (a person answering: person:NAME)",
+                setting="model",
             )
         return ExchangeBackend(
             Path(spec[len("exchange:") :]),
@@ -385,4 +386,6 @@ def make_llm(
             notify=notify,
             max_answer_bytes=settings.max_answer_bytes,
         )
-    raise LLMError(f"unknown --llm {spec!r}: use openai, replay:PATH or exchange:DIR")
+    raise LLMError(
+        f"unknown LLM backend {spec!r}: use openai, replay:PATH or exchange:DIR", setting="llm"
+    )

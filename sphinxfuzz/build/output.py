@@ -14,7 +14,12 @@ import jsonschema
 
 from sphinxfuzz import __version__
 from sphinxfuzz.build.pipeline import BuildResult
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
+
+
+class ManifestError(InputError):
+    """A manifest that does not follow `schemas/manifest.schema.json`."""
 
 
 def sha256_text(text: str) -> str:
@@ -32,7 +37,7 @@ def validate_manifest(manifest: dict[str, Any], where: str = "manifest.json") ->
         jsonschema.validate(manifest, manifest_schema())
     except jsonschema.ValidationError as exc:
         path = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
-        raise ValueError(f"{where}: {path}: {exc.message}") from None
+        raise ManifestError(f"{where}: {path}: {exc.message}") from None
 
 
 def make_manifest(

@@ -1,14 +1,36 @@
-"""What a campaign is (stored, and checked again on `--resume`) and how long this run lasts."""
+"""What a campaign is (stored, and checked again on resume), its resolved form, and how long
+this run lasts.
+
+`CampaignConfig` is the one owner of the campaign's settings and their defaults: the CLI
+takes its defaults from here. `CampaignConfig.resolve()` turns its strings (solver specs,
+seed paths, the generators folder) into typed values once; workers use those values.
+"""
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import asdict, dataclass, fields
+import time
+from collections.abc import Mapping
+from dataclasses import MISSING, asdict, dataclass, fields
+from typing import Any
 
+from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
+from sphinxfuzz.campaign.targets import (
+    CampaignError,
+    generator_entries,
+    target_specs,
+    theory_options,
+)
+from sphinxfuzz.datafiles import data_dir
+from sphinxfuzz.generators.catalogue import CatalogueEntry, default_generators_dir
 from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
+from sphinxfuzz.solvers import SolverSpec
 
 # A mutant answered by all target solvers within this many seconds counts as fast.
 FAST_MUTANT_SECONDS = 0.25
+
+DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
 
 
 @dataclass(frozen=True)
@@ -54,28 +76,125 @@ class CampaignConfig:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> CampaignConfig:
+    def from_json(cls, data: Mapping[str, object]) -> CampaignConfig:
+        """A stored config; a setting stored before it existed gets its default."""
         known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        values["seeds"] = tuple(values["seeds"])  # type: ignore[arg-type]
-        return cls(**values)  # type: ignore[arg-type]
+        values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
+        stored_seeds = values.get("seeds")
+        if isinstance(stored_seeds, list | tuple):
+            values["seeds"] = tuple(str(s) for s in stored_seeds)
+        try:
+            return cls(**values)
+        except TypeError as exc:  # a required setting is missing
+            raise CampaignError(f"the stored campaign config is incomplete: {exc}") from None
+
+    @classmethod
+    def from_settings(cls, given: Mapping[str, object | None]) -> CampaignConfig:
+        """A new campaign's config: the settings given (None: not given) over the defaults.
+        The shipped seeds and generators, `DEFAULT_SOLVERS` and a campaign seed from the
+        clock stand in for the settings that have no fixed default."""
+        chosen: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        unknown = set(chosen) - {f.name for f in fields(cls)}
+        if unknown:
+            raise CampaignError(f"no such campaign setting: {', '.join(sorted(unknown))}")
+        chosen.setdefault("seeds", (str(data_dir("skeletons")),))
+        chosen.setdefault("solvers", DEFAULT_SOLVERS)
+        chosen.setdefault("generators", str(default_generators_dir()))
+        chosen.setdefault("campaign_seed", time.time_ns() % 2**31)
+        chosen["seeds"] = tuple(chosen["seeds"])
+        return cls.from_json(chosen)
+
+    def differences(self, given: Mapping[str, object | None]) -> list[str]:
+        """The settings in `given` (None: not given) that differ from this config, each as
+        `name: stored X, given Y`; a resumed campaign must have none."""
+        mine = self.to_json()
+        wanted: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        if isinstance(wanted.get("seeds"), tuple):
+            wanted["seeds"] = list(wanted["seeds"])
+        return [
+            f"{k}: stored {mine.get(k)!r}, given {wanted[k]!r}"
+            for k in sorted(wanted)
+            if mine.get(k) != wanted[k]
+        ]
+
+    def resolve(self) -> Campaign:
+        """The solver specs, seed files and generators this config names, resolved once;
+        a CampaignError (with `setting` naming the culprit) when one is unusable."""
+        specs = target_specs(self.solvers)
+        try:
+            seed_files = collect_seeds(list(self.seeds))
+        except SeedsError as exc:
+            raise CampaignError(str(exc), setting="seeds") from None
+        entries = generator_entries(self.generators, specs)
+        return Campaign(
+            self,
+            tuple(specs),
+            tuple(seed_files),
+            tuple(entries),
+            theory_options(self.generators, entries),
+        )
+
+
+def default_of(setting: str) -> object:
+    """The default value of one of `CampaignConfig`'s settings (for help texts)."""
+    for field in fields(CampaignConfig):
+        if field.name == setting and field.default is not MISSING:
+            return field.default
+    raise KeyError(setting)
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A config resolved: what every worker works with (picklable, for spawned workers)."""
+
+    config: CampaignConfig
+    specs: tuple[SolverSpec, ...]
+    seed_files: tuple[str, ...]  # sorted, every `.smt2` file the seed paths name
+    generators: tuple[CatalogueEntry, ...]  # the theories every target supports
+    theory_options: dict[str, tuple[str, ...]]  # solver options a theory's document asks for
 
 
 MIN_MUTANT_TIMEOUT = 0.5
-_SLOWEST = re.compile(r"slowest solver ([0-9.]+) s")
 
 
-def seed_check_detail(slowest: float) -> str:
-    """What the store keeps of a usable seed's check: its slowest solver's time."""
-    return f"slowest solver {slowest:.3f} s"
+@dataclass(frozen=True)
+class SeedCheck:
+    """What the store keeps of a usable seed's check: its slowest solver's time, and whether
+    only its trimmed form (`mutate.trim`) is usable."""
+
+    slowest: float | None  # seconds; None: not known (a store from before calibration)
+    trimmed: bool = False
+
+    def to_detail(self) -> str:
+        slowest = None if self.slowest is None else round(self.slowest, 3)
+        return json.dumps({"slowest_seconds": slowest, "trimmed": self.trimmed})
+
+    @classmethod
+    def from_detail(cls, detail: str) -> SeedCheck:
+        """Read `to_detail`'s JSON, or the sentence earlier versions stored
+        (`slowest solver 0.123 s`, ending in `; trimmed` for a trimmed seed)."""
+        try:
+            data = json.loads(detail)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            slowest = data.get("slowest_seconds")
+            number = float(slowest) if isinstance(slowest, int | float) else None
+            return cls(number, bool(data.get("trimmed", False)))
+        found = _OLD_SLOWEST.search(detail)
+        return cls(None if found is None else float(found.group(1)), detail.endswith(_OLD_TRIMMED))
 
 
-def calibrated_timeout(config: CampaignConfig, detail: str) -> float:
-    """The limit for a seed's mutants, from the detail its check stored."""
-    found = _SLOWEST.search(detail)
-    if not config.timeout_factor or found is None:  # not calibrated (or an older store)
+# The sentence of stores written before `SeedCheck`: read, never written.
+_OLD_SLOWEST = re.compile(r"slowest solver ([0-9.]+) s")
+_OLD_TRIMMED = "; trimmed"
+
+
+def calibrated_timeout(config: CampaignConfig, check: SeedCheck) -> float:
+    """The limit for a seed's mutants, from its stored check."""
+    if not config.timeout_factor or check.slowest is None:
         return config.timeout
-    wanted = max(MIN_MUTANT_TIMEOUT, config.timeout_factor * float(found.group(1)))
+    wanted = max(MIN_MUTANT_TIMEOUT, config.timeout_factor * check.slowest)
     return min(config.timeout, wanted)
 
 

@@ -26,7 +26,10 @@ class CampaignLock:
     def __enter__(self) -> CampaignLock:
         root = self.root
         if root.exists() and not root.is_dir():
-            raise CampaignError(f"{root}: exists and is not a folder; choose another --out")
+            raise CampaignError(
+                f"{root}: exists and is not a folder; choose another campaign folder",
+                setting="campaign",
+            )
         if not root.is_dir():
             if not self.create:
                 raise CampaignError(f"{root}: no such campaign folder")

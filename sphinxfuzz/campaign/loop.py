@@ -22,17 +22,12 @@ from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import (
     FAST_MUTANT_SECONDS,
     Budget,
-    CampaignConfig,
+    Campaign,
+    SeedCheck,
     calibrated_timeout,
-    seed_check_detail,
 )
-from sphinxfuzz.campaign.seeds import SeedOrder, collect_seeds
-from sphinxfuzz.campaign.targets import (
-    CampaignError,
-    generator_entries,
-    target_specs,
-    theory_options,
-)
+from sphinxfuzz.campaign.seeds import SeedOrder
+from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.campaign.theory_probe import probe_theories
 from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
@@ -57,8 +52,6 @@ class _Stopped(Exception):
     have been cut short (`reaper.abort_all`), so nothing of it is judged or stored."""
 
 
-# The detail of a seed usable only without its queries and non-standard options.
-TRIMMED = "; trimmed"
 # Seed status values kept in the store.
 SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
 
@@ -79,7 +72,7 @@ Report = Callable[[Event], None]
 class Worker:
     def __init__(
         self,
-        config: CampaignConfig,
+        campaign: Campaign,
         root: Path,
         *,
         worker: int = 0,
@@ -91,7 +84,8 @@ class Worker:
         persistent: bool = True,
         unconfined: bool = False,
     ) -> None:
-        self.config = config
+        self.campaign = campaign
+        self.config = config = campaign.config
         self.unconfined = unconfined  # generators may run without kernel confinement
         self.root = root
         self.worker = worker
@@ -107,8 +101,8 @@ class Worker:
         self.mutant_limit = (
             None if share is None else share // jobs + (1 if worker < share % jobs else 0)
         )
-        self.specs: list[SolverSpec] = target_specs(config.solvers)
-        self.theory_options: dict[str, tuple[str, ...]] = {}
+        self.specs: list[SolverSpec] = list(campaign.specs)
+        self.theory_options: dict[str, tuple[str, ...]] = campaign.theory_options
         self.theory_weights: dict[str, float] | None = None  # from the probe (adapt_theories)
         self.terms: CapableTerms | None = None  # the pool, minus features a target lacks
         self.targets = [(spec.family, solver_version(spec)) for spec in self.specs]
@@ -222,10 +216,8 @@ class Worker:
 
     def _loop(self) -> Stats:
         config = self.config
-        seeds = collect_seeds(list(config.seeds))
-        order = SeedOrder(seeds, config.campaign_seed)
-        entries = generator_entries(config.generators, self.specs)
-        self.theory_options = theory_options(config.generators, entries)
+        order = SeedOrder(list(self.campaign.seed_files), config.campaign_seed)
+        entries = list(self.campaign.generators)
         with Store(self.root) as store, GeneratorPool(entries, unconfined=self.unconfined) as pool:
             if not pool.theories:
                 failures = "; ".join(
@@ -299,9 +291,10 @@ class Worker:
             if status != SEED_OK:
                 return None
             known = (status, detail)
-        if known[1].endswith(TRIMMED):
+        check = SeedCheck.from_detail(known[1])
+        if check.trimmed:
             seed = with_needed_options(trimmed(raw) or raw, self._needed_options)
-        self.mutant_timeout = calibrated_timeout(self.config, known[1])
+        self.mutant_timeout = calibrated_timeout(self.config, check)
         self.stats.seeds_used += 1
         return seed
 
@@ -318,14 +311,14 @@ class Worker:
             if all(r.outcome != Outcome.ERROR for r in results):
                 judgement = self._judge(seed.text, results)
                 if not judgement.verdicts and not judgement.unconfirmed:
-                    return SEED_OK, seed_check_detail(max(r.elapsed for r in results))
+                    return SEED_OK, _checked(results)
         results = [self._run(spec, seed.script, fresh=True, timeout=limit) for spec in self.specs]
         judgement = self._judge(seed.text, results, fresh=True)
         verdicts = list(judgement.verdicts)
         if not verdicts and judgement.unconfirmed:
             answers = {r.spec.name: r.answers for r in results}
             # the answers the seed's annotations claim (a hint for triage, never a verdict)
-            evidence = {"answers": answers, "expected": list(raw.expected)}
+            evidence: dict[str, object] = {"answers": answers, "expected": list(raw.expected)}
             verdicts.append(Verdict(VerdictKind.DISAGREEMENT, None, "seed disagreement", evidence))
         if verdicts:
             for verdict in verdicts:
@@ -336,7 +329,7 @@ class Worker:
             return SEED_FINDING, kinds
         if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
             return self._without_extras(raw, limit) or self._set_aside(results)
-        return SEED_OK, seed_check_detail(max(r.elapsed for r in results))
+        return SEED_OK, _checked(results)
 
     def _without_extras(self, seed: Seed, limit: float) -> tuple[str, str] | None:
         """A rejected seed gets a second check without its queries and non-standard options
@@ -351,7 +344,7 @@ class Worker:
         judgement = self._judge(smaller.text, results, fresh=True)
         if judgement.verdicts or judgement.unconfirmed:
             return None  # a finding of the trimmed text is not the seed's: left alone
-        return SEED_OK, seed_check_detail(max(r.elapsed for r in results)) + TRIMMED
+        return SEED_OK, _checked(results, trimmed=True)
 
     def _set_aside(self, results: list[SolverResult]) -> tuple[str, str]:
         self.stats.seeds_set_aside += 1
@@ -502,6 +495,11 @@ class Worker:
         return True
 
 
+def _checked(results: list[SolverResult], *, trimmed: bool = False) -> str:
+    """The stored detail of a usable seed's check (`SeedCheck`)."""
+    return SeedCheck(max(r.elapsed for r in results), trimmed).to_detail()
+
+
 def _cause(line: str) -> str:
     """A failure line as a counter key: what varies between runs normalised away."""
     return normalise_failure(line)[:160]
@@ -512,7 +510,7 @@ def _rejection(result: SolverResult) -> str:
 
 
 def worker_main(
-    config_json: dict[str, object],
+    campaign: Campaign,
     root: str,
     worker: int,
     jobs: int,
@@ -552,7 +550,7 @@ def worker_main(
 
     try:
         Worker(
-            CampaignConfig.from_json(config_json),
+            campaign,
             Path(root),
             worker=worker,
             jobs=jobs,

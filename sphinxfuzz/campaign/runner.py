@@ -15,17 +15,17 @@ import queue as queue_module
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
+from typing import Protocol
 
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
-from sphinxfuzz.campaign.config import Budget, CampaignConfig
+from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
-from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
-from sphinxfuzz.campaign.targets import CampaignError, generator_entries, target_specs
+from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.generators.child_process import probe_confinement
 from sphinxfuzz.generators.confine import ConfinementError
 from sphinxfuzz.solvers import reaper
@@ -37,54 +37,76 @@ Message = Callable[[str], None]
 STATS_PERIOD = 60.0  # seconds between statistics rows
 
 
+def stored_config(root: Path) -> CampaignConfig:
+    """The config a campaign folder holds (to resume it)."""
+    with Store(root) as store:
+        return _stored_config(store, root)
+
+
+def _stored_config(store: Store, root: Path) -> CampaignConfig:
+    stored = store.config()
+    if stored is None:
+        raise CampaignError(f"{root}: nothing to resume (the campaign has no config)")
+    return CampaignConfig.from_json(stored)
+
+
+def resumed_config(root: Path, given: Mapping[str, object | None]) -> CampaignConfig:
+    """The stored config of the campaign in `root`; every setting in `given` (None: not
+    given) must agree with it."""
+    config = stored_config(root)
+    _require_same(root, config, given)
+    return config
+
+
+def _require_same(root: Path, stored: CampaignConfig, given: Mapping[str, object | None]) -> None:
+    differing = stored.differences(given)
+    if differing:
+        raise CampaignError(
+            f"{root}: a resumed campaign keeps its stored config ({'; '.join(differing)})",
+            setting="resume",
+        )
+
+
 def prepare(root: Path, config: CampaignConfig, *, resume: bool) -> Store:
     """Open (or create) the campaign folder and check that it matches `config`."""
     if resume:
         store = Store(root)
-        stored = store.config()
-        if stored is None:
+        try:
+            _require_same(root, _stored_config(store, root), config.to_json())
+        except CampaignError:
             store.close()
-            raise CampaignError(f"{root}: nothing to resume (the campaign has no config)")
-        mine = config.to_json()
-        # a campaign stored before a setting existed has that setting's default
-        stored = CampaignConfig.from_json(stored).to_json()
-        differing = sorted(k for k in set(stored) | set(mine) if stored.get(k) != mine.get(k))
-        if differing:
-            store.close()
-            detail = ", ".join(
-                f"{k}: stored {stored.get(k)!r}, given {mine.get(k)!r}" for k in differing
-            )
-            raise CampaignError(f"{root}: --resume needs the stored config ({detail})")
+            raise
         return store
     if (root / "campaign.sqlite").exists():
         raise CampaignError(
-            f"{root}: already holds a campaign; continue it with --resume or choose another --out"
+            f"{root}: already holds a campaign; resume it or choose another campaign folder",
+            setting="campaign",
         )
     store = Store(root, create=True)
     store.save_config(config.to_json())
     return store
 
 
-def validate(config: CampaignConfig, *, unconfined: bool = False) -> None:
+def validate(config: CampaignConfig | Campaign, *, unconfined: bool = False) -> Campaign:
     """Fail before any process starts: solvers, seeds and generators must all be usable,
-    and generator code must run confined (unless `unconfined`)."""
-    specs = target_specs(config.solvers)
-    try:
-        collect_seeds(list(config.seeds))
-    except SeedsError as exc:
-        raise CampaignError(f"{exc} (name seed files or folders with --seeds)") from None
-    generator_entries(config.generators, specs)
+    and generator code must run confined (unless `unconfined`). Returns the resolved
+    campaign; a `Campaign` given is taken as resolved and checked already."""
+    if isinstance(config, Campaign):
+        return config
+    campaign = config.resolve()
     try:
         probe_confinement(unconfined=unconfined)
     except ConfinementError as exc:
-        raise CampaignError(str(exc)) from None
-    for spec in specs:
+        raise CampaignError(str(exc), setting="unconfined") from None
+    for spec in campaign.specs:
         problem = smoke_test(spec, timeout=max(config.timeout, 5.0), memory_mb=config.memory_mb)
         if problem is not None:
             raise CampaignError(
                 f"solver {spec.text!r} fails on a trivial script ((check-sat) on an empty "
-                f"problem): {problem}. Check its options."
+                f"problem): {problem}. Check its options.",
+                setting="solvers",
             )
+    return campaign
 
 
 class _Aggregator:
@@ -119,16 +141,22 @@ class _Aggregator:
         return total
 
 
+class _Settable(Protocol):
+    """A threading or multiprocessing Event: what a stop request sets."""
+
+    def set(self) -> None: ...
+
+
 class _StopOnSignal:
     """Ctrl-C / SIGTERM ask for a graceful stop: the solvers running now are killed, the
     mutant they ran is dropped (a resume makes it again), statistics are flushed."""
 
-    def __init__(self, event: threading.Event | object) -> None:
+    def __init__(self, event: _Settable) -> None:
         self.event = event
         self.previous: dict[int, object] = {}
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        self.event.set()  # type: ignore[attr-defined]
+        self.event.set()
         reaper.abort_all()  # solvers of this process: their answers are not judged anyway
 
     def __enter__(self) -> _StopOnSignal:
@@ -143,7 +171,7 @@ class _StopOnSignal:
 
 
 def run_campaign(
-    config: CampaignConfig,
+    config: CampaignConfig | Campaign,
     root: Path,
     budget: Budget,
     *,
@@ -158,18 +186,19 @@ def run_campaign(
     one pass) or a stop is requested. Returns this run's counters. `persistent`: keep one
     solver process per solver and worker where the solver allows it (verdicts are still
     confirmed in fresh processes); it changes speed, never the mutants. `unconfined`: run
-    generators even where the kernel confinement cannot be set up."""
+    generators even where the kernel confinement cannot be set up. A `Campaign` (from
+    `validate`) is run as it is, without checking it again."""
     if jobs < 1:
-        raise CampaignError(f"--jobs {jobs}: must be at least 1")
-    validate(config, unconfined=unconfined)
+        raise CampaignError(f"jobs {jobs}: must be at least 1", setting="jobs")
+    campaign = validate(config, unconfined=unconfined)
     with CampaignLock(root, create=not resume):
         return _locked_run(
-            config, root, budget, jobs, resume, on_progress, on_message, persistent, unconfined
+            campaign, root, budget, jobs, resume, on_progress, on_message, persistent, unconfined
         )
 
 
 def _locked_run(
-    config: CampaignConfig,
+    campaign: Campaign,
     root: Path,
     budget: Budget,
     jobs: int,
@@ -179,7 +208,7 @@ def _locked_run(
     persistent: bool,
     unconfined: bool,
 ) -> Stats:
-    store = prepare(root, config, resume=resume)
+    store = prepare(root, campaign.config, resume=resume)
     try:
         run = store.start_run(jobs)
         started = time.monotonic()
@@ -187,11 +216,11 @@ def _locked_run(
         aggregator = _Aggregator(store, run, on_progress, started)
         if jobs == 1:
             _run_inline(
-                config, root, budget, deadline, aggregator, on_message, persistent, unconfined
+                campaign, root, budget, deadline, aggregator, on_message, persistent, unconfined
             )
         else:
             _run_spawned(
-                config, root, budget, deadline, jobs, aggregator, on_message, persistent,
+                campaign, root, budget, deadline, jobs, aggregator, on_message, persistent,
                 unconfined,
             )  # fmt: skip
         return aggregator.flush()
@@ -200,7 +229,7 @@ def _locked_run(
 
 
 def _run_inline(
-    config: CampaignConfig,
+    campaign: Campaign,
     root: Path,
     budget: Budget,
     deadline: float | None,
@@ -219,13 +248,13 @@ def _run_inline(
 
     with _StopOnSignal(stop):
         Worker(
-            config, root, budget=budget, deadline=deadline, report=report,
+            campaign, root, budget=budget, deadline=deadline, report=report,
             stop_requested=stop.is_set, persistent=persistent, unconfined=unconfined,
         ).run()  # fmt: skip
 
 
 def _run_spawned(
-    config: CampaignConfig,
+    campaign: Campaign,
     root: Path,
     budget: Budget,
     deadline: float | None,
@@ -243,7 +272,7 @@ def _run_spawned(
         context.Process(
             target=worker_main,
             args=(
-                config.to_json(),
+                campaign,
                 str(root),
                 k,
                 jobs,

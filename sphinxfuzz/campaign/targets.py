@@ -11,16 +11,17 @@ from sphinxfuzz.solvers import SolverSpec, parse_specs
 
 
 class CampaignError(InputError):
-    """A campaign that cannot start or go on; the message says why and what to do."""
+    """A campaign that cannot start or go on; the message says why and what to do.
+    `setting` names the `CampaignConfig` setting (or run option) to change."""
 
 
 def target_specs(text: str) -> list[SolverSpec]:
     try:
         specs = parse_specs(text)
     except ValueError as exc:
-        raise CampaignError(f"--solvers {text!r}: {exc}") from None
+        raise CampaignError(f"solvers {text!r}: {exc}", setting="solvers") from None
     if not specs:
-        raise CampaignError(f"--solvers {text!r}: names no solver")
+        raise CampaignError(f"solvers {text!r}: names no solver", setting="solvers")
     return specs
 
 
@@ -38,23 +39,26 @@ def generator_entries(generators_dir: str, specs: list[SolverSpec]) -> list[Cata
     path = Path(generators_dir)
     if not path.is_dir():
         raise CampaignError(
-            f"--generators {generators_dir}: no such folder. Build generators with "
-            "`sphinxfuzz build-generators` or point --generators at a folder of them "
-            "(for a quick try: --generators tests/fixtures/generators)."
+            f"generators folder {generators_dir}: no such folder. Build generators with "
+            "`sphinxfuzz build-generators` or use a folder of them (for a quick try: "
+            "tests/fixtures/generators).",
+            setting="generators",
         )
     try:
         catalogue = load_catalogue(path)
     except ValueError as exc:
-        raise CampaignError(f"--generators {generators_dir}: {exc}") from None
+        raise CampaignError(
+            f"generators folder {generators_dir}: {exc}", setting="generators"
+        ) from None
     theories = select_theories(catalogue, specs)
     if not theories:
         names = ", ".join(f"{s.name} ({s.family})" for s in specs)
         have = ", ".join(sorted(catalogue.entries)) or "none"
         raise CampaignError(
             f"no generator in {path} supports every target solver: {names}. Generators "
-            f"there: {have}. Build generators with `sphinxfuzz build-generators`, or point "
-            "--generators at a folder that has some (for a quick try: "
-            "--generators tests/fixtures/generators)."
+            f"there: {have}. Build generators with `sphinxfuzz build-generators`, or use a "
+            "folder that has some (for a quick try: tests/fixtures/generators).",
+            setting="generators",
         )
     return [catalogue.entries[theory] for theory in theories]
 

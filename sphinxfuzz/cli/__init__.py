@@ -1,7 +1,8 @@
 """The `sphinxfuzz` command line: a thin typer app.
 
 Each sub-module owns one command group and exposes `register(app)`; the modules only parse
-options and call into the library packages.
+options and call into the library packages. A `SphinxfuzzError` from any of them is printed
+by `errors.SphinxfuzzGroup` (exit status 2).
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import importlib
 import typer
 
 from sphinxfuzz import __version__
+from sphinxfuzz.cli.errors import SphinxfuzzGroup
 
 app = typer.Typer(
     name="sphinxfuzz",
+    cls=SphinxfuzzGroup,
     help=(
         "Find bugs in SMT solvers: fill skeletons of seed formulas with terms from "
         "LLM-built generators, run every solver, and keep what disagrees or crashes."

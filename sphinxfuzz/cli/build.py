@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
@@ -79,16 +80,11 @@ def record_hand_edit(
         str, typer.Option("--file", help="The file edited: generator.py or grammar.lark.")
     ] = "generator.py",
 ) -> None:
-    from sphinxfuzz.build.hand_edits import HandEditError
     from sphinxfuzz.build.hand_edits import record_hand_edit as record
     from sphinxfuzz.generators.catalogue import default_generators_dir
 
     folder = (out or default_generators_dir()) / theory
-    try:
-        entry = record(folder, by, what, file=file)
-    except (HandEditError, ValueError) as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(2) from None
+    entry = record(folder, by, what, file=file)
     Console().print(
         f"recorded in {folder / 'manifest.json'}: {entry['date']} {entry['by']}: {entry['what']}",
         highlight=False,
@@ -130,125 +126,56 @@ def build_generators(
     ] = False,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:
-    from sphinxfuzz.build.hand_edits import HandEditError, hand_edited
-    from sphinxfuzz.build.llm import LLMError, make_llm
-    from sphinxfuzz.build.output import make_manifest, write_theory
-    from sphinxfuzz.build.pipeline import BuildError, TheoryBuilder
-    from sphinxfuzz.build.prompts import PromptError, Prompts
+    from sphinxfuzz.build.batch import (
+        BuildOptions,
+        build_theories,
+        load_inputs,
+        refuse_hand_edited,
+    )
+    from sphinxfuzz.build.llm import make_llm
     from sphinxfuzz.build.transcript import Transcript
     from sphinxfuzz.generators.catalogue import default_generators_dir
     from sphinxfuzz.generators.child_process import probe_confinement
-    from sphinxfuzz.generators.confine import ConfinementError
-    from sphinxfuzz.generators.theory_docs import (
-        TheoryDocError,
-        default_docs_dir,
-        load_corpus,
-        spec_text_for,
-    )
-    from sphinxfuzz.solvers import BUILTINS, parse_specs, solver_version
 
     console = Console()
     err = Console(stderr=True)
-    try:
-        corpus = load_corpus(docs or default_docs_dir())
-        prompts = Prompts(prompts_dir)
-    except (TheoryDocError, PromptError, OSError) as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(2) from None
-    chosen = theories or sorted(corpus)
-    unknown = [t for t in chosen if t not in corpus]
-    if unknown:
-        err.print(
-            f"[bold red]error:[/] no document for {', '.join(unknown)}; known: {', '.join(sorted(corpus))}"
-        )
-        raise typer.Exit(2)
+    corpus, prompts, chosen = load_inputs(docs, prompts_dir, theories)
     out_dir = out or default_generators_dir()
     if not force:
-        try:
-            kept = [reason for t in chosen if (reason := hand_edited(out_dir / t))]
-        except HandEditError as exc:
-            kept = [str(exc)]
-        if kept:
-            for reason in kept:
-                err.print(f"[bold red]error:[/] {reason}", highlight=False)
-            err.print(
-                "rebuilding would discard that work: merge it into the document or prompts, or pass --force"
-            )
-            raise typer.Exit(2)
-    try:  # before the model is asked anything: its code could not run
-        probe_confinement(unconfined=unconfined)
-    except ConfinementError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(2) from None
+        refuse_hand_edited(out_dir, chosen)
+    probe_confinement(unconfined=unconfined)  # before the model is asked: its code could not run
     log = Transcript(transcript)
-    try:
-        backend = make_llm(
-            llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print
-        )
-    except LLMError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(2) from None
+    backend = make_llm(
+        llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print
+    )
     summary = Table(title="build-generators")
     for column in ("theory", "rounds", "best", "valid", "grammar conformance", "result"):
         summary.add_column(column)
     failed = False
-    for theory in chosen:
-        doc = corpus[theory]
-        families = tuple(f for f in doc.solvers if f in BUILTINS)
-        if not families:
-            # Validity means "some solver of the theory accepts it": nothing could say so.
+    outcomes = build_theories(
+        corpus, chosen, backend, prompts, log, out_dir,
+        BuildOptions(rounds=rounds, samples=samples, seed=seed, unconfined=unconfined),
+        on_start=lambda theory, specs: console.print(
+            f"[bold]{theory}[/]: solvers {', '.join(s.text for s in specs)}"
+        ),
+        progress=lambda theory, line: console.print(f"  {theory}: {line}", highlight=False),
+    )  # fmt: skip
+    for outcome in outcomes:
+        if outcome.result is None or outcome.folder is None:
             failed = True
-            reason = (
-                f"{doc.path or theory}: solvers: lists no built-in solver ({', '.join(BUILTINS)})"
+            summary.add_row(
+                outcome.theory, "-", "-", "-", "-", f"[red]{escape(str(outcome.error))}[/]"
             )
-            summary.add_row(theory, "-", "-", "-", "-", f"[red]{reason}[/]")
-            err.print(f"[bold red]error:[/] {reason}", highlight=False)
+            err.print(f"[bold red]error:[/] {outcome.error}", highlight=False, markup=False)
             continue
-        specs = parse_specs(spec_text_for(families, doc))
-        first = len(log.records)
-        console.print(f"[bold]{theory}[/]: solvers {', '.join(s.text for s in specs)}")
-        builder = TheoryBuilder(
-            doc,
-            backend,
-            prompts,
-            specs,
-            rounds=rounds,
-            samples=samples,
-            seed=seed,
-            progress=lambda line, t=theory: console.print(f"  {t}: {line}", highlight=False),
-            unconfined=unconfined,
-        )
-        try:
-            result = builder.build()
-        except ConfinementError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(2) from None
-        except (BuildError, LLMError) as exc:
-            failed = True
-            summary.add_row(theory, "-", "-", "-", "-", f"[red]{exc}[/]")
-            err.print(f"[bold red]error:[/] {exc}", highlight=False)
-            if isinstance(exc, LLMError):
-                break
-            continue
-        own = Transcript(None)
-        own.records = log.records[first:]
-        manifest = make_manifest(
-            result,
-            solvers=families,
-            model=backend.model,
-            backend=backend.backend,
-            prompt_hashes=prompts.hashes(),
-            solver_versions={s.name: solver_version(s) for s in specs},
-        )
-        folder = write_theory(out_dir, result, manifest, own.text())
-        best = result.best
+        result, best = outcome.result, outcome.result.best
         summary.add_row(
-            theory,
+            outcome.theory,
             str(len(result.rounds)),
             str(result.best_round),
             f"{best.valid}/{best.samples}",
             "-" if best.conformance is None else f"{best.conformance:.0%}",
-            f"[green]{folder}[/]",
+            f"[green]{escape(str(outcome.folder))}[/]",
         )
     console.print(summary)
     if failed:

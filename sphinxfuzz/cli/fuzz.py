@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sphinxfuzz.bugs import Store, StoreError
+from sphinxfuzz.bugs import StoreError
 from sphinxfuzz.campaign import (
     Budget,
     CampaignConfig,
@@ -19,15 +19,16 @@ from sphinxfuzz.campaign import (
     parse_duration,
     run_campaign,
 )
-from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS, MIN_MUTANT_TIMEOUT
-from sphinxfuzz.campaign.runner import validate
+from sphinxfuzz.campaign.config import (
+    DEFAULT_SOLVERS,
+    FAST_MUTANT_SECONDS,
+    MIN_MUTANT_TIMEOUT,
+    default_of,
+)
+from sphinxfuzz.campaign.runner import resumed_config, validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.progress import Progress, progress_mode
-from sphinxfuzz.datafiles import data_dir
-from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
-
-DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
 
 HELP = (
     "Fuzz solvers: mutate seeds with generated terms, store crashes and wrong answers.\n\n"
@@ -52,17 +53,6 @@ HELP = (
     "Then: sphinxfuzz bugs list | show ID | replay ID. With --fail-on-bug the exit status is 1 "
     "when the run stored a new bug or seed finding, 0 otherwise (2: a usage error)."
 )
-
-
-def default_seeds() -> Path:
-    """The shipped `skeletons/` (packaged, or the checkout's)."""
-    return data_dir("skeletons")
-
-
-def _default_generators() -> str:
-    from sphinxfuzz.generators.catalogue import default_generators_dir
-
-    return str(default_generators_dir())
 
 
 def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary") -> Table:
@@ -101,41 +91,6 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
     return table
 
 
-def _config_from_options(
-    stored: dict[str, object] | None,
-    given: dict[str, object | None],
-) -> CampaignConfig:
-    """The stored config on --resume (options given must agree), else options + defaults."""
-    if stored is not None:
-        config = CampaignConfig.from_json(stored)
-        current = config.to_json()
-        for key, value in given.items():
-            if value is not None and current[key] != value:
-                raise CampaignError(
-                    f"--resume keeps the stored {key} {current[key]!r}; {value!r} was given"
-                )
-        return config
-    seeds = given["seeds"] or [str(default_seeds())]
-    return CampaignConfig(
-        seeds=tuple(seeds),  # type: ignore[arg-type]
-        solvers=str(given["solvers"] or DEFAULT_SOLVERS),
-        generators=str(given["generators"] or _default_generators()),
-        campaign_seed=int(
-            given["campaign_seed"] if given["campaign_seed"] is not None else time.time_ns() % 2**31
-        ),  # type: ignore[arg-type]
-        mutants_per_seed=int(given["mutants_per_seed"] or 10),  # type: ignore[arg-type]
-        rename_prob=float(given["rename_prob"] if given["rename_prob"] is not None else 0.8),  # type: ignore[arg-type]
-        timeout=float(given["timeout"] or 10.0),  # type: ignore[arg-type]
-        seed_timeout=float(given["seed_timeout"] or 2.0),  # type: ignore[arg-type]
-        fast_seed_factor=int(given["fast_seed_factor"] or 3),  # type: ignore[arg-type]
-        timeout_factor=float(
-            given["timeout_factor"] if given["timeout_factor"] is not None else 10.0
-        ),  # type: ignore[arg-type]
-        adapt_theories=given["adapt_theories"] is None,
-        max_seed_bytes=int(given["max_seed_bytes"] or MAX_SEED_BYTES),  # type: ignore[arg-type]
-    )
-
-
 def fuzz(
     seeds: Annotated[list[str] | None, typer.Option("--seeds", help="Seed .smt2 files or folders (repeatable). Default: the repository's skeletons/.")] = None,
     solvers: Annotated[str | None, typer.Option("--solvers", help=f"Solver command lines separated by ';'. Default: {DEFAULT_SOLVERS!r}.")] = None,
@@ -143,21 +98,21 @@ def fuzz(
     time_limit: Annotated[str | None, typer.Option("--time", help="Stop after this long: 90s, 10m, 2h.")] = None,
     mutants: Annotated[int | None, typer.Option("--mutants", min=1, help="Stop after this many mutants (over all jobs).")] = None,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes; worker k takes seed positions k, k+N, ...")] = 1,
-    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds per solver call. Default: 10.")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help=f"Seconds per solver call. Default: {default_of('timeout'):g}.")] = None,
     campaign_seed: Annotated[int | None, typer.Option("--seed", help="Campaign seed: fixes seed order and every mutant. Default: from the clock.")] = None,
     out: Annotated[Path | None, typer.Option("--campaign", "-c", "--out", help="Campaign folder to create (or continue with --resume), named as in every other command; --out is the older name. Default: campaigns/<timestamp>.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the campaign in --campaign with its stored configuration.")] = False,
-    mutants_per_seed: Annotated[int | None, typer.Option("--mutants-per-seed", min=1, help="Mutants made from each seed. Default: 10.")] = None,
-    rename_prob: Annotated[float | None, typer.Option("--rename-prob", min=0.0, max=1.0, help="Chance that a fresh generated variable is renamed to a seed variable of its sort. Default: 0.8.")] = None,
-    seed_timeout: Annotated[float | None, typer.Option("--seed-timeout", min=0.1, help="Seconds each solver gets for a seed's check before mutation; slower seeds are set aside (their mutants would mostly time out). Default: 2.")] = None,
-    fast_seed_factor: Annotated[int | None, typer.Option("--fast-seed-factor", min=1, help=f"A seed whose mutants all answer within {FAST_MUTANT_SECONDS:g} s gets up to this many times --mutants-per-seed mutants (cheap tests first); 1 turns it off. Default: 3.")] = None,
-    timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at least {MIN_MUTANT_TIMEOUT:g} s and at most --timeout (a mutant far slower than its seed would time out anyway); 0 gives every call --timeout. Default: 10.")] = None,
+    mutants_per_seed: Annotated[int | None, typer.Option("--mutants-per-seed", min=1, help=f"Mutants made from each seed. Default: {default_of('mutants_per_seed')}.")] = None,
+    rename_prob: Annotated[float | None, typer.Option("--rename-prob", min=0.0, max=1.0, help=f"Chance that a fresh generated variable is renamed to a seed variable of its sort. Default: {default_of('rename_prob'):g}.")] = None,
+    seed_timeout: Annotated[float | None, typer.Option("--seed-timeout", min=0.1, help=f"Seconds each solver gets for a seed's check before mutation; slower seeds are set aside (their mutants would mostly time out). Default: {default_of('seed_timeout'):g}.")] = None,
+    fast_seed_factor: Annotated[int | None, typer.Option("--fast-seed-factor", min=1, help=f"A seed whose mutants all answer within {FAST_MUTANT_SECONDS:g} s gets up to this many times --mutants-per-seed mutants (cheap tests first); 1 turns it off. Default: {default_of('fast_seed_factor')}.")] = None,
+    timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at least {MIN_MUTANT_TIMEOUT:g} s and at most --timeout (a mutant far slower than its seed would time out anyway); 0 gives every call --timeout. Default: {default_of('timeout_factor'):g}.")] = None,
     even_theories: Annotated[bool, typer.Option("--even-theories", help="Draw every theory equally often. Default: at the start, 20 sampled terms per theory go to every solver, and a theory is drawn in proportion to the share all of them accept (an older release that lacks operators, or a theory one solver lacks, then wastes few mutants).")] = False,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no messages while running; the summary still comes at the end.")] = False,
     log_every: Annotated[float, typer.Option("--log-every", min=0.0, help="When stdout is not a terminal (a log file, CI), print a timestamped statistics line every this many seconds; 0: none. On a terminal a live line is shown instead.")] = 10.0,
     fail_on_bug: Annotated[bool, typer.Option("--fail-on-bug", help="Exit with status 1 when this run stored a new bug or seed finding (for CI).")] = False,
-    max_seed_bytes: Annotated[int | None, typer.Option("--max-seed-bytes", min=1, help=f"Seeds larger than this are skipped with a message (parsing and mutating a huge seed costs minutes and gigabytes). Default: {MAX_SEED_BYTES:,}.")] = None,
+    max_seed_bytes: Annotated[int | None, typer.Option("--max-seed-bytes", min=1, help=f"Seeds larger than this are skipped with a message (parsing and mutating a huge seed costs minutes and gigabytes). Default: {default_of('max_seed_bytes'):,}.")] = None,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
@@ -169,7 +124,7 @@ def fuzz(
         raise _fail("--resume needs --campaign: the campaign folder to continue")
     root = out or Path("campaigns") / time.strftime("%Y%m%d-%H%M%S")
     given: dict[str, object | None] = {
-        "seeds": list(seeds) if seeds else None,
+        "seeds": tuple(seeds) if seeds else None,
         "solvers": solvers,
         "generators": generators,
         "campaign_seed": campaign_seed,
@@ -182,15 +137,8 @@ def fuzz(
         "adapt_theories": False if even_theories else None,
         "max_seed_bytes": max_seed_bytes,
     }
-    try:
-        stored = None
-        if resume:
-            with Store(root) as store:
-                stored = store.config()
-        config = _config_from_options(stored, given)
-        validate(config, unconfined=unconfined)
-    except (CampaignError, StoreError) as exc:
-        raise _fail(str(exc)) from None
+    config = resumed_config(root, given) if resume else CampaignConfig.from_settings(given)
+    campaign = validate(config, unconfined=unconfined)
     console.print(
         f"campaign [bold]{root}[/] seed {config.campaign_seed}, solvers {config.solvers!r}, "
         f"{'resuming' if resume else 'starting'} with {jobs} job(s)",
@@ -200,16 +148,16 @@ def fuzz(
     with Progress(console, progress_mode(console, quiet), log_every) as shown:
         try:
             stats = run_campaign(
-                config, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
+                campaign, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
                 on_progress=shown.update, on_message=shown.message, persistent=not fresh_processes,
                 unconfined=unconfined,
             )  # fmt: skip
-        except (CampaignError, StoreError) as exc:
-            shown.stop()
-            raise _fail(str(exc)) from None
+        except (CampaignError, StoreError):
+            shown.stop()  # the error is printed below the last progress line
+            raise
     console.print(summary_table(stats, time.monotonic() - started))
     console.print(f"bugs stored in {root}/bugs; list them with `sphinxfuzz bugs list -c {root}`")
-    if fail_on_bug and (sum(stats.bugs.values()) or stats.seed_findings):
+    if fail_on_bug and (any(stats.bugs.values()) or stats.seed_findings):
         raise typer.Exit(1)
 
 

@@ -12,7 +12,7 @@ from sphinxfuzz.bugs import StoreError
 from sphinxfuzz.bugs.record import REDUCED, BugFileError
 from sphinxfuzz.bugs.reduce import (
     ReduceError,
-    Reduction,
+    ReductionResult,
     ddsmt_version,
     reduce_bug,
     unreduced_bugs,
@@ -38,7 +38,7 @@ HELP = (
 )
 
 
-def _describe(result: Reduction) -> str:
+def _describe(result: ReductionResult) -> str:
     b, a = result.before, result.after
     share = a.bytes / b.bytes if b.bytes else 1.0
     stopped = "" if result.finished else " (time limit: best so far)"

@@ -9,11 +9,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.options import JsonOption, print_json
 from sphinxfuzz.solvers import BUILTINS, SolverSpecError, parse_specs, solver_version
 from sphinxfuzz.solvers.installs import (
-    InstallError,
     cache_root,
     install,
     installed_versions,
@@ -64,9 +62,10 @@ def _show(spec_text: str | None, as_json: bool) -> None:
     for column in ("name", "family", "status", "version", "command line"):
         table.add_column(column)
     for row in rows:
-        if row["found"]:
+        argv = row["argv"]
+        if row["found"] and isinstance(argv, list):
             table.add_row(str(row["name"]), str(row["family"]), "[green]found[/green]",
-                          str(row["version"]), " ".join(row["argv"]))  # type: ignore[arg-type]  # fmt: skip
+                          str(row["version"]), " ".join(argv))  # fmt: skip
         else:
             table.add_row(
                 str(row["name"]), "-", "[red]missing[/red]", "-", escape(str(row["problem"]))
@@ -102,13 +101,10 @@ def install_solvers(
     $SPHINXFUZZ_CACHE/solvers (default ~/.cache/sphinxfuzz/solvers). Name them in --solvers
     as z3@4.12.2 or cvc5@1.1.2 (options may follow)."""
     console = Console(soft_wrap=True)
-    try:
-        wanted = [parse_requirement(r) for r in requirements]
-        for family, version in wanted:
-            done = install(family, version, say=console.print)
-            console.print(f"{done.family}@{done.version}: {' '.join(done.argv)}")
-    except InstallError as exc:
-        raise _fail(str(exc)) from None
+    wanted = [parse_requirement(r) for r in requirements]
+    for family, version in wanted:
+        done = install(family, version, say=console.print)
+        console.print(f"{done.family}@{done.version}: {' '.join(done.argv)}")
 
 
 def _mb(size: int) -> str:
@@ -123,11 +119,8 @@ def remove_solvers(
 ) -> None:
     """Delete installed releases from the cache."""
     console = Console(soft_wrap=True)
-    try:
-        for family, version in [parse_requirement(r) for r in releases]:
-            console.print(f"removed {family}@{version} ({_mb(remove(family, version))})")
-    except InstallError as exc:
-        raise _fail(str(exc)) from None
+    for family, version in [parse_requirement(r) for r in releases]:
+        console.print(f"removed {family}@{version} ({_mb(remove(family, version))})")
 
 
 @solvers_app.command("prune")
@@ -142,10 +135,7 @@ def prune_solvers(
     """Delete every installed release except those given with --keep (bisection installs
     many), and whatever an interrupted install left behind."""
     console = Console(soft_wrap=True)
-    try:
-        kept = {parse_requirement(k) for k in keep or []}
-    except InstallError as exc:
-        raise _fail(str(exc)) from None
+    kept = {parse_requirement(k) for k in keep or []}
     gone = prune(kept, dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"
     for name, size in gone:
@@ -157,10 +147,7 @@ def prune_solvers(
 @solvers_app.command("available")
 def available(solver: Annotated[str, typer.Argument(help="z3 or cvc5.")]) -> None:
     """List the releases pip can install for a solver."""
-    try:
-        versions = released_versions(parse_requirement(f"{solver}==0")[0])
-    except InstallError as exc:
-        raise _fail(str(exc)) from None
+    versions = released_versions(parse_requirement(f"{solver}==0")[0])
     Console(soft_wrap=True).print(", ".join(versions))
     Console(soft_wrap=True).print(f"installed ones live in {cache_root()}")
 

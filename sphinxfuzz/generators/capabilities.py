@@ -25,7 +25,7 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -177,35 +177,58 @@ def term_features(decls_text: str, term_text: str) -> list[Feature]:
             decl = f"(declare-const {_PREFIX}s {sort})"
             features[name] = Feature(name, "\n".join([*sort_decls, decl]), "true")
 
+    for sort in _declared_sorts(commands, info):
+        add_sort(sort)
+    for node in _term_nodes(term):
+        node_sort = info.sort_of(node)
+        if node_sort is not None:
+            add_sort(node_sort)
+        found = _node_feature(node, features, user, commands, sort_decls, info)
+        if found is not None:
+            features[found.name] = found
+    return list(features.values())
+
+
+def _declared_sorts(commands: list[SList], info: SortInfo) -> list[Sort]:
+    """The sorts of the declared constants and function results the reader knows."""
+    sorts = []
     for command in commands:
         if command.head_name() in ("declare-const", "declare-fun") and len(command.items) >= 3:
             try:
-                add_sort(info.symbols.parse_sort(command.items[-1]))
+                sorts.append(info.symbols.parse_sort(command.items[-1]))
             except ValueError:
                 pass  # a sort the reader does not know: the application probes cover it
-    for node in _term_nodes(term):
-        sort = info.sort_of(node)
-        if sort is not None:
-            add_sort(sort)
-        if isinstance(node, Atom):
-            if node.kind == "symbol" and node.name not in user and node.name not in _CORE:
-                if node.name not in features:
-                    features[node.name] = Feature(node.name, "", f"(= {node.text} {node.text})")
-            continue
-        if node.head_name() == "as" and len(node.items) == 3 and isinstance(node.items[1], Atom):
-            value = node.items[1].name  # (as set.empty (Set Int)); literals such as ff5 too
-            key = "as-value" if re.fullmatch(r"ff-?\d+", value) else value
-            if key not in features and value not in user:
-                text = print_node(node)
-                features[key] = Feature(key, "\n".join(sort_decls), f"(= {text} {text})")
-            continue
-        name = node.operator_name()
-        if name is None or name in _CORE or name in user or name in features:
-            continue
-        if name.startswith("bv") and name[2:].isdigit():
-            continue  # (_ bv5 8) is a literal
-        features[name] = _application_probe(name, node, commands, sort_decls, user, info)
-    return list(features.values())
+    return sorts
+
+
+def _node_feature(
+    node: Node,
+    known: Container[str],
+    user: set[str],
+    commands: list[SList],
+    sort_decls: list[str],
+    info: SortInfo,
+) -> Feature | None:
+    """The feature `node` shows (its symbol, theory value or operator) unless `known`
+    already has it or the term's own declarations or binders define it."""
+    if isinstance(node, Atom):
+        if node.kind == "symbol" and node.name not in user and node.name not in _CORE:
+            if node.name not in known:
+                return Feature(node.name, "", f"(= {node.text} {node.text})")
+        return None
+    if node.head_name() == "as" and len(node.items) == 3 and isinstance(node.items[1], Atom):
+        value = node.items[1].name  # (as set.empty (Set Int)); literals such as ff5 too
+        key = "as-value" if re.fullmatch(r"ff-?\d+", value) else value
+        if key not in known and value not in user:
+            text = print_node(node)
+            return Feature(key, "\n".join(sort_decls), f"(= {text} {text})")
+        return None
+    name = node.operator_name()
+    if name is None or name in _CORE or name in user or name in known:
+        return None
+    if name.startswith("bv") and name[2:].isdigit():
+        return None  # (_ bv5 8) is a literal
+    return _application_probe(name, node, commands, sort_decls, user, info)
 
 
 def _application_probe(

@@ -21,8 +21,8 @@ from sphinxfuzz.generators.static_check import ALLOWED_MODULES, FORBIDDEN_NAMES
 CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 PROBE_TIMEOUT = 20.0
 UNCONFINED_HINT = (
-    "generator code runs only under kernel confinement; pass --unconfined to run it without "
-    "(only for generators you have read)"
+    "generator code runs only under kernel confinement unless the caller allows unconfined "
+    "runs (only for generators you have read)"
 )
 
 

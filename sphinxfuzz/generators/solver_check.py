@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from sphinxfuzz.generators.term_text import is_balanced, only_declarations
 from sphinxfuzz.generators.verdict import TermVerdict
+from sphinxfuzz.smtlib.lexer import error_message, lexemes
+from sphinxfuzz.smtlib.vocabulary import HIGHER_ORDER_SYMBOLS
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
 
 MARKER = "sphinxfuzz-term"
@@ -27,7 +29,6 @@ END_MARKER = "sphinxfuzz-end"
 BATCH_SIZE = 250
 REJECTED = (Outcome.ERROR, Outcome.CRASH)
 
-_ERROR_LINE = re.compile(r'^\(error\s+"(.*)"\)\s*$', re.DOTALL)
 _Z3_POSITION = re.compile(r"\bline (\d+) column (\d+)")
 _FILE_POSITION = re.compile(r"(\S+?):(\d+)\.(\d+):")
 
@@ -39,13 +40,15 @@ class _Judgement:
     timed_out: bool = False
 
 
-# Function sorts, lambdas and explicit application parse only under an HO_ logic in cvc5
-# (the mutator names HO_ALL for such terms too; see mutate.logic.is_higher_order).
-_HIGHER_ORDER = re.compile(r"\(\s*(?:->|@|lambda)\s|\(_ (?:rel|table)\.project\b")
-
-
 def logic_for(decls: str, term: str) -> str:
-    return "HO_ALL" if _HIGHER_ORDER.search(decls) or _HIGHER_ORDER.search(term) else "ALL"
+    """HO_ALL when the text uses a higher-order symbol (cvc5 parses them only under an HO_
+    logic; the mutator decides the same from the same set, `mutate.logic.is_higher_order`)."""
+    higher_order = any(
+        kind == "word" and word in HIGHER_ORDER_SYMBOLS
+        for text in (decls, term)
+        for kind, word, _start in lexemes(text)
+    )
+    return "HO_ALL" if higher_order else "ALL"
 
 
 def single_script(decls: str, term: str) -> str:
@@ -124,32 +127,8 @@ def _run_batch(
         # on the set-logic line, so that error line numbers still map onto terms
         script = "(set-option :incremental true) " + script
     result = run_solver(spec, script, timeout=timeout)
-    errors: dict[int, str] = {}
-    reached: list[int] = []  # batch positions whose marker was printed, in order
-    current: int | None = None
-    finished = False
-    for line in result.stdout.splitlines():
-        stripped = line.strip().strip('"')
-        if stripped.startswith(MARKER):
-            current = int(stripped[len(MARKER) :])
-            reached.append(current)
-        elif stripped == END_MARKER:
-            finished = True
-        elif line.startswith("(error") and current is not None:
-            message = _translate(_error_text(line), current, line_owner, single_offset)
-            errors.setdefault(current, message)
-    # Errors on stderr carry no order relative to the markers; place them by line number.
-    stray = []
-    for line in result.stderr.splitlines():
-        if "error" not in line.lower():
-            continue
-        owner = _owner_of(line, line_owner)
-        if owner is None:
-            stray.append(line)
-        else:
-            errors.setdefault(
-                owner, _translate(_error_text(line), owner, line_owner, single_offset)
-            )
+    errors, reached, finished = _stdout_errors(result.stdout, line_owner, single_offset)
+    stray = _place_stderr_errors(result.stderr, errors, line_owner, single_offset)
     if finished:
         for position, index in enumerate(batch):
             if position in errors:
@@ -175,6 +154,47 @@ def _run_batch(
         results[first] = judge_single(spec, *pairs[first], timeout=timeout)
         last = max(last, 0)
     return batch[last + 1 :]
+
+
+def _stdout_errors(
+    stdout: str, line_owner: list[int | None], single_offset: list[int]
+) -> tuple[dict[int, str], list[int], bool]:
+    """(first error per batch position, positions whose marker was printed in order,
+    whether the end marker was printed) from a batch's stdout."""
+    errors: dict[int, str] = {}
+    reached: list[int] = []
+    current: int | None = None
+    finished = False
+    for line in stdout.splitlines():
+        stripped = line.strip().strip('"')
+        if stripped.startswith(MARKER):
+            current = int(stripped[len(MARKER) :])
+            reached.append(current)
+        elif stripped == END_MARKER:
+            finished = True
+        elif line.startswith("(error") and current is not None:
+            message = _translate(_error_text(line), current, line_owner, single_offset)
+            errors.setdefault(current, message)
+    return errors, reached, finished
+
+
+def _place_stderr_errors(
+    stderr: str, errors: dict[int, str], line_owner: list[int | None], single_offset: list[int]
+) -> list[str]:
+    """Errors on stderr carry no order relative to the markers: each goes to the position
+    its line number names (into `errors`); returns the lines no position owns."""
+    stray = []
+    for line in stderr.splitlines():
+        if "error" not in line.lower():
+            continue
+        owner = _owner_of(line, line_owner)
+        if owner is None:
+            stray.append(line)
+        else:
+            errors.setdefault(
+                owner, _translate(_error_text(line), owner, line_owner, single_offset)
+            )
+    return stray
 
 
 def _batch_script(
@@ -205,8 +225,8 @@ def _batch_script(
 
 
 def _error_text(line: str) -> str:
-    match = _ERROR_LINE.match(line.strip())
-    return match.group(1).strip() if match else line.strip()
+    message = error_message(line)
+    return (line if message is None else message).strip()
 
 
 def _owner_of(line: str, line_owner: list[int | None]) -> int | None:

@@ -16,6 +16,8 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sphinxfuzz.errors import InputError
+
 # Pure modules without I/O. Left out on purpose: `sys`/`os`/`io`/`pathlib` (I/O and the
 # interpreter), `pickle`/`marshal`/`importlib`/`inspect`/`types` (code loading, frames),
 # `time`/`datetime`/`secrets`/`uuid` (non-determinism), `threading` (escapes the call).
@@ -149,7 +151,7 @@ class Problem:
         return f"{self.filename}:{self.line}:{self.col}: {self.message}"
 
 
-class UnsafeGenerator(ValueError):
+class UnsafeGenerator(InputError):
     """A generator source that must not run; `problems` lists every reason."""
 
     def __init__(self, filename: str, problems: list[Problem]) -> None:
@@ -287,11 +289,11 @@ class _SafetyVisitor(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Name) and func.id in ATTRIBUTE_BUILTINS:
-            if len(node.args) < 2 or not _is_str_constant(node.args[1]):
+            name = _str_constant(node.args[1]) if len(node.args) >= 2 else None
+            if name is None:
                 self._report(node, f"'{func.id}' needs a literal attribute name as second argument")
             else:
-                assert isinstance(node.args[1], ast.Constant)
-                self._check_attribute_name(node, node.args[1].value, node.args[0])
+                self._check_attribute_name(node, name, node.args[0])
             for child in [*node.args, *node.keywords]:
                 self.visit(child)
             return
@@ -435,10 +437,10 @@ def _is_dunder(name: str) -> bool:
 def _simple_template(node: ast.expr) -> bool:
     """A literal format template whose fields are empty, numbers or identifiers (no `.`
     attribute or `[...]` item lookups, none in nested format specs either)."""
-    if not _is_str_constant(node):
+    template = _str_constant(node)
+    if template is None:
         return False
-    assert isinstance(node, ast.Constant)
-    pending = [node.value]
+    pending = [template]
     try:
         while pending:
             for _, field, spec, _ in string.Formatter().parse(pending.pop()):
@@ -451,8 +453,11 @@ def _simple_template(node: ast.expr) -> bool:
     return True
 
 
-def _is_str_constant(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+def _str_constant(node: ast.expr) -> str | None:
+    """The text of a string literal, else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
 
 
 def _allowed_text() -> str:

@@ -6,58 +6,36 @@ raise: they answer "is it balanced", "which symbols occur", "which commands are 
 
 from __future__ import annotations
 
-import re
-
-# One token: a string literal ("" escapes a quote), a quoted symbol, a comment, a
-# parenthesis, or a run of other non-space characters. Unterminated literals match to the end.
-_TOKEN = re.compile(r'"(?:[^"]|"")*"?|\|[^|]*\|?|;[^\n]*|[()]|[^\s()";|]+')
-
-DECLARATION_COMMANDS = frozenset(
-    {
-        "declare-const",
-        "declare-fun",
-        "declare-sort",
-        "define-fun",
-        "define-fun-rec",
-        "define-funs-rec",
-        "define-sort",
-        "define-const",
-        "declare-datatype",
-        "declare-datatypes",
-    }
-)
+from sphinxfuzz.smtlib.lexer import lexemes
+from sphinxfuzz.smtlib.vocabulary import DECLARING
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+    """Every lexeme of `text` (`smtlib.lexer.lexemes`), comments included."""
+    return [lexeme for _kind, lexeme, _start in lexemes(text)]
 
 
 def is_balanced(text: str) -> bool:
     """Parentheses nest properly and every string / quoted symbol is closed."""
     depth = 0
-    for token in tokens(text):
-        if token == "(":
-            depth += 1
-        elif token == ")":
-            depth -= 1
+    for kind, lexeme, _start in lexemes(text):
+        if kind == "unclosed":
+            return False
+        if kind == "paren":
+            depth += 1 if lexeme == "(" else -1
             if depth < 0:
                 return False
-        elif token.startswith('"') and (
-            len(token) < 2 or not token.endswith('"') or _odd_quotes(token)
-        ):
-            return False
-        elif token.startswith("|") and (len(token) < 2 or not token.endswith("|")):
-            return False
     return depth == 0
 
 
 def symbols(text: str) -> set[str]:
     """Every symbol token (quoted symbols unquoted); literals and comments excluded."""
     found: set[str] = set()
-    for token in tokens(text):
-        if token in ("(", ")") or token[0] in '";#:' or token[0].isdigit():
-            continue
-        found.add(token[1:-1] if token.startswith("|") and len(token) >= 2 else token)
+    for kind, lexeme, _start in lexemes(text):
+        if kind == "qsymbol":
+            found.add(lexeme[1:-1])
+        elif kind == "word" and lexeme[0] not in "#:" and not lexeme[0].isdigit():
+            found.add(lexeme)
     return found
 
 
@@ -89,9 +67,4 @@ def command_heads(text: str) -> list[str | None]:
 
 def only_declarations(text: str) -> bool:
     """`text` is a sequence of declaration/definition commands and nothing else."""
-    return all(head in DECLARATION_COMMANDS for head in command_heads(text))
-
-
-def _odd_quotes(token: str) -> bool:
-    # A closed literal has an even number of quotes: the two delimiters plus "" pairs.
-    return token.count('"') % 2 == 1
+    return all(head in DECLARING for head in command_heads(text))

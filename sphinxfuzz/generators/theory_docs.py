@@ -165,15 +165,3 @@ def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return value[1:-1]
     return value
-
-
-def spec_text_for(families: tuple[str, ...] | list[str], doc: TheoryDoc | None) -> str:
-    """The solver specs that check a theory: each family's built-in solver, with the options
-    the theory's document says cvc5 needs (`sets-exp=true` -> `--sets-exp=true`)."""
-    parts = []
-    for family in families:
-        if family == "cvc5" and doc is not None and doc.options:
-            parts.append("cvc5 " + " ".join(f"--{option}" for option in doc.options))
-        else:
-            parts.append(family)
-    return ";".join(parts)

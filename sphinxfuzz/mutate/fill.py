@@ -27,22 +27,7 @@ from sphinxfuzz.smtlib import (
 )
 from sphinxfuzz.smtlib.infer import TermSite
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
-from sphinxfuzz.smtlib.vocabulary import BINDERS
-
-# Commands a generator may use to declare what its term needs.
-_DECLARATIONS = {
-    "declare-const",
-    "declare-fun",
-    "define-fun",
-    "define-fun-rec",
-    "define-funs-rec",
-    "define-const",
-    "declare-sort",
-    "define-sort",
-    "declare-datatype",
-    "declare-datatypes",
-    "declare-heap",  # cvc5's separation logic: names no symbol (the mutator keeps one)
-}
+from sphinxfuzz.smtlib.vocabulary import BINDERS, GENERATOR_DECLARING
 
 
 class TermSource(Protocol):
@@ -216,7 +201,7 @@ def adapt(
         term = parse_term(term_text, "<generated term>")
     except SmtParseError as exc:
         raise ValueError(f"generated text does not parse: {exc}") from None
-    commands = [c for c in decl_script.commands if c.head_name() in _DECLARATIONS]
+    commands = [c for c in decl_script.commands if c.head_name() in GENERATOR_DECLARING]
     check = Script([*commands, SList([Atom("assert", "symbol"), term])], "<generated>")
     info = infer_sorts(check)
     sort = info.sort_of(term)

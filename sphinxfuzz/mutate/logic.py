@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sphinxfuzz.smtlib import Atom, Node, SList, walk
 from sphinxfuzz.smtlib.infer import SortInfo
+from sphinxfuzz.smtlib.vocabulary import HIGHER_ORDER_SYMBOLS
 
 
 def logic_features(logic: str) -> set[str] | None:
@@ -126,13 +127,7 @@ def is_higher_order(nodes: list[Node]) -> bool:
     `rel.project` / `table.project` (cvc5 maps tuple.project over them: higher-order inside)."""
     for root in nodes:
         for node in walk(root):
-            if isinstance(node, Atom) and node.text in (
-                "->",
-                "@",
-                "lambda",
-                "rel.project",
-                "table.project",
-            ):
+            if isinstance(node, Atom) and node.text in HIGHER_ORDER_SYMBOLS:
                 return True
     return False
 

@@ -411,11 +411,8 @@ class _Checker:
                 continue
             try:
                 handler(self, command)
-            except SortError as exc:
+            except SortError as exc:  # a malformed command: a solver would reject it too
                 self.problem(exc.node, str(exc))
-            except (LookupError, AttributeError, TypeError, ValueError, AssertionError) as exc:
-                # malformed command shape (wrong arity etc.): a solver would reject it too
-                self.problem(command, f"malformed {name}: {exc.__class__.__name__}")
         return self.info
 
     def cmd_terms(self, command: SList) -> None:
@@ -429,38 +426,36 @@ class _Checker:
 
     def cmd_term_list(self, command: SList) -> None:
         # (get-value (t ...)), (check-sat-assuming (l ...))
-        if len(command.items) >= 2 and isinstance(command.items[1], SList):
-            holder = command.items[1]
+        holder = command.items[1] if len(command.items) >= 2 else None
+        if isinstance(holder, SList):
             for i, item in enumerate(holder.items):
                 self.term(item, _EMPTY_ENV, holder, i)
 
     def cmd_declare_const(self, command: SList) -> None:
-        self.symbols.add_fun(_name(command.items[1]), FunSig((), self.sort(command.items[2])))
+        self.symbols.add_fun(_name(_arg(command, 1)), FunSig((), self.sort(_arg(command, 2))))
 
     def cmd_declare_fun(self, command: SList) -> None:
-        domain = command.items[2]
-        assert isinstance(domain, SList)
+        domain = _list(_arg(command, 2))
         args = tuple(self.sort(s) for s in domain.items)
-        self.symbols.add_fun(_name(command.items[1]), FunSig(args, self.sort(command.items[3])))
+        self.symbols.add_fun(_name(_arg(command, 1)), FunSig(args, self.sort(_arg(command, 3))))
 
     def cmd_declare_rel(self, command: SList) -> None:
-        domain = command.items[2]
-        assert isinstance(domain, SList)
+        domain = _list(_arg(command, 2))
         args = tuple(self.sort(s) for s in domain.items)
-        self.symbols.add_fun(_name(command.items[1]), FunSig(args, BOOL))
+        self.symbols.add_fun(_name(_arg(command, 1)), FunSig(args, BOOL))
 
     def cmd_declare_var(self, command: SList) -> None:
-        self.symbols.add_fun(_name(command.items[1]), FunSig((), self.sort(command.items[2])))
+        self.symbols.add_fun(_name(_arg(command, 1)), FunSig((), self.sort(_arg(command, 2))))
 
     def _define(self, command: SList, recursive: bool) -> None:
-        name = _name(command.items[1])
-        domain = self.domain(command.items[2])
+        name = _name(_arg(command, 1))
+        domain = self.domain(_arg(command, 2))
         if domain is None:
             return
-        sig = FunSig(tuple(sort for _, sort in domain), self.sort(command.items[3]))
+        sig = FunSig(tuple(sort for _, sort in domain), self.sort(_arg(command, 3)))
         if recursive:
             self.symbols.add_fun(name, sig)
-        self.term(command.items[4], dict(domain), command, 4)
+        self.term(_arg(command, 4), dict(domain), command, 4)
         if not recursive:
             self.symbols.add_fun(name, sig)
 
@@ -471,54 +466,50 @@ class _Checker:
         self._define(command, recursive=True)
 
     def cmd_define_const(self, command: SList) -> None:
-        sort = self.sort(command.items[2])
-        self.term(command.items[3], _EMPTY_ENV, command, 3)
-        self.symbols.add_fun(_name(command.items[1]), FunSig((), sort))
+        sort = self.sort(_arg(command, 2))
+        self.term(_arg(command, 3), _EMPTY_ENV, command, 3)
+        self.symbols.add_fun(_name(_arg(command, 1)), FunSig((), sort))
 
     def cmd_define_funs_rec(self, command: SList) -> None:
-        decls, bodies = command.items[1], command.items[2]
-        assert isinstance(decls, SList) and isinstance(bodies, SList)
+        decls, bodies = _list(_arg(command, 1)), _list(_arg(command, 2))
         domains: list[list[tuple[str, Sort]] | None] = []
-        for decl in decls.items:
-            assert isinstance(decl, SList)
-            domain = self.domain(decl.items[1])
+        for decl in map(_list, decls.items):
+            domain = self.domain(_arg(decl, 1))
             domains.append(domain)
             if domain is not None:
                 args = tuple(sort for _, sort in domain)
-                self.symbols.add_fun(_name(decl.items[0]), FunSig(args, self.sort(decl.items[2])))
+                sig = FunSig(args, self.sort(_arg(decl, 2)))
+                self.symbols.add_fun(_name(_arg(decl, 0)), sig)
         for i, (body, domain) in enumerate(zip(bodies.items, domains, strict=False)):
             if domain is not None:
                 self.term(body, dict(domain), bodies, i)
 
     def cmd_declare_sort(self, command: SList) -> None:
-        arity = int(_text(command.items[2])) if len(command.items) > 2 else 0
-        self.symbols.add_sort(_name(command.items[1]), SortDef("declared", arity=arity))
+        arity = _numeral(_arg(command, 2)) if len(command.items) > 2 else 0
+        self.symbols.add_sort(_name(_arg(command, 1)), SortDef("declared", arity=arity))
 
     def cmd_define_sort(self, command: SList) -> None:
-        params = command.items[2]
-        assert isinstance(params, SList)
+        params = _list(_arg(command, 2))
         names = tuple(_name(p) for p in params.items)
         self.symbols.add_sort(
-            _name(command.items[1]), SortDef("alias", params=names, body=command.items[3])
+            _name(_arg(command, 1)), SortDef("alias", params=names, body=_arg(command, 3))
         )
 
     def cmd_declare_datatype(self, command: SList) -> None:
-        self._datatypes([(_name(command.items[1]), command.items[2])])
+        self._datatypes([(_name(_arg(command, 1)), _arg(command, 2))])
 
     def cmd_declare_datatypes(self, command: SList) -> None:
-        first, second = command.items[1], command.items[2]
-        assert isinstance(first, SList) and isinstance(second, SList)
+        first, second = _list(_arg(command, 1)), _list(_arg(command, 2))
         if first.items and all(isinstance(item, SList) for item in first.items):
             # SMT-LIB 2.6: ((Name arity) ...) (decl ...)
-            names = [_name(item.items[0]) for item in first.items if isinstance(item, SList)]
+            names = [_name(_arg(item, 0)) for item in first.items if isinstance(item, SList)]
             self._datatypes(list(zip(names, second.items, strict=False)))
             return
         # SMT-LIB 2.5 / legacy z3: (params) ((Name ctor ...) ...)
         shared_params = [_name(p) for p in first.items]
-        decls = []
-        for decl in second.items:
-            assert isinstance(decl, SList)
-            decls.append((_name(decl.items[0]), SList(decl.items[1:], decl.pos)))
+        decls: list[tuple[str, Node]] = []
+        for decl in map(_list, second.items):
+            decls.append((_name(_arg(decl, 0)), SList(decl.items[1:], decl.pos)))
         self._datatypes(decls, legacy_params=shared_params)
 
     def _datatypes(
@@ -529,34 +520,30 @@ class _Checker:
             params: list[str] = list(legacy_params or [])
             body = decl
             if isinstance(decl, SList) and decl.head_name() == "par" and len(decl.items) == 3:
-                params_node = decl.items[1]
-                assert isinstance(params_node, SList)
-                params = [_name(p) for p in params_node.items]
+                params = [_name(p) for p in _list(decl.items[1]).items]
                 body = decl.items[2]
             param_sorts = {p: Sort(p, param=True) for p in params}
             datatype = Datatype(name, tuple(param_sorts.values()))
             self.symbols.add_sort(name, SortDef("datatype", arity=len(params), datatype=datatype))
             prepared.append((datatype, param_sorts, body))
         for datatype, param_sorts, body in prepared:
-            assert isinstance(body, SList)
-            for constructor in body.items:
+            for constructor in _list(body).items:
                 if isinstance(constructor, Atom):
                     datatype.constructors[constructor.name] = []
                     continue
                 fields = []
-                for selector in constructor.items[1:]:
-                    assert isinstance(selector, SList)
+                for selector in map(_list, constructor.items[1:]):
                     fields.append(
-                        (_name(selector.items[0]), self.sort(selector.items[1], param_sorts))
+                        (_name(_arg(selector, 0)), self.sort(_arg(selector, 1), param_sorts))
                     )
-                datatype.constructors[_name(constructor.items[0])] = fields
+                datatype.constructors[_name(_arg(constructor, 0))] = fields
             self.symbols.add_datatype(datatype)
 
     def cmd_push(self, command: SList) -> None:
-        self.symbols.push(int(_text(command.items[1])) if len(command.items) > 1 else 1)
+        self.symbols.push(_numeral(_arg(command, 1)) if len(command.items) > 1 else 1)
 
     def cmd_pop(self, command: SList) -> None:
-        self.symbols.pop(int(_text(command.items[1])) if len(command.items) > 1 else 1)
+        self.symbols.pop(_numeral(_arg(command, 1)) if len(command.items) > 1 else 1)
 
     def cmd_reset(self, _command: SList) -> None:
         self.symbols.reset()
@@ -564,7 +551,7 @@ class _Checker:
     def cmd_labelled_term(self, command: SList) -> None:
         # (get-interpolant name term), (get-abduct name term [grammar])
         if len(command.items) >= 3:
-            self.term(command.items[2], _EMPTY_ENV, command, 2)
+            self.term(_arg(command, 2), _EMPTY_ENV, command, 2)
 
 
 def _name(node: Node) -> str:
@@ -573,10 +560,23 @@ def _name(node: Node) -> str:
     return node.name
 
 
-def _text(node: Node) -> str:
-    if not isinstance(node, Atom):
+def _numeral(node: Node) -> int:
+    if not (isinstance(node, Atom) and node.kind == "numeral"):
         raise SortError("expected a numeral", node)
-    return node.text
+    return int(node.text)
+
+
+def _arg(command: SList, index: int) -> Node:
+    """Item `index` of a command (or declaration) that must have it."""
+    if index >= len(command.items):
+        raise SortError(f"{command.head_name() or 'this list'} is missing an argument", command)
+    return command.items[index]
+
+
+def _list(node: Node) -> SList:
+    if not isinstance(node, SList):
+        raise SortError("expected a parenthesised list", node)
+    return node
 
 
 def _numeral_indices(nodes: list[Node]) -> tuple[int, ...]:

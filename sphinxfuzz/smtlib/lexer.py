@@ -1,8 +1,19 @@
-"""Tokenizer for SMT-LIB 2.6 text, including the z3 and cvc5 dialects found in bug reports."""
+"""The SMT-LIB tokenizer: SMT-LIB 2.6 text, including the z3 and cvc5 dialects found in bug
+reports.
+
+Two readings of one lexical grammar, and the only ones in the package:
+- `tokenize`: the parser's, strict (every token classified, an error names file, line and
+  column);
+- `lexemes`: a tolerant scan for text that may be malformed or is read for its structure only
+  (solver output, scripts streamed to a process, generated terms): strings, |quoted symbols|,
+  comments, parentheses, words, and a lone `"` or `|` that opens a literal that never closes.
+  It never raises.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from sphinxfuzz.smtlib.errors import SmtParseError
 
@@ -72,3 +83,36 @@ def tokenize(text: str, filename: str = "<string>") -> list[Token]:
             line_start = pos + token_text.rfind("\n") + 1
         pos = m.end()
     return tokens
+
+
+# The tolerant scan: group name = lexeme kind. A string's `""` is an escaped quote.
+_LEXEME = re.compile(
+    r"""
+    (?P<string>"(?:[^"]|"")*")
+  | (?P<qsymbol>\|[^|]*\|)
+  | (?P<comment>;[^\n]*)
+  | (?P<paren>[()])
+  | (?P<unclosed>["|])
+  | (?P<word>[^\s()";|]+)
+    """,
+    re.VERBOSE,
+)
+
+Lexeme = tuple[str, str, int]  # kind, text, offset
+
+
+def lexemes(text: str) -> Iterator[Lexeme]:
+    """Every lexeme of `text` (white space skipped): kinds `string`, `qsymbol`, `comment`,
+    `paren`, `unclosed` (a `"` or `|` with no closing partner), `word`."""
+    for found in _LEXEME.finditer(text):
+        yield found.lastgroup or "word", found.group(), found.start()
+
+
+# A whole `(error "message")` answer; the message keeps its `""` escapes.
+_ERROR_RESPONSE = re.compile(r'^\(\s*error\s+"((?:[^"]|"")*)"\s*\)\s*$', re.DOTALL)
+
+
+def error_message(text: str) -> str | None:
+    """The message of an `(error "...")` answer (`text` is the whole answer), else None."""
+    found = _ERROR_RESPONSE.match(text.strip())
+    return found.group(1) if found else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sphinxfuzz.smtlib.nodes import Atom, Node, SList
 
 
@@ -37,4 +39,6 @@ def _emit(node: Node, out: list[str]) -> None:
 def print_script(script: object) -> str:
     """One command per line. Accepts a `Script` or any iterable of command nodes."""
     commands = getattr(script, "commands", script)
-    return "".join(print_node(command) + "\n" for command in commands)  # type: ignore[union-attr]
+    if not isinstance(commands, Iterable):
+        raise TypeError(f"print_script: {type(script).__name__} holds no commands")
+    return "".join(print_node(command) + "\n" for command in commands)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sphinxfuzz.smtlib.lexer import error_message, lexemes
 from sphinxfuzz.solvers.result import Outcome
 
 ANSWERS = ("sat", "unsat", "unknown")
@@ -46,7 +47,6 @@ _CRASH = re.compile(
 _ANNOTATION = re.compile(
     r"Expected result (?:sat|unsat|unknown) but got (sat|unsat|unknown)|check annotation that says"
 )
-_ERROR_LINE = re.compile(r'^\(error "(.*)"\)\s*$', re.DOTALL)
 
 
 @dataclass
@@ -66,31 +66,28 @@ def _first_line(pattern: re.Pattern[str], text: str) -> str | None:
     return None
 
 
-# What matters for nesting: string literals, |quoted| symbols, comments, parentheses.
-_STRUCTURE = re.compile(r'"(?:[^"]|"")*"|\|[^|]*\||;[^\n]*|[()]')
-_ERROR_MESSAGE = re.compile(r'^\(\s*error\s+"((?:[^"]|"")*)"\s*\)$', re.DOTALL)
-
-
 def _top_level(text: str) -> list[tuple[str, bool]] | None:
     """The top-level items of `text` in order, as (text, is_list); None if the parentheses
     do not balance. A scan for structure only: outputs with long models are read per call,
     and building nodes for every atom of a model costs more than the rest of the call."""
     items: list[tuple[str, bool]] = []
     depth, start, gap = 0, 0, 0
-    for match in _STRUCTURE.finditer(text):
-        token = match.group()
+    # what matters for nesting: string literals, |quoted| symbols, comments, parentheses
+    for kind, token, offset in lexemes(text):
+        if kind != "paren":
+            continue
         if token == "(":
             if depth == 0:
-                items.extend((word, False) for word in _words(text[gap : match.start()]))
-                start = match.start()
+                items.extend((word, False) for word in _words(text[gap:offset]))
+                start = offset
             depth += 1
-        elif token == ")":
+        else:
             depth -= 1
             if depth < 0:
                 return None
             if depth == 0:
-                items.append((text[start : match.end()], True))
-                gap = match.end()
+                items.append((text[start : offset + 1], True))
+                gap = offset + 1
     if depth:
         return None
     items.extend((word, False) for word in _words(text[gap:]))
@@ -122,9 +119,11 @@ def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
             continue
         inner = text[1:-1].strip()
         if inner.startswith("error") and (inner[5:6].isspace() or inner[5:6] in ('"', "")):
-            found = _ERROR_MESSAGE.match(text)
+            message = error_message(text)
             errors.append(
-                found.group(1).replace('""', '"').strip() if found else " ".join(text.split())
+                message.replace('""', '"').strip()
+                if message is not None
+                else " ".join(text.split())
             )
         elif model is None and answers and answers[-1] in ("sat", "unknown") and _is_model(inner):
             model = text
@@ -165,10 +164,10 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
     if model_check_failed:
         # the solver answered and then its own model check failed: keep the answer
         outcome = Outcome(answers[-1]) if answers else Outcome.ERROR
-        line = next((e for e in errors if _MODEL_CHECK.search(e)), None) or _first_line(
+        failure = next((e for e in errors if _MODEL_CHECK.search(e)), None) or _first_line(
             _MODEL_CHECK, stderr
         )
-        return Classified(outcome, answers, model, line, True)
+        return Classified(outcome, answers, model, failure, True)
     if serious and all(_CANNOT_SOLVE.search(e) for e in serious):
         return Classified(Outcome.UNKNOWN, answers, model, serious[0], False)
     if serious:

@@ -72,10 +72,10 @@ END = ";; sphinxfuzz-end"
 
 def main(argv: list[str]) -> int:
     serve = SERVE in argv
-    options, path, version = parse_options([a for a in argv if a != SERVE])
+    options, path, asked_version = parse_options([a for a in argv if a != SERVE])
     import cvc5
 
-    if version:
+    if asked_version:
         version = getattr(cvc5, "__version__", None)
         if version is None:  # wheels before 1.2 do not say
             from importlib.metadata import version as installed_version

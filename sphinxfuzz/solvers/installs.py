@@ -120,7 +120,7 @@ def _check_supported(family: str, package_version: str) -> None:
         raise InstallError(
             f"cvc5 {package_version}: wheels before 1.1 have no parser API, so sphinxfuzz "
             "cannot run them as a solver. Use a cvc5 binary of that release instead: give its "
-            "path in --solvers (e.g. Debian's cvc5 1.0.3 package: apt-get download cvc5, "
+            "path as the solver spec (e.g. Debian's cvc5 1.0.3 package: apt-get download cvc5, "
             "dpkg -x the .deb, point at usr/bin/cvc5)."
         )
 

@@ -36,6 +36,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from sphinxfuzz.smtlib.lexer import lexemes
 from sphinxfuzz.solvers import reaper
 from sphinxfuzz.solvers.classify import classify
 from sphinxfuzz.solvers.result import SolverResult
@@ -45,9 +46,6 @@ from sphinxfuzz.solvers.versions import solver_version
 
 SHIM_MODULE = "sphinxfuzz.solvers.cvc5_shim"
 _EXIT = re.compile(r"\(\s*exit\s*\)")
-# What matters for where a command ends: strings ("" escapes a quote), quoted symbols,
-# comments, parentheses; a lone `"` or `|` opens a string or symbol that never closes.
-_LEXEMES = re.compile(r'"(?:[^"]|"")*"|\|[^|]*\||;[^\n]*|[()]|["|]')
 # options that a later script sets again itself (every mutant turns models on)
 _HARMLESS_OPTIONS = re.compile(r"\(\s*set-option\s+:produce-models\b")
 _ANY_OPTION = re.compile(r"\(\s*set-option\b")
@@ -59,17 +57,17 @@ def stream_form(text: str) -> str | None:
     when a string, quoted symbol or parenthesis does not close: sent to a process that
     reads on, such a script would swallow whatever follows it."""
     depth = 0
-    for found in _LEXEMES.finditer(text):
-        token = found.group()
+    # what matters for where a command ends: strings, quoted symbols, comments, parentheses
+    for kind, token, start in lexemes(text):
         if token == "(":
-            if depth == 0 and _EXIT.match(text, found.start()):
-                return text[: found.start()]
+            if depth == 0 and _EXIT.match(text, start):
+                return text[:start]
             depth += 1
         elif token == ")":
             depth -= 1
             if depth < 0:
                 return None
-        elif token in ('"', "|"):
+        elif kind == "unclosed":  # a string or quoted symbol that never closes
             return None
     return text if depth == 0 else None
 

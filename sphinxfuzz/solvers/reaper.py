@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 PR_SET_CHILD_SUBREAPER = 36
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes per stream; a solver past it is killed
@@ -236,6 +237,7 @@ def _collect(
 ) -> tuple[bytearray, bytearray, bool, bool]:
     assert process.stdout is not None and process.stderr is not None
     buffers = {process.stdout: bytearray(), process.stderr: bytearray()}
+    by_fd = {stream.fileno(): buffer for stream, buffer in buffers.items()}
     selector = selectors.DefaultSelector()
     for stream in buffers:
         os.set_blocking(stream.fileno(), False)
@@ -258,31 +260,10 @@ def _collect(
                 break  # a descendant holds the pipes open: what the solver said is in
             wait = min(deadline - now, 0.05 if exited_at is not None else 0.25)
             for key, _ in selector.select(wait):
-                stream = key.fileobj
-                if stream is process.stdin:
-                    try:
-                        written = os.write(key.fd, pending[:65536])
-                    except BlockingIOError:
-                        continue
-                    except (BrokenPipeError, ConnectionResetError):
-                        written = len(pending)
-                    pending = pending[written:]
-                    if not pending:
-                        selector.unregister(stream)
-                        process.stdin.close()
-                    continue
-                try:
-                    chunk = os.read(key.fd, 1 << 16)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    selector.unregister(stream)
-                    continue
-                buffer = buffers[stream]  # type: ignore[index]
-                buffer.extend(chunk)
-                if len(buffer) > limit:
-                    del buffer[limit:]
-                    over = True
+                if process.stdin is not None and key.fileobj is process.stdin:
+                    pending = _write_some(selector, process.stdin, pending)
+                else:
+                    over = _read_some(selector, key, by_fd[key.fd], limit) or over
             if over:
                 break
     finally:
@@ -293,3 +274,38 @@ def _collect(
         except subprocess.TimeoutExpired:
             timed_out = True
     return buffers[process.stdout], buffers[process.stderr], timed_out, over
+
+
+def _write_some(
+    selector: selectors.BaseSelector, stdin: IO[bytes], pending: memoryview
+) -> memoryview:
+    """Write what the pipe takes now; at the end (or when the reader is gone) close it."""
+    try:
+        written = os.write(stdin.fileno(), pending[:65536])
+    except BlockingIOError:
+        return pending
+    except (BrokenPipeError, ConnectionResetError):
+        written = len(pending)
+    pending = pending[written:]
+    if not pending:
+        selector.unregister(stdin)
+        stdin.close()
+    return pending
+
+
+def _read_some(
+    selector: selectors.BaseSelector, key: selectors.SelectorKey, buffer: bytearray, limit: int
+) -> bool:
+    """Read what the stream has now into `buffer`; True when it went over `limit` (cut)."""
+    try:
+        chunk = os.read(key.fd, 1 << 16)
+    except BlockingIOError:
+        return False
+    if not chunk:
+        selector.unregister(key.fileobj)
+        return False
+    buffer.extend(chunk)
+    if len(buffer) > limit:
+        del buffer[limit:]
+        return True
+    return False

@@ -16,7 +16,7 @@ from campaign_helpers import CRASHER, FIXTURES, GENERATORS, LIAR_UNSAT, SEEDS, c
 
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
-from sphinxfuzz.campaign.config import MIN_MUTANT_TIMEOUT, calibrated_timeout, seed_check_detail
+from sphinxfuzz.campaign.config import MIN_MUTANT_TIMEOUT, SeedCheck, calibrated_timeout
 
 
 def test_crash_is_stored_once_per_signature(crash_campaign: tuple[Path, list[str]]) -> None:
@@ -239,10 +239,19 @@ def test_mutant_limits_are_calibrated_on_the_seed(tmp_path: Path) -> None:
 
 def test_calibrated_limit_stays_between_the_floor_and_the_timeout() -> None:
     config = config_for([SEEDS / "plain.smt2"], "z3", timeout=10.0, timeout_factor=10)
-    assert calibrated_timeout(config, seed_check_detail(0.01)) == MIN_MUTANT_TIMEOUT
-    assert calibrated_timeout(config, seed_check_detail(0.5)) == 5.0
-    assert calibrated_timeout(config, seed_check_detail(1.5)) == 10.0
-    assert calibrated_timeout(config, "") == 10.0  # a store from before calibration
+    assert calibrated_timeout(config, SeedCheck(0.01)) == MIN_MUTANT_TIMEOUT
+    assert calibrated_timeout(config, SeedCheck(0.5)) == 5.0
+    assert calibrated_timeout(config, SeedCheck(1.5)) == 10.0
+    assert calibrated_timeout(config, SeedCheck(None)) == 10.0  # a store from before calibration
+
+
+def test_seed_checks_are_stored_structured_and_old_sentences_still_read() -> None:
+    check = SeedCheck(0.12345, trimmed=True)
+    assert SeedCheck.from_detail(check.to_detail()) == SeedCheck(0.123, trimmed=True)
+    # what stores written before SeedCheck hold
+    assert SeedCheck.from_detail("slowest solver 0.250 s") == SeedCheck(0.25)
+    assert SeedCheck.from_detail("slowest solver 1.500 s; trimmed") == SeedCheck(1.5, True)
+    assert SeedCheck.from_detail("") == SeedCheck(None)
 
 
 _ONE_TERM_GENERATOR = '''"""Test generator: one shape of term, {what}."""

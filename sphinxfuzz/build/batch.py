@@ -1,0 +1,150 @@
+"""Building several theories in one go: what `sphinxfuzz build-generators` runs.
+
+`load_inputs` and `refuse_hand_edited` fail before the model is asked anything;
+`build_theories` builds each theory with the built-in solvers its document names and
+writes what the build leaves for review (`output.write_theory`), one outcome per theory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from sphinxfuzz.build.hand_edits import HandEditError, hand_edited
+from sphinxfuzz.build.llm import LLM, LLMError
+from sphinxfuzz.build.output import make_manifest, write_theory
+from sphinxfuzz.build.pipeline import BuildError, BuildResult, TheoryBuilder
+from sphinxfuzz.build.prompts import Prompts
+from sphinxfuzz.build.transcript import Transcript
+from sphinxfuzz.errors import InputError
+from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
+from sphinxfuzz.generators.theory_solvers import builtin_families, solvers_for_theory
+from sphinxfuzz.solvers import BUILTINS, SolverSpec, solver_version
+
+
+class BuildInputError(InputError):
+    """Theories, documents or prompts a build cannot start from. `setting` names the option
+    to change (`force`: rebuild hand-edited generators anyway)."""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    rounds: int = 10  # self-correction rounds at most
+    samples: int = 20  # terms sampled per round
+    seed: int = 0  # seed of the sampled terms
+    unconfined: bool = False  # generator code may run without kernel confinement
+
+
+@dataclass
+class TheoryOutcome:
+    """One theory's build: its result and folder, or why there is none."""
+
+    theory: str
+    result: BuildResult | None = None
+    folder: Path | None = None
+    error: str | None = None
+
+
+def load_inputs(
+    docs: Path | None, prompts_dir: Path | None, theories: list[str] | None
+) -> tuple[dict[str, TheoryDoc], Prompts, list[str]]:
+    """The theory documents, the prompt templates and the theories to build (default:
+    every documented one)."""
+    try:
+        corpus = load_corpus(docs or default_docs_dir())
+        prompts = Prompts(prompts_dir)
+    except OSError as exc:
+        raise BuildInputError(str(exc)) from None
+    chosen = theories or sorted(corpus)
+    unknown = [t for t in chosen if t not in corpus]
+    if unknown:
+        raise BuildInputError(
+            f"no document for {', '.join(unknown)}; known: {', '.join(sorted(corpus))}"
+        )
+    return corpus, prompts, chosen
+
+
+def refuse_hand_edited(out_dir: Path, theories: list[str]) -> None:
+    """Fail when rebuilding would overwrite a generator edited by hand."""
+    try:
+        kept = [reason for t in theories if (reason := hand_edited(out_dir / t))]
+    except HandEditError as exc:
+        kept = [str(exc)]
+    if kept:
+        raise BuildInputError(
+            "\n".join(kept) + "\nrebuilding would discard that work: merge it into the "
+            "document or prompts, or rebuild anyway",
+            setting="force",
+        )
+
+
+def build_theories(
+    corpus: dict[str, TheoryDoc],
+    theories: list[str],
+    backend: LLM,
+    prompts: Prompts,
+    log: Transcript,
+    out_dir: Path,
+    options: BuildOptions,
+    *,
+    on_start: Callable[[str, list[SolverSpec]], None] = lambda theory, specs: None,
+    progress: Callable[[str, str], None] = lambda theory, line: None,
+) -> Iterator[TheoryOutcome]:
+    """Build each theory in turn. A theory that fails gives an outcome with its error; an
+    LLM failure ends the run after its outcome (the next theory would fail alike). A
+    ConfinementError propagates: no theory can be built without confinement."""
+    for theory in theories:
+        doc = corpus[theory]
+        specs = solvers_for_theory(doc.solvers, doc)
+        if not specs:
+            # validity means "some solver of the theory accepts it": nothing could say so
+            reason = (
+                f"{doc.path or theory}: solvers: lists no built-in solver ({', '.join(BUILTINS)})"
+            )
+            yield TheoryOutcome(theory, error=reason)
+            continue
+        on_start(theory, specs)
+        first = len(log.records)
+        builder = TheoryBuilder(
+            doc, backend, prompts, specs,
+            rounds=options.rounds, samples=options.samples, seed=options.seed,
+            progress=partial(progress, theory),
+            unconfined=options.unconfined,
+        )  # fmt: skip
+        try:
+            result = builder.build()
+        except (BuildError, LLMError) as exc:
+            yield TheoryOutcome(theory, error=str(exc))
+            if isinstance(exc, LLMError):
+                return
+            continue
+        yield TheoryOutcome(
+            theory, result, _write(out_dir, result, doc, specs, backend, prompts, log, first)
+        )
+
+
+def _write(
+    out_dir: Path,
+    result: BuildResult,
+    doc: TheoryDoc,
+    specs: list[SolverSpec],
+    backend: LLM,
+    prompts: Prompts,
+    log: Transcript,
+    first: int,
+) -> Path:
+    """The theory's folder with the best version, its grammar, its own part of the
+    transcript and its manifest."""
+    own = Transcript(None)
+    own.records = log.records[first:]
+    manifest = make_manifest(
+        result,
+        solvers=builtin_families(doc.solvers),
+        model=backend.model,
+        backend=backend.backend,
+        prompt_hashes=prompts.hashes(),
+        solver_versions={s.name: solver_version(s) for s in specs},
+    )
+    return write_theory(out_dir, result, manifest, own.text())

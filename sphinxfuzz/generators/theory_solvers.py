@@ -1,0 +1,32 @@
+"""Which solvers check a theory's terms: the one helper `build-generators` and
+`generators validate` share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sphinxfuzz.generators.theory_docs import TheoryDoc
+from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs
+
+
+def builtin_families(families: Iterable[str]) -> tuple[str, ...]:
+    """The families of `families` that have a built-in solver, in their order."""
+    return tuple(family for family in families if family in BUILTINS)
+
+
+def spec_text_for(families: Iterable[str], doc: TheoryDoc | None) -> str:
+    """The solver specs that check a theory: each family's built-in solver, with the options
+    the theory's document says cvc5 needs (`sets-exp=true` -> `--sets-exp=true`)."""
+    parts = []
+    for family in families:
+        if family == "cvc5" and doc is not None and doc.options:
+            parts.append("cvc5 " + " ".join(f"--{option}" for option in doc.options))
+        else:
+            parts.append(family)
+    return ";".join(parts)
+
+
+def solvers_for_theory(families: Iterable[str], doc: TheoryDoc | None) -> list[SolverSpec]:
+    """The built-in solvers of `families` (a generator's SOLVERS or a document's `solvers:`),
+    with the options the theory's document asks for; empty when none is built in."""
+    return parse_specs(spec_text_for(builtin_families(families), doc))
