@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -91,25 +90,61 @@ def test_every_command_with_examples_is_found() -> None:
     } <= commands
 
 
-def test_every_example_runs_as_printed(
-    crash_campaign: tuple[Path, list[str]], tmp_path: Path
-) -> None:
+def _lanes() -> dict[str, list[tuple[str, str]]]:
+    """Examples grouped into separate tests (so pytest-xdist spreads them): fuzz examples
+    naming the same campaign folder share a lane, in order (a --resume continues the one
+    before it); every other example runs alone."""
+    lanes: dict[str, list[tuple[str, str]]] = {}
+    for command, line in examples():
+        if _excused(line):
+            continue
+        argv = shlex.split(line)
+        folder = next(
+            (b for a, b in zip(argv, argv[1:], strict=False) if a in ("-c", "--campaign")), None
+        )
+        if command == "fuzz" and folder is not None:
+            lanes.setdefault(f"fuzz-{folder.replace('/', '-')}", []).append((command, line))
+        else:
+            lanes[f"{command.replace(' ', '-')}-{len(lanes)}"] = [(command, line)]
+    return lanes
+
+
+def _excused(line: str) -> bool:
+    return any(key in line for key in NOT_RUN)
+
+
+def test_enough_examples_run() -> None:
+    runnable = [(c, line) for c, line in examples() if not _excused(line)]
+    assert sum(len(lane) for lane in _lanes().values()) == len(runnable)
+    excused = [line for _, line in examples() if _excused(line)]
+    assert len(runnable) >= 15 and len(excused) <= len(NOT_RUN) + 2, (runnable, excused)
+
+
+@pytest.fixture(scope="module")
+def prepared(crash_campaign: tuple[Path, list[str]], tmp_path_factory: pytest.TempPathFactory):
+    """A checkout-like folder with `campaigns/night` (crash bugs) and the shipped generators,
+    and the id of one of its crash bugs."""
     from sphinxfuzz.bugs import Store
 
-    fuzzing, using = tmp_path / "fuzzing", tmp_path / "using"
-    fuzzing.mkdir()
-    (using / "campaigns").mkdir(parents=True)
+    using = tmp_path_factory.mktemp("using")
+    (using / "campaigns").mkdir()
     shutil.copytree(crash_campaign[0], using / "campaigns" / "night")
     (using / "generated_generators").symlink_to(data_dir("generated_generators"))
     with Store(using / "campaigns" / "night") as store:
         bug = next(b.id for b in store.bugs() if b.kind == "crash")
+    return using, bug
+
+
+@pytest.mark.parametrize("lane", sorted(_lanes()))
+def test_examples_run_as_printed(lane: str, prepared: tuple[Path, str], tmp_path: Path) -> None:
+    using, bug = prepared
+    fuzzing = tmp_path / "fuzzing"
+    fuzzing.mkdir()
     shipped = _tree_digest(data_dir("generated_generators"))
     env = {k: v for k, v in os.environ.items() if k != "SPHINXFUZZ_CACHE"}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
-    excused = [line for _, line in examples() if any(key in line for key in NOT_RUN)]
-    runnable = [(c, line) for c, line in examples() if line not in excused]
-
-    def run(command: str, line: str) -> str:
+    timings = []
+    for command, line in _lanes()[lane]:
         for placeholder in PLACEHOLDER_BUGS:
             line = line.replace(placeholder, bug)
         argv = shlex.split(line)
@@ -122,18 +157,8 @@ def test_every_example_runs_as_printed(
         answers = "--fail-on-bug" in argv or "replay" in argv or "validate" in argv
         assert done.returncode in ({0, 1} if answers else {0}), (
             f"{line} (in {command}): {done.stdout}\n{done.stderr}")  # fmt: skip
-        return f"{time.monotonic() - started:.1f}s {line}"
-
-    def in_order(group: list[tuple[str, str]]) -> list[str]:
-        return [run(command, line) for command, line in group]
-
-    # the fuzz examples build on each other, the others on the prepared campaign: two lanes
-    lanes = [[e for e in runnable if e[0] == "fuzz"], [e for e in runnable if e[0] != "fuzz"]]
-    with ThreadPoolExecutor(2) as pool:
-        timings = [t for lane in pool.map(in_order, lanes) for t in lane]
-    ran = timings
+        timings.append(f"{time.monotonic() - started:.1f}s {line}")
     print("\n".join(timings))
-    assert len(ran) >= 15 and len(excused) <= len(NOT_RUN) + 2, (ran, excused)
     assert _tree_digest(data_dir("generated_generators")) == shipped  # nothing written in place
 
 
