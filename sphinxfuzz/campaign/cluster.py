@@ -26,6 +26,7 @@ from sphinxfuzz.campaign.config import Budget, Campaign
 from sphinxfuzz.campaign.loop import Event, Worker
 from sphinxfuzz.campaign.sink import Forwarding, Snapshot, Write, apply
 from sphinxfuzz.campaign.targets import CampaignError, target_specs
+from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.solvers import reaper
 from sphinxfuzz.solvers.smoke import smoke_test
 
@@ -67,8 +68,9 @@ class FuzzActor:
         """Resolve the solver specs on this node; why they cannot be used here, or None."""
         config = self.campaign.config
         try:
+            _install_releases(config.solvers)
             specs = target_specs(config.solvers)
-        except CampaignError as exc:
+        except (SphinxfuzzError, OSError) as exc:
             return str(exc)
         for spec in specs:
             problem = smoke_test(spec, timeout=max(config.timeout, 5.0), memory_mb=config.memory_mb)
@@ -105,6 +107,17 @@ class FuzzActor:
     def stop(self) -> None:
         self.stopped.set()
         reaper.abort_all()
+
+
+def _install_releases(solvers: str) -> None:
+    """Releases the specs name (`z3@4.8.17`) that this node lacks, installed into its own
+    cache, as `sphinxfuzz solvers install` would."""
+    from sphinxfuzz.solvers.installs import PACKAGES, find_installed, install
+
+    for text in solvers.split(";"):
+        family, at, version = (text.split() or [""])[0].partition("@")
+        if at and family in PACKAGES and version and find_installed(family, version) is None:
+            install(family, version, say=lambda line: None)
 
 
 @dataclass
