@@ -254,17 +254,21 @@ def run_on_ray(
         import ray
     except ImportError:
         raise CampaignError(
-            "--ray needs Ray: pip install 'sphinxfuzz[ray]'", setting="ray"
+            "a campaign on Ray needs the ray package (pip install 'sphinxfuzz[ray]')",
+            setting="ray",
         ) from None
     local = address == "local"
     started = time.monotonic()
-    ray.init(
-        address=None if local else address,
-        num_cpus=len(plans) if local else None,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-    )
+    try:
+        ray.init(
+            address=None if local else address,
+            num_cpus=len(plans) if local else None,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise CampaignError(f"Ray cluster {address!r}: {exc}", setting="ray") from None
     say(f"ray: connected in {time.monotonic() - started:.1f} s, {len(plans)} actor(s)")
     try:
         RayCoordinator(campaign, store, plans, update, say, stop).run()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from sphinxfuzz.bugs.store import Store, bug_id
 from sphinxfuzz.oracle import Verdict, VerdictKind
@@ -137,28 +137,11 @@ class Forwarding:
         self._put("record_seed_finding", seed_file, seed_text, verdict, list(results))
         return seed_file
 
-    def record_bug(
-        self,
-        verdict: Verdict,
-        *,
-        mutant_text: str,
-        seed_file: str,
-        position: int,
-        mutant: int,
-        theories: Sequence[str],
-        results: Sequence[SolverResult],
-        campaign_seed: int,
-        check_script: str | None = None,
-        check_results: Sequence[SolverResult] = (),
-    ) -> str | None:
-        self._put(
-            "record_bug", verdict, mutant_text=mutant_text, seed_file=seed_file,
-            position=position, mutant=mutant, theories=list(theories), results=list(results),
-            campaign_seed=campaign_seed, check_script=check_script,
-            check_results=list(check_results),
-        )  # fmt: skip
+    def record_bug(self, verdict: Verdict, **fields: Any) -> str | None:
+        # the store's keyword arguments (`Findings.record_bug`), sent as they are
+        self._put("record_bug", verdict, **fields)
         known = verdict.signature in self.snapshot.signatures
         self.snapshot.signatures.add(verdict.signature)
         if known and verdict.kind == VerdictKind.CRASH:
             return None
-        return bug_id(position, mutant, verdict)
+        return bug_id(fields["position"], fields["mutant"], verdict)
