@@ -208,6 +208,11 @@ class Store:
         ).fetchone()
         return (str(row[0]), str(row[1])) if row else None
 
+    def seed_statuses(self) -> dict[str, tuple[str, str]]:
+        """seed file -> (status, detail), for every seed a run looked at."""
+        rows = self.db.execute("SELECT seed_file, status, detail FROM seed_status")
+        return {str(f): (str(s), str(d)) for f, s, d in rows.fetchall()}
+
     def seed_status_counts(self) -> dict[str, int]:
         """status -> how many seeds have it (every seed a run looked at has one)."""
         rows = self.db.execute("SELECT status, COUNT(*) FROM seed_status GROUP BY status")
@@ -310,6 +315,9 @@ class Store:
     def has_signature(self, signature: str) -> bool:
         row = self.db.execute("SELECT 1 FROM signatures WHERE signature = ?", (signature,))
         return row.fetchone() is not None
+
+    def signatures(self) -> set[str]:
+        return {str(row[0]) for row in self.db.execute("SELECT signature FROM signatures")}
 
     def bugs(self) -> list[BugRow]:
         rows = self.db.execute(

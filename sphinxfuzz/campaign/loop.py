@@ -14,6 +14,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from sphinxfuzz.campaign.config import (
     calibrated_timeout,
 )
 from sphinxfuzz.campaign.seeds import SeedOrder
+from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.campaign.theory_probe import probe_theories
 from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
@@ -83,8 +85,11 @@ class Worker:
         stop_requested: Callable[[], bool] = lambda: False,
         persistent: bool = True,
         unconfined: bool = False,
+        sink: Callable[[], AbstractContextManager[Findings]] | None = None,
     ) -> None:
         self.campaign = campaign
+        # where findings go (`campaign.sink`): the campaign's store, unless given
+        self.open_sink = sink or (lambda: Store(root))
         self.config = config = campaign.config
         self.unconfined = unconfined  # generators may run without kernel confinement
         self.root = root
@@ -161,7 +166,7 @@ class Worker:
 
     def _confirmed(
         self,
-        store: Store,
+        store: Findings,
         script: Mutant | Script,
         text: str,
         results: list[SolverResult],
@@ -218,7 +223,7 @@ class Worker:
         config = self.config
         order = SeedOrder(list(self.campaign.seed_files), config.campaign_seed)
         entries = list(self.campaign.generators)
-        with Store(self.root) as store, GeneratorPool(entries, unconfined=self.unconfined) as pool:
+        with self.open_sink() as store, GeneratorPool(entries, unconfined=self.unconfined) as pool:
             if not pool.theories:
                 failures = "; ".join(
                     f"{t}: {why.strip().splitlines()[-1]}" for t, why in pool.load_failures.items()
@@ -272,7 +277,7 @@ class Worker:
                 why = probe.first_error.get(theory, "its generator failed")
                 self._say(f"theory probe: {theory} {what} ({why.splitlines()[0][:160]})")
 
-    def _usable_seed(self, store: Store, seed_file: str) -> Seed | None:
+    def _usable_seed(self, store: Findings, seed_file: str) -> Seed | None:
         known = store.seed_status(seed_file)
         if known is not None and known[0] != SEED_OK:
             return None
@@ -298,7 +303,7 @@ class Worker:
         self.stats.seeds_used += 1
         return seed
 
-    def _check_seed(self, store: Store, seed: Seed, raw: Seed) -> tuple[str, str]:
+    def _check_seed(self, store: Findings, seed: Seed, raw: Seed) -> tuple[str, str]:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
         the fuzzer's making; a seed some solver rejects or cannot answer is set aside."""
         limit = self.config.seed_timeout
@@ -359,7 +364,7 @@ class Worker:
         )
         return SEED_SET_ASIDE, why
 
-    def _fuzz_seed(self, store: Store, pool: GeneratorPool, position: int, seed: Seed) -> bool:
+    def _fuzz_seed(self, store: Findings, pool: GeneratorPool, position: int, seed: Seed) -> bool:
         """Make and judge the seed's mutants; False when stopped before the last one."""
         config = self.config
         rng = random.Random(f"{config.campaign_seed}:{position}")
@@ -450,7 +455,7 @@ class Worker:
         return needed_options(self.targets, operators, commands)
 
     def _test_mutant(
-        self, store: Store, position: int, number: int, seed: Seed, mutant: Mutant
+        self, store: Findings, position: int, number: int, seed: Seed, mutant: Mutant
     ) -> bool:
         limit = self.mutant_timeout
         results = [self._run(spec, mutant, timeout=limit) for spec in self.specs]

@@ -181,20 +181,23 @@ def run_campaign(
     on_message: Message = lambda text: None,
     persistent: bool = True,
     unconfined: bool = False,
+    ray: str | None = None,
 ) -> Stats:
     """Run (or resume) a campaign until its budget is spent, the seeds run out (no budget:
     one pass) or a stop is requested. Returns this run's counters. `persistent`: keep one
     solver process per solver and worker where the solver allows it (verdicts are still
     confirmed in fresh processes); it changes speed, never the mutants. `unconfined`: run
     generators even where the kernel confinement cannot be set up. A `Campaign` (from
-    `validate`) is run as it is, without checking it again."""
+    `validate`) is run as it is, without checking it again. `ray`: run the `jobs` workers as
+    actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`)."""
     if jobs < 1:
         raise CampaignError(f"jobs {jobs}: must be at least 1", setting="jobs")
     campaign = validate(config, unconfined=unconfined)
     with CampaignLock(root, create=not resume):
         return _locked_run(
-            campaign, root, budget, jobs, resume, on_progress, on_message, persistent, unconfined
-        )
+            campaign, root, budget, jobs, resume, on_progress, on_message, persistent, unconfined,
+            ray,
+        )  # fmt: skip
 
 
 def _locked_run(
@@ -207,6 +210,7 @@ def _locked_run(
     on_message: Message,
     persistent: bool,
     unconfined: bool,
+    ray: str | None = None,
 ) -> Stats:
     store = prepare(root, campaign.config, resume=resume)
     try:
@@ -214,7 +218,12 @@ def _locked_run(
         started = time.monotonic()
         deadline = None if budget.seconds is None else time.time() + budget.seconds
         aggregator = _Aggregator(store, run, on_progress, started)
-        if jobs == 1:
+        if ray is not None:
+            _run_on_ray(
+                ray, campaign, store, budget, deadline, jobs, aggregator, on_message,
+                persistent, unconfined,
+            )  # fmt: skip
+        elif jobs == 1:
             _run_inline(
                 campaign, root, budget, deadline, aggregator, on_message, persistent, unconfined
             )
@@ -226,6 +235,31 @@ def _locked_run(
         return aggregator.flush()
     finally:
         store.close()
+
+
+def _run_on_ray(
+    address: str,
+    campaign: Campaign,
+    store: Store,
+    budget: Budget,
+    deadline: float | None,
+    jobs: int,
+    aggregator: _Aggregator,
+    on_message: Message,
+    persistent: bool,
+    unconfined: bool,
+) -> None:
+    from sphinxfuzz.campaign import cluster  # imports Ray: only for a campaign that asks
+
+    plans = [
+        cluster.WorkerPlan(
+            k, jobs, (budget.seconds, budget.mutants), deadline, persistent, unconfined
+        )
+        for k in range(jobs)
+    ]
+    stop = threading.Event()
+    with _StopOnSignal(stop):
+        cluster.run_on_ray(address, campaign, store, plans, aggregator.update, on_message, stop)
 
 
 def _run_inline(

@@ -29,6 +29,7 @@ SETTING_HINTS = {
     "campaign": "choose another --campaign folder, or continue this one with --resume",
     "resume": "leave out the options that differ, or start a new campaign",
     "jobs": "change --jobs",
+    "ray": "check --ray ADDRESS, or leave --ray out",
     "unconfined": "--unconfined runs generators without it (only generators you have read)",
     "force": "pass --force",
     "model": "name it with --model",

@@ -114,6 +114,7 @@ def fuzz(
     fail_on_bug: Annotated[bool, typer.Option("--fail-on-bug", help="Exit with status 1 when this run stored a new bug or seed finding (for CI).")] = False,
     max_seed_bytes: Annotated[int | None, typer.Option("--max-seed-bytes", min=1, help=f"Seeds larger than this are skipped with a message (parsing and mutating a huge seed costs minutes and gigabytes). Default: {default_of('max_seed_bytes'):,}.")] = None,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the --jobs workers as actors of the Ray cluster at ADDRESS (host:port of `ray start --head`, or ray://host:10001); `--ray local` starts Ray on this machine with a CPU per job. Needs `pip install 'sphinxfuzz[ray]'`.")] = None,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     try:
@@ -141,7 +142,8 @@ def fuzz(
     campaign = validate(config, unconfined=unconfined)
     console.print(
         f"campaign [bold]{root}[/] seed {config.campaign_seed}, solvers {config.solvers!r}, "
-        f"{'resuming' if resume else 'starting'} with {jobs} job(s)",
+        f"{'resuming' if resume else 'starting'} with {jobs} job(s)"
+        + (f" on Ray ({ray})" if ray else ""),
         highlight=False,
     )
     started = time.monotonic()
@@ -150,7 +152,7 @@ def fuzz(
             stats = run_campaign(
                 campaign, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
                 on_progress=shown.update, on_message=shown.message, persistent=not fresh_processes,
-                unconfined=unconfined,
+                unconfined=unconfined, ray=ray,
             )  # fmt: skip
         except (CampaignError, StoreError):
             shown.stop()  # the error is printed below the last progress line
