@@ -4,7 +4,7 @@ Importing this package registers every strategy; `get(name)` and `names()` list 
 """
 
 # importing a strategy module registers it
-from sphinxfuzz.strategies import approximation, fusion, storm, strings  # noqa: F401
+from sphinxfuzz.strategies import approximation, fusion, opfuzz, storm, strings  # noqa: F401
 from sphinxfuzz.strategies.base import (
     Answer,
     OracleKind,
