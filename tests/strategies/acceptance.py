@@ -30,7 +30,7 @@ def _batch(scripts: list[Script], start: int, family: str, ms: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def rejected(spec: SolverSpec, scripts: list[Script], ms: int = 50) -> dict[int, str]:
+def rejected(spec: SolverSpec, scripts: list[Script], ms: int = 20) -> dict[int, str]:
     """Index -> first error line of every script `spec` rejects."""
     errors: dict[int, str] = {}
     start = 0
@@ -54,3 +54,12 @@ def rejected(spec: SolverSpec, scripts: list[Script], ms: int = 50) -> dict[int,
 def _alone(spec: SolverSpec, script: Script, ms: int) -> bool:
     result = run_solver(spec, _batch([script], 0, spec.family, ms), timeout=60)
     return "(error" in result.stdout
+
+
+def rejected_by_each(specs: list[SolverSpec], scripts: list[Script]) -> dict[str, dict[int, str]]:
+    """`rejected` for every solver, the solvers running side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(specs)) as pool:
+        found = pool.map(lambda spec: rejected(spec, scripts), specs)
+        return {spec.name: errors for spec, errors in zip(specs, found, strict=True)}
