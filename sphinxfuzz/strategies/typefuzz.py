@@ -42,14 +42,23 @@ class Operator:
     theory: str
 
 
+@dataclass(frozen=True)
+class Settings:
+    theories: tuple[str, ...]
+    max_argument_nodes: int
+    left_out: dict[str, str]  # operator -> why no fresh application uses it
+
+
 @cache
-def settings() -> dict[str, object]:
+def settings() -> Settings:
     path = HERE / "typefuzz.json"
     try:
-        data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Settings(
+            tuple(data["theories"]), int(data["max_argument_nodes"]), dict(data["left_out"])
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SignatureError(f"{path}: cannot read: {exc}") from None
-    return data
 
 
 @cache
@@ -57,8 +66,8 @@ def operators() -> tuple[Operator, ...]:
     """Every usable (operator, signature) of the listed theory documents, in their order."""
     found: list[Operator] = []
     seen: set[tuple[str, Signature]] = set()
-    left_out = settings()["left_out"]
-    for theory in settings()["theories"]:  # type: ignore[attr-defined]
+    left_out = settings().left_out
+    for theory in settings().theories:
         doc = load_theory_doc(data_dir("docs_corpus") / f"{theory}.md")
         for name, cells in operator_cells(doc).items():
             if len(cells) < 3 or "(_ " in cells[1] or "(as " in cells[1] or name in left_out:
@@ -163,7 +172,7 @@ class TypefuzzStrategy:
 
     def _mutate(self, sites: list[TermSite], rng: random.Random) -> list[tuple[str, SList]]:
         """Up to `changes` replacements: (operator, parent of the new application)."""
-        limit = int(settings()["max_argument_nodes"])  # type: ignore[call-overload]
+        limit = settings().max_argument_nodes
         made: list[tuple[str, SList]] = []
         replaced: list[Node] = []
         for _ in range(self.tries):
