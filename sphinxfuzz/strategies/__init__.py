@@ -7,6 +7,7 @@ Importing this package registers every strategy; `get(name)` and `names()` list 
 from sphinxfuzz.strategies import (  # noqa: F401
     approximation,
     fusion,
+    grammar,
     opfuzz,
     storm,
     strings,

@@ -22,7 +22,7 @@ from sphinxfuzz.generators.theory_docs import load_theory_doc, operator_cells
 from sphinxfuzz.mutate.mutant import widen_logic
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, sym, walk
-from sphinxfuzz.smtlib.infer import TermSite
+from sphinxfuzz.smtlib.infer import SortInfo, TermSite
 from sphinxfuzz.smtlib.theories import RULES
 from sphinxfuzz.strategies.base import OracleKind, TestCase, register
 from sphinxfuzz.strategies.signatures import (
@@ -78,6 +78,23 @@ def operators() -> tuple[Operator, ...]:
                     seen.add((name, signature))
                     found.append(Operator(name, signature, theory))
     return tuple(found)
+
+
+def well_sorted(script: Script, info: SortInfo) -> bool:
+    """Whether every application of a tabled operator fits one of its signatures (the sort
+    inference computes result sorts only; it does not reject wrong arguments)."""
+    table: dict[str, list[Signature]] = {}
+    for op in operators():
+        table.setdefault(op.name, []).append(op.signature)
+    for command in script.commands:
+        for node in walk(command):
+            if not isinstance(node, SList) or node.head_name() not in table:
+                continue
+            args = [info.sort_of(item) for item in node.items[1:]]
+            result = info.sort_of(node)
+            if not any(sig.fits(args, result) for sig in table[node.head_name() or ""]):
+                return False
+    return True
 
 
 def _size(node: Node) -> int:
