@@ -116,8 +116,33 @@ def _front_matter(lines: list[str], filename: str) -> tuple[dict[str, tuple[int,
 
 
 def _operators(lines: list[str], start: int, filename: str) -> list[str]:
-    section: int | None = None
     operators: list[str] = []
+    for _number, names, _cells in _operator_rows(lines, start, filename):
+        for name in names:
+            if name not in operators:
+                operators.append(name)
+    return operators
+
+
+def operator_cells(doc: TheoryDoc) -> dict[str, list[str]]:
+    """Each operator of the table -> the cells of its (first) row: operator, syntax,
+    signature, conditions, as the document writes them."""
+    lines = doc.text.splitlines()
+    filename = str(doc.path or "<doc>")
+    _fields, start = _front_matter(lines, filename)
+    cells: dict[str, list[str]] = {}
+    for _number, names, row in _operator_rows(lines, start, filename):
+        for name in names:
+            cells.setdefault(name, row)
+    return cells
+
+
+def _operator_rows(
+    lines: list[str], start: int, filename: str
+) -> list[tuple[int, list[str], list[str]]]:
+    """(line number, operator names, cells) of every row of the Operators tables."""
+    section: int | None = None
+    rows: list[tuple[int, list[str], list[str]]] = []
     in_table = False
     for index in range(start, len(lines)):
         line = lines[index].strip()
@@ -136,21 +161,19 @@ def _operators(lines: list[str], start: int, filename: str) -> list[str]:
             continue
         if _SEPARATOR_ROW.match(line):
             continue
-        first_cell = line.strip("|").split("|", 1)[0]
-        names = [n.strip() for n in _BACKTICKED.findall(first_cell) if n.strip()]
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        names = [n.strip() for n in _BACKTICKED.findall(cells[0]) if n.strip()]
         if not names:
             raise TheoryDocError(
                 f"{filename}:{index + 1}: operator table row does not start with "
                 "a backticked operator like | `bvadd` |"
             )
-        for name in names:
-            if name not in operators:
-                operators.append(name)
+        rows.append((index + 1, names, cells))
     if section is None:
         raise TheoryDocError(f"{filename}: no '## Operators' section")
-    if not operators:
+    if not rows:
         raise TheoryDocError(f"{filename}:{section + 1}: '## Operators' section lists no operator")
-    return operators
+    return rows
 
 
 def _list_value(value: str) -> tuple[str, ...]:

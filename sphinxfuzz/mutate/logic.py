@@ -50,6 +50,7 @@ _SORT_FEATURES = {
 }
 _MIXED = {"is_int", "to_int", "to_real"}
 _NONLINEAR = {"*", "/", "div", "mod", "^", "abs"}
+_DIVISIONS = {"/", "div", "mod"}
 
 
 _EXTENSION_PREFIXES = ("set.", "rel.", "bag.", "table.", "seq.", "ff.")
@@ -90,6 +91,8 @@ def term_features(
                     features |= {"Int", "Real"}
                 elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
                     features.add("nonlinear")
+                elif head in _DIVISIONS and not all(_is_literal(a) for a in node.items[2:]):
+                    features.add("nonlinear")  # (div 2 x): linear logics divide by numerals only
                 elif head in _EXOTIC_HEADS or node.operator_name() in _Z3_EXTENSIONS:
                     features.add("exotic")
             elif node.text in ("sep.emp", "sep.nil") or node.text.startswith(_EXTENSION_PREFIXES):

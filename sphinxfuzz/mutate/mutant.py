@@ -187,7 +187,7 @@ def _mutate(
     if higher_order:
         _set_higher_order_logic(script)
     elif new_terms:
-        _widen_logic(script, new_terms, declaration_features(inserted))
+        widen_logic(script, new_terms, declaration_features(inserted))
     if _logic_name(script) != before:
         _rename_reserved_sorts(script, [*inserted, *new_terms], names)
     _ensure_models(script)
@@ -221,7 +221,7 @@ def _contains(outer: Node, inner: Node) -> bool:
     return False
 
 
-def _widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> None:
+def widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> None:
     """Every set-logic (a seed may `reset` and name another) that forbids the insertions."""
     indices = [
         i

@@ -4,7 +4,15 @@ Importing this package registers every strategy; `get(name)` and `names()` list 
 """
 
 # importing a strategy module registers it
-from sphinxfuzz.strategies import approximation, fusion, storm, strings  # noqa: F401
+from sphinxfuzz.strategies import (  # noqa: F401
+    approximation,
+    fusion,
+    grammar,
+    opfuzz,
+    storm,
+    strings,
+    typefuzz,
+)
 from sphinxfuzz.strategies.base import (
     Answer,
     OracleKind,
