@@ -72,33 +72,41 @@ def term_features(
         for node in walk(root):
             sort = info.sort_of(node)
             if sort is not None:
-                name = sort.name
-                if name in _SORT_FEATURES:
-                    features.add(_SORT_FEATURES[name])
-                elif name in datatypes:
-                    features.add("DT")
-                elif name in sorts:
-                    features.add("UF")
-                elif name != "Bool":
-                    features.add("exotic")
+                feature = _sort_feature(sort.name, datatypes, sorts)
+                if feature is not None:
+                    features.add(feature)
             if isinstance(node, SList):
-                head = node.head_name()
-                if head in functions:
-                    features.add("UF")
-                if head in ("forall", "exists"):
-                    features.add("quantifiers")
-                elif head in _MIXED:  # only mixed logics (LIRA) have them
-                    features |= {"Int", "Real"}
-                elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
-                    features.add("nonlinear")
-                elif head in _DIVISIONS and not all(_is_literal(a) for a in node.items[2:]):
-                    features.add("nonlinear")  # (div 2 x): linear logics divide by numerals only
-                elif head in _EXOTIC_HEADS or node.operator_name() in _Z3_EXTENSIONS:
-                    features.add("exotic")
+                features |= _application_features(node, functions)
             elif node.text in ("sep.emp", "sep.nil") or node.text.startswith(_EXTENSION_PREFIXES):
                 # separation logic, cvc5's sets, bags, tables, sequences, finite fields: no
                 # standard logic name covers them (and their sorts may not be inferred)
                 features.add("exotic")
+    return features
+
+
+def _sort_feature(name: str, datatypes: set[str], sorts: set[str]) -> str | None:
+    if name in _SORT_FEATURES:
+        return _SORT_FEATURES[name]
+    if name in datatypes:
+        return "DT"
+    if name in sorts:
+        return "UF"
+    return None if name == "Bool" else "exotic"
+
+
+def _application_features(node: SList, functions: set[str]) -> set[str]:
+    head = node.head_name()
+    features = {"UF"} if head in functions else set()
+    if head in ("forall", "exists"):
+        features.add("quantifiers")
+    elif head in _MIXED:  # only mixed logics (LIRA) have them
+        features |= {"Int", "Real"}
+    elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
+        features.add("nonlinear")
+    elif head in _DIVISIONS and not all(_is_literal(a) for a in node.items[2:]):
+        features.add("nonlinear")  # (div 2 x): linear logics divide by numerals only
+    elif head in _EXOTIC_HEADS or node.operator_name() in _Z3_EXTENSIONS:
+        features.add("exotic")
     return features
 
 
