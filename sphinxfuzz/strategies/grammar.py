@@ -13,7 +13,6 @@ every term can. Oracle: DIFFERENTIAL.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Iterator, Sequence
@@ -39,7 +38,7 @@ from sphinxfuzz.smtlib import (
 )
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
 from sphinxfuzz.strategies.base import OracleKind, TestCase, register
-from sphinxfuzz.strategies.signatures import HERE
+from sphinxfuzz.strategies.signatures import read_data
 from sphinxfuzz.strategies.typefuzz import well_sorted
 
 Tokens = tuple[str, ...]
@@ -62,18 +61,16 @@ class Settings:
 
 @cache
 def settings() -> Settings:
-    path = HERE / "grammar.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return Settings(
+    return read_data(
+        "grammar.json",
+        lambda data: Settings(
             int(data["depth"]),
             int(data["limit"]),
             int(data["per_terminal"]),
             tuple(data["symbols"]),
             tuple(data["values"]),
-        )
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise GrammarError(f"{path}: cannot read: {exc}") from None
+        ),
+    )
 
 
 @cache

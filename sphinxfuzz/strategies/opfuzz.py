@@ -10,11 +10,11 @@ answer: solvers are compared (DIFFERENTIAL).
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from sphinxfuzz.mutate.mutant import widen_logic
 from sphinxfuzz.mutate.seed import Seed
@@ -23,7 +23,12 @@ from sphinxfuzz.smtlib.infer import SortInfo
 from sphinxfuzz.smtlib.sorts import Sort
 from sphinxfuzz.smtlib.theories import CONSTANTS, RULES
 from sphinxfuzz.strategies.base import OracleKind, TestCase, register
-from sphinxfuzz.strategies.signatures import HERE, Signature, SignatureError, parse_signature
+from sphinxfuzz.strategies.signatures import (
+    Signature,
+    SignatureError,
+    parse_signature,
+    read_data,
+)
 
 _SPECIAL_FORMS = {"forall", "exists"}  # typed by the checker itself, not by a rule
 
@@ -38,20 +43,19 @@ class Family:
 
 @cache
 def families() -> tuple[Family, ...]:
-    path = HERE / "opfuzz_families.json"
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))["families"]
-    except (OSError, ValueError, KeyError) as exc:
-        raise SignatureError(f"{path}: cannot read the operator families: {exc}") from None
+    return read_data("opfuzz_families.json", lambda data: _families(data["families"]))
+
+
+def _families(rows: list[dict[str, Any]]) -> tuple[Family, ...]:
     found = []
     for number, row in enumerate(rows, 1):
         try:
             sources = row["ops"] if "ops" in row else row["from"]
             targets = row["ops"] if "ops" in row else row["to"]
             signature = parse_signature(row["signature"])
-            found.append(Family(row["name"], frozenset(sources), tuple(targets), signature))
-        except (KeyError, TypeError, SignatureError) as exc:
-            raise SignatureError(f"{path}: family {number}: {exc}") from None
+        except (KeyError, SignatureError) as exc:
+            raise SignatureError(f"opfuzz_families.json: family {number}: {exc}") from None
+        found.append(Family(row["name"], frozenset(sources), tuple(targets), signature))
     return tuple(found)
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.smtlib.sorts import Sort
@@ -24,6 +26,7 @@ _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 # A pattern is a token (str) or a compound sort pattern (name, argument patterns).
 Pattern = str | tuple[str, tuple["Pattern", ...]]
 Binding = dict[str, Sort]
+T = TypeVar("T")
 
 
 class SignatureError(InputError):
@@ -47,19 +50,27 @@ class Vocabulary:
         )
 
 
+def read_data(filename: str, build: Callable[[Any], T]) -> T:
+    """`build` applied to the JSON of a data file beside this module; a missing file or
+    field is an error naming the file."""
+    path = HERE / filename
+    try:
+        return build(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SignatureError(f"{path}: cannot read: {exc!r}") from None
+
+
 @cache
 def vocabulary() -> Vocabulary:
-    path = HERE / "signatures.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return Vocabulary(
+    return read_data(
+        "signatures.json",
+        lambda data: Vocabulary(
             dict(data["concrete"]),
             frozenset(data["any"]),
             frozenset(data["float"]),
             frozenset(data["untyped"]),
-        )
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SignatureError(f"{path}: cannot read the signature tokens: {exc}") from None
+        ),
+    )
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ expected answer: solvers are compared (DIFFERENTIAL).
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,14 +24,7 @@ from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts,
 from sphinxfuzz.smtlib.infer import SortInfo, TermSite
 from sphinxfuzz.smtlib.theories import RULES
 from sphinxfuzz.strategies.base import OracleKind, TestCase, register
-from sphinxfuzz.strategies.signatures import (
-    HERE,
-    Binding,
-    Signature,
-    SignatureError,
-    match,
-    parse_signatures,
-)
+from sphinxfuzz.strategies.signatures import Binding, Signature, match, parse_signatures, read_data
 
 
 @dataclass(frozen=True)
@@ -51,14 +43,12 @@ class Settings:
 
 @cache
 def settings() -> Settings:
-    path = HERE / "typefuzz.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return Settings(
+    return read_data(
+        "typefuzz.json",
+        lambda data: Settings(
             tuple(data["theories"]), int(data["max_argument_nodes"]), dict(data["left_out"])
-        )
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SignatureError(f"{path}: cannot read: {exc}") from None
+        ),
+    )
 
 
 @cache
