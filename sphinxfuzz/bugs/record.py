@@ -182,6 +182,7 @@ class BugRecord:
     mutant: int | None = None
     theories: list[str] = field(default_factory=list)
     check: list[SolverSummary] = field(default_factory=list)
+    strategy: str = "sphinx"  # the strategy that made the formula (`fuzz --strategies`)
 
     formula_name = MUTANT  # the trigger's file in the folder
 
@@ -215,6 +216,7 @@ class BugRecord:
             "position": self.position,
             "mutant": self.mutant,
             "theories": list(self.theories),
+            "strategy": self.strategy,
             "verdict": self.verdict.to_json(),
             "solvers": [s.to_json() for s in self.solvers],
             "check": [s.to_json() for s in self.check],
@@ -276,6 +278,7 @@ def load_record(folder: Path) -> BugRecord:
             mutant=fields.get("mutant", int),
             theories=fields.strings("theories"),
             check=_summaries(fields, "check"),
+            strategy=fields.get("strategy", str, "sphinx"),
         )
     if not record.formula_path.is_file():
         raise BugFileError(record.formula_path, f"missing: {VERDICT} names a {record.formula_name}")

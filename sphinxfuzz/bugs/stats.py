@@ -3,7 +3,37 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+
+
+@dataclass
+class StrategyStats:
+    """What one strategy did: its share of the campaign and what it found."""
+
+    positions: int = 0  # seed positions that drew this strategy
+    cases: int = 0  # scripts it made and the solvers ran
+    accepted: int = 0  # ... that no solver rejected
+    expected: int = 0  # ... that carried an answer known by construction
+    verdicts: int = 0  # new bugs stored from its cases
+    solver_calls: int = 0
+    solver_seconds: float = 0.0
+
+    def add(self, other: StrategyStats) -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def to_json(self) -> dict[str, float]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> StrategyStats:
+        stats = cls()
+        for f in fields(cls):
+            value = data.get(f.name, 0)
+            if isinstance(value, int | float):
+                setattr(stats, f.name, type(getattr(stats, f.name))(value))
+        return stats
 
 
 @dataclass
@@ -36,12 +66,20 @@ class Stats:
     set_aside_causes: Counter[str] = field(default_factory=Counter)
     # "operator (solver)" -> generated terms drawn again because a target lacks that operator
     left_out: Counter[str] = field(default_factory=Counter)
+    # strategy name -> what it did (`--strategies`); a sphinx-only campaign has "sphinx"
+    strategies: dict[str, StrategyStats] = field(default_factory=dict)
+
+    def strategy(self, name: str) -> StrategyStats:
+        return self.strategies.setdefault(name, StrategyStats())
 
     def add(self, other: Stats) -> None:
         for f in fields(self):
             mine = getattr(self, f.name)
             if isinstance(mine, Counter):
                 mine.update(getattr(other, f.name))
+            elif f.name == "strategies":
+                for name, counts in other.strategies.items():
+                    self.strategy(name).add(counts)
             else:
                 setattr(self, f.name, mine + getattr(other, f.name))
 
@@ -50,6 +88,7 @@ class Stats:
         for f in fields(self):
             value = getattr(self, f.name)
             data[f.name] = dict(value) if isinstance(value, Counter) else value
+        data["strategies"] = {name: s.to_json() for name, s in self.strategies.items()}
         return data
 
     @classmethod
@@ -59,7 +98,14 @@ class Stats:
             if f.name not in data:
                 continue
             value = data[f.name]
-            if isinstance(getattr(stats, f.name), Counter):
+            if f.name == "strategies":
+                found = value if isinstance(value, dict) else {}
+                stats.strategies = {
+                    str(k): StrategyStats.from_json(v)
+                    for k, v in found.items()
+                    if isinstance(v, dict)
+                }
+            elif isinstance(getattr(stats, f.name), Counter):
                 assert isinstance(value, dict)
                 setattr(stats, f.name, Counter({str(k): int(v) for k, v in value.items()}))
             else:

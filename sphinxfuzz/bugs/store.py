@@ -265,6 +265,7 @@ class Store:
         campaign_seed: int,
         check_script: str | None = None,
         check_results: Sequence[SolverResult] = (),
+        strategy: str = "sphinx",
     ) -> str | None:
         """Store one verdict. Returns the new bug's id, or None when it only counted a hit of
         a crash signature already stored (or a hit already recorded before a resume)."""
@@ -300,7 +301,7 @@ class Store:
             record = BugRecord(
                 folder, ident, verdict, seed_file, [SolverSummary.of(r) for r in results],
                 campaign_seed, position, mutant, list(theories),
-                [SolverSummary.of(r) for r in check_results],
+                [SolverSummary.of(r) for r in check_results], strategy,
             )  # fmt: skip
             files = bug_files(record, mutant_text, results, check_script, check_results)
             write_folder_atomic(folder, files)  # the folder exists before its index row

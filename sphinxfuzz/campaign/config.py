@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
+from sphinxfuzz.campaign.mix import SPHINX, StrategyMix
 from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
 from sphinxfuzz.campaign.targets import (
     CampaignError,
@@ -25,7 +26,7 @@ from sphinxfuzz.campaign.targets import (
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.catalogue import CatalogueEntry, default_generators_dir
 from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
-from sphinxfuzz.solvers import SolverSpec
+from sphinxfuzz.solvers import SolverSpec, parse_specs
 
 # A mutant answered by all target solvers within this many seconds counts as fast.
 FAST_MUTANT_SECONDS = 0.25
@@ -69,6 +70,13 @@ class CampaignConfig:
     # Seeds larger than this are skipped (counted as malformed, with a message): a 50 MB
     # seed took minutes and gigabytes to parse and mutate.
     max_seed_bytes: int = MAX_SEED_BYTES
+    # Strategies with weights (`campaign/mix.py`): "sphinx" fills skeletons with generated
+    # terms; "sphinx,fusion=2,storm" mixes in the seed papers' strategies.
+    strategies: str = "sphinx"
+    scheduler: str = "fixed"  # "bandit": choose strategies by what they found
+    # The solver that labels seeds sat/unsat (fusion, sae, janus) and gives STORM its models;
+    # not a target. The newest z3 by default: a release under test must not vouch for itself.
+    trusted: str = "z3"
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -121,17 +129,31 @@ class CampaignConfig:
         """The solver specs, seed files and generators this config names, resolved once;
         a CampaignError (with `setting` naming the culprit) when one is unusable."""
         specs = target_specs(self.solvers)
+        mix = StrategyMix.parse(self.strategies, self.scheduler)
+        trusted = None
+        if mix.needs_trusted:
+            try:
+                (trusted,) = parse_specs(self.trusted)
+            except ValueError as exc:
+                raise CampaignError(
+                    f"trusted {self.trusted!r}: {exc} (one solver: it labels seeds and gives "
+                    "STORM its models)",
+                    setting="trusted",
+                ) from None
         try:
             seed_files = collect_seeds(list(self.seeds))
         except SeedsError as exc:
             raise CampaignError(str(exc), setting="seeds") from None
-        entries = generator_entries(self.generators, specs)
+        # only sphinx fills holes with generated terms: a mix without it needs no generator
+        entries = generator_entries(self.generators, specs) if SPHINX in mix.names else []
         return Campaign(
             self,
             tuple(specs),
             tuple(seed_files),
             tuple(entries),
             theory_options(self.generators, entries),
+            mix,
+            trusted,
         )
 
 
@@ -152,6 +174,8 @@ class Campaign:
     seed_files: tuple[str, ...]  # sorted, every `.smt2` file the seed paths name
     generators: tuple[CatalogueEntry, ...]  # the theories every target supports
     theory_options: dict[str, tuple[str, ...]]  # solver options a theory's document asks for
+    mix: StrategyMix = StrategyMix(((SPHINX, 1.0),))
+    trusted: SolverSpec | None = None  # labels and models (`CampaignConfig.trusted`)
 
 
 MIN_MUTANT_TIMEOUT = 0.5

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
+from sphinxfuzz.campaign.cases import CaseJudge
 from sphinxfuzz.campaign.config import (
     FAST_MUTANT_SECONDS,
     Budget,
@@ -27,23 +28,27 @@ from sphinxfuzz.campaign.config import (
     SeedCheck,
     calibrated_timeout,
 )
+from sphinxfuzz.campaign.mix import SPHINX, Strategies
 from sphinxfuzz.campaign.seeds import SeedOrder
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.campaign.theory_probe import probe_theories
+from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed, mutate
-from sphinxfuzz.mutate.mutant import with_needed_options
+from sphinxfuzz.mutate.mutant import ready_to_run, with_needed_options
 from sphinxfuzz.mutate.trim import trimmed
-from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge, normalise_failure
+from sphinxfuzz.oracle import Expected, Judgement, Verdict, VerdictKind, judge, normalise_failure
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.smtlib import Script
+from sphinxfuzz.smtlib import Script, print_script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, reaper, run_solver
 from sphinxfuzz.solvers.options import needed_options
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.runner import remove_scratch_dir
 from sphinxfuzz.solvers.versions import solver_version
+from sphinxfuzz.strategies import TestCase
+from sphinxfuzz.strategies.scheduler import Counters, PairCoverage
 
 # A worker stops when this many generator calls in a row failed: no generator works.
 MAX_GENERATOR_FAILURES = 50
@@ -113,6 +118,13 @@ class Worker:
         self.targets = [(spec.family, solver_version(spec)) for spec in self.specs]
         self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
         self.generator_failures_in_row = 0
+        trusted = campaign.trusted
+        self.strategies = Strategies(
+            campaign.mix,
+            None if trusted is None else (lambda text: self._run(trusted, text, fresh=True)),
+        )
+        self.pairs = PairCoverage()  # what the bandit rewards (operator pairs tried)
+        self.position_scripts: list[Script] = []
         # one long-lived process per solver that supports it (see solvers/persistent.py)
         self.persistent: dict[str, PersistentSolver] = {
             spec.name: PersistentSolver(spec, memory_mb=config.memory_mb)
@@ -171,6 +183,7 @@ class Worker:
         text: str,
         results: list[SolverResult],
         judgement: Judgement,
+        rejudge: Callable[[list[SolverResult]], Judgement] | None = None,
     ) -> tuple[list[SolverResult], Judgement]:
         """A verdict from persistent processes counts only if fresh processes reproduce it:
         state an earlier script left in a solver must never become a bug report. Returns
@@ -186,7 +199,7 @@ class Worker:
             return results, judgement
         self.stats.fresh_confirmations += 1
         fresh = [self._run(spec, script, fresh=True) for spec in self.specs]
-        again = self._judge(text, fresh, fresh=True)
+        again = rejudge(fresh) if rejudge else self._judge(text, fresh, fresh=True)
         if not again.verdicts:
             self.stats.fresh_unconfirmed += 1
             kinds = ", ".join(f"{v.kind} ({v.solver})" for v in judgement.verdicts)
@@ -224,14 +237,14 @@ class Worker:
         order = SeedOrder(list(self.campaign.seed_files), config.campaign_seed)
         entries = list(self.campaign.generators)
         with self.open_sink() as store, GeneratorPool(entries, unconfined=self.unconfined) as pool:
-            if not pool.theories:
+            if not pool.theories and SPHINX in self.campaign.mix.names:
                 failures = "; ".join(
                     f"{t}: {why.strip().splitlines()[-1]}" for t, why in pool.load_failures.items()
                 )
                 raise CampaignError(
                     f"no generator could be loaded from {config.generators}: {failures}"
                 )
-            if config.adapt_theories:
+            if config.adapt_theories and pool.theories:
                 self._probe(pool)
             self.terms = CapableTerms(pool, Capabilities(self.specs))
             if self._stopping():
@@ -256,7 +269,7 @@ class Worker:
                     continue
                 seed = self._usable_seed(store, seed_file)
                 usable = usable or seed is not None
-                if seed is not None and not self._fuzz_seed(store, pool, position, seed):
+                if seed is not None and not self._fuzz_position(store, pool, position, seed):
                     break  # stopped inside the seed: it is not done, a resume redoes it
                 store.mark_done(position, seed_file)
                 self._publish()
@@ -411,6 +424,8 @@ class Worker:
                 self.generator_failures_in_row = 0
                 digest = hashlib.sha256(mutant.text.encode("utf-8")).hexdigest()
                 log.append((position, number, digest, list(mutant.theories)))
+                if self.strategies.mix.scheduler == "bandit":
+                    self.position_scripts.append(mutant.script)
                 timeouts_before, time_before = self.stats.timeouts, self.stats.solver_time
                 if not self._test_mutant(store, position, number, seed, mutant):
                     return False
@@ -438,21 +453,37 @@ class Worker:
                 self.stats.left_out = Counter(self.terms.left_out)
                 self.stats.solver_time += self.terms.capabilities.probe_seconds - probed
 
-    def _keep_rejected(self, cause: str, result: SolverResult, mutant: Mutant) -> None:
+    def _keep_rejected(self, cause: str, result: SolverResult, script: Mutant | Script) -> None:
         """The first mutant of each rejection cause, as the solver saw it, goes to
         `rejected/` in the campaign folder: a rejection is a fuzzer problem to look into."""
         name = hashlib.sha1(cause.encode("utf-8")).hexdigest()[:12]
         folder = self.root / "rejected"
+        family = result.spec.family
+        seen = script.text_for(family) if isinstance(script, Mutant) else for_family(script, family)
         try:
             folder.mkdir(exist_ok=True)
             first = " ".join((result.failure_line or "").split())
             text = f"; {cause}\n; first error: {first}\n"
-            (folder / f"{name}.smt2").write_text(text + mutant.text_for(result.spec.family))
+            (folder / f"{name}.smt2").write_text(text + seen)
         except OSError:
             pass  # an example only; the counter is what matters
 
     def _needed_options(self, operators: set[str], commands: Mapping[str, int]) -> list[str]:
         return needed_options(self.targets, operators, commands)
+
+    def _count_run(self, results: list[SolverResult], script: Mutant | Script) -> bool:
+        """Count one tested script; True when every solver accepted it."""
+        stats = self.stats
+        stats.mutants += 1
+        accepted = all(r.outcome != Outcome.ERROR for r in results)
+        stats.accepted += accepted
+        for result in results:
+            if result.outcome == Outcome.ERROR:
+                cause = _rejection(result)
+                if cause not in stats.rejections:
+                    self._keep_rejected(cause, result, script)
+                stats.rejections[cause] += 1
+        return accepted
 
     def _test_mutant(
         self, store: Findings, position: int, number: int, seed: Seed, mutant: Mutant
@@ -462,42 +493,189 @@ class Worker:
         if self.stop_requested():
             # Ctrl-C may have reached the solver processes too: do not judge what it killed
             return False
-        stats = self.stats
-        stats.mutants += 1
-        accepted = all(r.outcome != Outcome.ERROR for r in results)
-        stats.accepted += accepted
-        for result in results:
-            if result.outcome == Outcome.ERROR:
-                cause = _rejection(result)
-                if cause not in stats.rejections:
-                    self._keep_rejected(cause, result, mutant)
-                stats.rejections[cause] += 1
-        stats.theories.update(set(mutant.theories))
+        accepted = self._count_run(results, mutant)
+        self.stats.theories.update(set(mutant.theories))
         if accepted:
-            stats.theories_accepted.update(set(mutant.theories))
+            self.stats.theories_accepted.update(set(mutant.theories))
         judgement = self._judge(mutant.text, results)
         results, judgement = self._confirmed(store, mutant, mutant.text, results, judgement)
         for verdict in judgement.verdicts:
-            ident = store.record_bug(
-                verdict,
-                mutant_text=mutant.text,
-                seed_file=seed.path,
-                position=position,
-                mutant=number,
-                theories=mutant.theories,
-                results=results,
-                campaign_seed=self.config.campaign_seed,
-                check_script=judgement.check_script,
-                check_results=judgement.check_results,
-            )
-            if ident is None:
-                stats.duplicates += 1
-            else:
-                stats.bugs[str(verdict.kind)] += 1
-                self._say(
-                    f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}"
-                )
+            where = Origin(seed.path, position, number, tuple(mutant.theories), SPHINX)
+            self._record(store, verdict, mutant.text, where, results, judgement)
         return True
+
+    def _record(
+        self,
+        store: Findings,
+        verdict: Verdict,
+        text: str,
+        where: Origin,
+        results: list[SolverResult],
+        judgement: Judgement,
+    ) -> None:
+        ident = store.record_bug(
+            verdict,
+            mutant_text=text,
+            seed_file=where.seed_file,
+            position=where.position,
+            mutant=where.mutant,
+            theories=list(where.theories),
+            results=results,
+            campaign_seed=self.config.campaign_seed,
+            check_script=judgement.check_script,
+            check_results=judgement.check_results,
+            strategy=where.strategy,
+        )
+        if ident is None:
+            self.stats.duplicates += 1
+        else:
+            self.stats.bugs[str(verdict.kind)] += 1
+            self._say(f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}")
+
+    # -- strategies (`--strategies`) ------------------------------------------------------
+    def _fuzz_position(
+        self, store: Findings, pool: GeneratorPool, position: int, seed: Seed
+    ) -> bool:
+        """The position's strategy makes and tests its cases; False when stopped inside."""
+        name = self.strategies.choose(
+            seed, self.config.campaign_seed, position, self.index(position)
+        )
+        if name is None:
+            self.stats.set_aside_causes["no strategy applies"] += 1
+            return True
+        before = _Snapshot.of(self.stats)
+        self.position_scripts = []
+        if name == SPHINX:
+            finished = self._fuzz_seed(store, pool, position, seed)
+        else:
+            finished = self._fuzz_cases(store, position, seed, name)
+        counters = before.delta(self.stats)
+        mine = self.stats.strategy(name)
+        mine.positions += 1
+        mine.cases += counters.cases
+        mine.accepted += counters.accepted
+        mine.verdicts += counters.verdicts + counters.new_crash_signatures
+        mine.solver_calls += counters.solver_calls
+        mine.solver_seconds += counters.solver_seconds
+        if self.strategies.mix.scheduler == "bandit":
+            counters.new_operator_pairs = self.pairs.new_pairs(self.position_scripts)
+        if finished:
+            self.strategies.scheduler.reward(name, counters, self.index(position))
+        return finished
+
+    def index(self, position: int) -> int:
+        """The worker's own count of positions (what its scheduler learns in order of)."""
+        return position // self.jobs
+
+    def _fuzz_cases(self, store: Findings, position: int, seed: Seed, name: str) -> bool:
+        """Test up to `mutants_per_seed` cases of strategy `name` from `seed`; False when
+        stopped before the last one."""
+        config = self.config
+        cases = self.strategies.get(name).mutants(
+            seed, random.Random(f"{config.campaign_seed}:{position}")
+        )
+        log: list[tuple[int, int, str, list[str]]] = []
+        seed_timeouts = 0
+        try:
+            for number in range(config.mutants_per_seed):
+                if self._out_of_budget():
+                    return False
+                try:
+                    case = next(cases, None)
+                except SphinxfuzzError as exc:  # a strategy's clear refusal, not a bug of it
+                    self.stats.mutation_errors += 1
+                    self._say(f"{name} at {seed.path}: {exc}")
+                    return True
+                if case is None:
+                    return True
+                script = ready_to_run(case.script, self._needed_options)
+                text = print_script(script)
+                log.append((position, number, hashlib.sha256(text.encode()).hexdigest(), []))
+                if self.strategies.mix.scheduler == "bandit":
+                    self.position_scripts.append(script)
+                timeouts_before = self.stats.timeouts
+                if not self._test_case(
+                    store, Origin(seed.path, position, number, (), name), case, script, text
+                ):
+                    return False
+                self._publish()
+                seed_timeouts += self.stats.timeouts > timeouts_before
+                if seed_timeouts >= config.max_mutant_timeouts:
+                    self.stats.seeds_left_early += 1
+                    return True
+            return True
+        finally:
+            if log:
+                store.log_mutants(log)
+
+    def _test_case(
+        self, store: Findings, where: Origin, case: TestCase, script: Script, text: str
+    ) -> bool:
+        # a case related to another formula gets the full limit: its time-out is a verdict
+        limit = self.config.timeout if case.related is not None else self.mutant_timeout
+        results = [self._run(spec, script, timeout=limit) for spec in self.specs]
+        if self.stop_requested():
+            return False
+        self._count_run(results, script)
+        strategy = self.strategies.get(where.strategy)
+        judge_case = CaseJudge(
+            text,
+            self.specs,
+            lambda spec, check, fresh, timeout: self._run(spec, check, fresh=fresh, timeout=timeout),
+            lambda formula, rs, fresh: self._judge(formula, rs, fresh=fresh),
+            None if case.expected is None else Expected(case.expected, where.strategy, strategy.summary),
+            None if case.related is None else ready_to_run(case.related.script, self._needed_options),
+            self.config.timeout,
+            self.strategies.model_check(where.strategy, script),
+        )  # fmt: skip
+        self.stats.strategy(where.strategy).expected += case.expected is not None
+        judgement = judge_case(results, False)
+        results, judgement = self._confirmed(
+            store, script, text, results, judgement, lambda fresh: judge_case(fresh, True)
+        )
+        for verdict in judgement.verdicts:
+            self._record(store, verdict, judge_case.formula_of(verdict), where, results, judgement)
+        return True
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a tested script came from: what a stored bug records of it."""
+
+    seed_file: str
+    position: int
+    mutant: int
+    theories: tuple[str, ...]
+    strategy: str
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """The counters a position changes, before it: `delta` gives what it did."""
+
+    mutants: int
+    accepted: int
+    solver_calls: int
+    solver_time: float
+    crashes: int
+    verdicts: int
+
+    @classmethod
+    def of(cls, stats: Stats) -> _Snapshot:
+        crashes = stats.bugs.get(str(VerdictKind.CRASH), 0)
+        return cls(stats.mutants, stats.accepted, stats.solver_calls, stats.solver_time,
+                   crashes, sum(stats.bugs.values()) - crashes)  # fmt: skip
+
+    def delta(self, stats: Stats) -> Counters:
+        now = _Snapshot.of(stats)
+        return Counters(
+            cases=now.mutants - self.mutants,
+            accepted=now.accepted - self.accepted,
+            solver_calls=now.solver_calls - self.solver_calls,
+            solver_seconds=now.solver_time - self.solver_time,
+            new_crash_signatures=now.crashes - self.crashes,
+            verdicts=now.verdicts - self.verdicts,
+        )
 
 
 def _checked(results: list[SolverResult], *, trimmed: bool = False) -> str:

@@ -46,6 +46,7 @@ class Findings(Protocol):
         campaign_seed: int,
         check_script: str | None = None,
         check_results: Sequence[SolverResult] = (),
+        strategy: str = "sphinx",
     ) -> str | None: ...
 
 

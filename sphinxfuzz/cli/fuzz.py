@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sphinxfuzz.bugs import StoreError
+from sphinxfuzz.bugs.stats import StrategyStats
 from sphinxfuzz.campaign import (
     Budget,
     CampaignConfig,
@@ -29,6 +30,10 @@ from sphinxfuzz.campaign.runner import resumed_config, validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.progress import Progress, progress_mode
+from sphinxfuzz.strategies import get as get_strategy
+from sphinxfuzz.strategies import names as strategy_names
+
+STRATEGY_LIST = "; ".join(f"{n}: {get_strategy(n).summary}" for n in strategy_names())
 
 HELP = (
     "Fuzz solvers: mutate seeds with generated terms, store crashes and wrong answers.\n\n"
@@ -44,6 +49,8 @@ HELP = (
     "    continue a stopped or killed campaign with its stored configuration\n"
     '  sphinxfuzz fuzz --solvers "z3;cvc5 --check-models" --mutants 20 --seed 7 --jobs 2\n'
     "    other solver options (z3 without model validation), fixed seed, two worker processes\n"
+    '  sphinxfuzz fuzz --strategies "fusion,storm,sae,janus,strings" --solvers yices --mutants 20\n'
+    "    the seed papers' strategies: answers known by construction, so one target is enough\n"
     "  sphinxfuzz fuzz --mutants 20 --quiet --fail-on-bug -c campaigns/ci\n"
     "    for CI: no progress lines, exit status 1 when a bug was stored\n"
     "Other seeds: --seeds DIR|FILE (repeatable); two versions of one solver: --solvers "
@@ -77,8 +84,12 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
         ("repeated crash signatures", str(stats.duplicates)),
         ("verdicts re-run fresh / not reproduced", f"{stats.fresh_confirmations} / {stats.fresh_unconfirmed}"),
     ]  # fmt: skip
-    for kind in ("crash", "soundness", "invalid-model"):
-        rows.append((f"bugs: {kind}", str(stats.bugs.get(kind, 0))))
+    for kind in ("crash", "soundness", "invalid-model", "incompleteness"):
+        if kind != "incompleteness" or stats.bugs.get(kind):
+            rows.append((f"bugs: {kind}", str(stats.bugs.get(kind, 0))))
+    if set(stats.strategies) - {"sphinx"}:  # a mix: what each strategy did
+        for name, done in sorted(stats.strategies.items()):
+            rows.append((f"strategy {name}", strategy_line(done)))
     for theory, count in sorted(stats.theories.items()):
         rows.append((f"mutants with {theory}", str(count)))
     # operators a target release lacks: terms using them were drawn again
@@ -89,6 +100,15 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
     for what, value in rows:
         table.add_row(what, value)
     return table
+
+
+def strategy_line(done: StrategyStats) -> str:
+    """One strategy's share in a line: positions, cases, acceptance, expected, verdicts."""
+    share = (lambda n: f"{n / done.cases:.0%}") if done.cases else (lambda n: "-")
+    return (
+        f"{done.positions} seeds, {done.cases} cases ({share(done.accepted)} accepted, "
+        f"{share(done.expected)} expected), {done.verdicts} bugs"
+    )
 
 
 def fuzz(
@@ -114,6 +134,9 @@ def fuzz(
     fail_on_bug: Annotated[bool, typer.Option("--fail-on-bug", help="Exit with status 1 when this run stored a new bug or seed finding (for CI).")] = False,
     max_seed_bytes: Annotated[int | None, typer.Option("--max-seed-bytes", min=1, help=f"Seeds larger than this are skipped with a message (parsing and mutating a huge seed costs minutes and gigabytes). Default: {default_of('max_seed_bytes'):,}.")] = None,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
+    strategies: Annotated[str | None, typer.Option("--strategies", help=f"Strategies and their weights, e.g. 'sphinx,fusion=2,storm': each seed position draws one. sphinx fills skeletons with generated terms; {STRATEGY_LIST}. Default: {default_of('strategies')}.")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="fixed: draw strategies by the --strategies weights; bandit: favour the strategies whose cases found crashes, verdicts and new operator pairs per solver call. Default: fixed.")] = None,
+    trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solver that labels seeds sat/unsat (fusion, sae, janus) and gives storm its models; not a target, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the --jobs workers as actors of the Ray cluster at ADDRESS (host:port of `ray start --head`, or ray://host:10001); `--ray local` starts Ray on this machine with a CPU per job. Needs `pip install 'sphinxfuzz[ray]'`.")] = None,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
@@ -137,6 +160,9 @@ def fuzz(
         "timeout_factor": timeout_factor,
         "adapt_theories": False if even_theories else None,
         "max_seed_bytes": max_seed_bytes,
+        "strategies": strategies,
+        "scheduler": scheduler,
+        "trusted": trusted,
     }
     config = resumed_config(root, given) if resume else CampaignConfig.from_settings(given)
     campaign = validate(config, unconfined=unconfined)

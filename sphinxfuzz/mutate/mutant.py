@@ -213,6 +213,19 @@ def with_needed_options(seed: Seed, needed_options: NeededOptions) -> Seed:
     return replace(seed, script=script, text=print_script(script))
 
 
+def ready_to_run(script: Script, needed_options: NeededOptions | None = None) -> Script:
+    """A copy of a strategy's script as the oracle needs it: models on, a get-model after
+    every check-sat, and the options its operators and commands need on the targets."""
+    ready = Script(list(script.commands), script.filename)
+    _ensure_models(ready)
+    if needed_options is not None:
+        commands = Counter(c.head_name() or "" for c in ready.commands)
+        options = needed_options(operators_in(list(ready.commands)), commands)
+        if options:
+            _set_options(ready, list(options))
+    return ready
+
+
 def _contains(outer: Node, inner: Node) -> bool:
     if outer is inner:
         return True

@@ -81,5 +81,11 @@ def get(name: str) -> Strategy:
         ) from None
 
 
+def fresh(name: str) -> Strategy:
+    """A new instance of the strategy `name`: a campaign worker keeps its own, because
+    strategies hold state (labelled seeds, models, a trusted solver)."""
+    return type(get(name))()
+
+
 def names() -> list[str]:
     return sorted(_REGISTRY)

@@ -17,7 +17,7 @@ The reward of a position is new crash signatures, verdicts and newly covered ope
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sphinxfuzz.errors import InputError
@@ -93,9 +93,21 @@ class Scheduler:
         self._epoch_weights: dict[int, list[float]] = {}
         self.reproducible = weights is not None or not use_seconds
 
-    def choose(self, rng: random.Random, position: int | None = None) -> str:
+    def choose(
+        self,
+        rng: random.Random,
+        position: int | None = None,
+        allowed: Collection[str] | None = None,
+    ) -> str:
+        """An arm for `position`; with `allowed`, one of those (their weights renormalised).
+        An arm of weight 0 is never drawn: SchedulerError when no allowed arm is left."""
         weights = self.weights(position)
-        return rng.choices(self.arms, weights)[0]
+        if allowed is None:
+            return rng.choices(self.arms, weights)[0]
+        pairs = [(a, w) for a, w in zip(self.arms, weights, strict=True) if a in allowed and w > 0]
+        if not pairs:
+            raise SchedulerError(f"no arm of positive weight among {sorted(allowed)}")
+        return rng.choices([a for a, _ in pairs], [w for _, w in pairs])[0]
 
     def reward(self, name: str, counters: Counters, position: int | None = None) -> None:
         """Record what an arm's position found; positions are learnt from in their order."""

@@ -1,0 +1,109 @@
+"""Judging one test case of a strategy (`campaign/mix.py`): how, and on which formula.
+
+A case without an expected answer is judged as a sphinx mutant (`oracle.judge`: crashes,
+invalid models, solvers that disagree). A case with one is judged against it
+(`oracle.judge_expected`), and when the strategy relates it to another formula with the same
+answer (Janus: the seed it weakened or strengthened), the related formula runs too and an
+`unknown` or time-out on one where the other was solved is an incompleteness
+(`oracle.judge_related`). A strategy that can check a model itself (strings: an executable
+semantics) turns a model it refutes into an invalid-model verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sphinxfuzz.oracle import (
+    Expected,
+    Judgement,
+    ModelChecker,
+    Verdict,
+    VerdictKind,
+    judge_expected,
+    judge_related,
+)
+from sphinxfuzz.smtlib import Script, print_script
+from sphinxfuzz.solvers import SolverResult, SolverSpec
+
+# (solver, script, fresh process?, time limit) -> result
+Run = Callable[[SolverSpec, Script | str, bool, float | None], SolverResult]
+# (formula, results, fresh?) -> the judgement of a case without an expected answer
+PlainJudge = Callable[[str, list[SolverResult], bool], Judgement]
+# a solver's model -> True (it satisfies the case), False (it does not), None (undecided)
+ModelCheck = Callable[[str], bool | None]
+
+
+@dataclass
+class CaseJudge:
+    """Judges one case in persistent processes (`fresh=False`) or fresh ones."""
+
+    text: str
+    specs: Sequence[SolverSpec]
+    run: Run
+    plain: PlainJudge
+    expected: Expected | None = None
+    related: Script | None = None  # ready to run
+    related_timeout: float | None = None
+    model_check: ModelCheck | None = None
+    _related_results: dict[bool, list[SolverResult]] = field(default_factory=dict)
+
+    @property
+    def related_text(self) -> str:
+        return print_script(self.related) if self.related is not None else ""
+
+    def __call__(self, results: list[SolverResult], fresh: bool) -> Judgement:
+        if self.expected is None:
+            return self.plain(self.text, results, fresh)
+        checks = ModelChecker(self.text, lambda spec, check: self.run(spec, check, fresh, None))
+        verdicts = judge_expected(results, self.expected, checks)
+        verdicts += self._own_model_check(results, verdicts)
+        if self.related is not None:
+            related = self._run_related(fresh)
+            verdicts += [
+                v
+                for v in judge_related(
+                    results, related, self.expected, texts=(self.text, self.related_text)
+                )
+                if v.kind == VerdictKind.INCOMPLETENESS  # soundness: judge_expected's part
+            ]
+        return Judgement(verdicts)
+
+    def formula_of(self, verdict: Verdict) -> str:
+        """The formula a verdict is about: an incompleteness may be about the related one."""
+        if verdict.evidence.get("unsolved") == "related":
+            return self.related_text
+        return self.text
+
+    def _run_related(self, fresh: bool) -> list[SolverResult]:
+        if fresh not in self._related_results:
+            assert self.related is not None
+            self._related_results[fresh] = [
+                self.run(spec, self.related, fresh, self.related_timeout) for spec in self.specs
+            ]
+        return self._related_results[fresh]
+
+    def _own_model_check(
+        self, results: list[SolverResult], verdicts: list[Verdict]
+    ) -> list[Verdict]:
+        """Models the strategy's own semantics refutes (a sat answer where sat is expected;
+        a sat against an expected unsat is a soundness verdict already)."""
+        if self.model_check is None or self.expected is None or self.expected.answer != "sat":
+            return []
+        blamed = {v.solver for v in verdicts}
+        found = []
+        for result in results:
+            if result.spec.name in blamed or not result.model or result.answers[:1] != ["sat"]:
+                continue
+            if self.model_check(result.model) is False:
+                found.append(
+                    Verdict(
+                        VerdictKind.INVALID_MODEL,
+                        result.spec.name,
+                        f"{result.spec.family}: model refuted by {self.expected.strategy}'s "
+                        "semantics",
+                        {"model": result.model, "source": self.expected.strategy},
+                        self.expected,
+                    )
+                )
+        return found

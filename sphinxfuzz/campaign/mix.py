@@ -1,0 +1,160 @@
+"""Which strategy each seed position uses, and what the strategies need from a campaign.
+
+`--strategies "sphinx,fusion=2,storm"` names the mix: `sphinx` is the loop's own skeleton
+filling (mutate/), every other name a registered strategy (strategies/). A position draws
+one strategy with its own `random.Random(f"{campaign_seed}:{position}:strategy")`, among
+those that apply to its seed, so the position's mutants (drawn from
+`Random(f"{campaign_seed}:{position}")` as before) do not depend on the mix: a sphinx-only
+campaign makes the mutants it always made.
+
+Two kinds of help come from a trusted solver (`--trusted`, default the newest z3), never
+from a target: labels (fusion, sae and janus rewrite seeds whose answer is known; a seed is
+labelled when the trusted solver answers it and agrees with its `:status`) and STORM's
+model (its fragments are evaluated under the trusted solver's model). Labels and models
+are computed once per seed and worker.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sphinxfuzz.campaign.cases import ModelCheck
+from sphinxfuzz.campaign.targets import CampaignError
+from sphinxfuzz.mutate import Seed
+from sphinxfuzz.smtlib import Script
+from sphinxfuzz.solvers import SolverResult
+from sphinxfuzz.strategies import OracleKind, Strategy, StrategyError, fresh, get, names
+from sphinxfuzz.strategies.base import Answer
+from sphinxfuzz.strategies.fusion import label
+from sphinxfuzz.strategies.scheduler import Scheduler, SchedulerError, parse_weights
+
+SPHINX = "sphinx"  # fill skeletons with generated terms (the loop's own mutation)
+SCHEDULERS = ("fixed", "bandit")
+# strategies that rewrite labelled seeds (they have `add(seed, answer)`), and STORM,
+# which evaluates fragments under a model
+LABELLED = ("fusion", "sae", "janus")
+MODELLED = ("storm",)
+
+# trusted solver: script text -> its result
+TrustedRun = Callable[[str], SolverResult]
+
+
+@dataclass(frozen=True)
+class StrategyMix:
+    """The strategies of a campaign with their weights, and how positions choose."""
+
+    weights: tuple[tuple[str, float], ...]
+    scheduler: str = "fixed"
+
+    @classmethod
+    def parse(cls, text: str, scheduler: str = "fixed") -> StrategyMix:
+        try:
+            weights = parse_weights(text)
+        except SchedulerError as exc:
+            raise CampaignError(f"strategies {text!r}: {exc}", setting="strategies") from None
+        known = [SPHINX, *names()]
+        unknown = [name for name in weights if name not in known]
+        if not weights or unknown:
+            what = f"unknown strategy {unknown[0]!r}" if unknown else "names no strategy"
+            raise CampaignError(
+                f"strategies {text!r}: {what} (known: {', '.join(known)})", setting="strategies"
+            )
+        try:
+            Scheduler(list(weights), weights)
+        except SchedulerError as exc:
+            raise CampaignError(f"strategies {text!r}: {exc}", setting="strategies") from None
+        if scheduler not in SCHEDULERS:
+            raise CampaignError(
+                f"scheduler {scheduler!r}: one of {', '.join(SCHEDULERS)}", setting="scheduler"
+            )
+        return cls(tuple(weights.items()), scheduler)
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.weights]
+
+    @property
+    def needs_trusted(self) -> bool:
+        return any(name in LABELLED + MODELLED for name in self.names)
+
+    def differential(self) -> list[str]:
+        """The strategies whose cases are judged by comparing solvers."""
+        return [
+            name
+            for name in self.names
+            if name == SPHINX or get(name).oracle == OracleKind.DIFFERENTIAL
+        ]
+
+
+class Strategies:
+    """One worker's strategy instances, the labels and models they asked for, and the
+    scheduler that chooses between them (per worker: positions of one worker only)."""
+
+    def __init__(self, mix: StrategyMix, trusted: TrustedRun | None) -> None:
+        self.mix = mix
+        self.trusted = trusted
+        self.instances: dict[str, Strategy] = {}
+        for name in mix.names:
+            if name == SPHINX:
+                continue
+            try:
+                self.instances[name] = fresh(name)
+            except StrategyError as exc:
+                raise CampaignError(str(exc), setting="strategies") from None
+        storm = self.instances.get("storm")
+        if storm is not None and trusted is not None:
+            storm.run = lambda text: trusted(text).stdout  # type: ignore[attr-defined]
+        weights = None if mix.scheduler == "bandit" else dict(mix.weights)
+        self.scheduler = Scheduler(mix.names, weights)
+        self.labels: dict[str, Answer | None] = {}
+
+    @property
+    def only_sphinx(self) -> bool:
+        return self.mix.names == [SPHINX]
+
+    def label(self, seed: Seed) -> Answer | None:
+        """The seed's answer by the trusted solver (and its `:status`), asked once."""
+        if seed.path not in self.labels:
+            trusted = self.trusted
+            runs = [] if trusted is None else [lambda text: list(trusted(text).answers)]
+            self.labels[seed.path] = label(seed, runs) if runs else None
+        return self.labels[seed.path]
+
+    def applicable(self, seed: Seed) -> list[str]:
+        """The mix's strategies that can make test cases from `seed`."""
+        found = []
+        for name in self.mix.names:
+            strategy = self.instances.get(name)
+            if strategy is None:
+                found.append(name)  # sphinx: the loop decides (a seed with no atom fails)
+                continue
+            if name in LABELLED:
+                answer = self.label(seed)
+                if answer is None:
+                    continue
+                strategy.add(seed, answer)  # type: ignore[attr-defined]
+            if strategy.applies(seed):
+                found.append(name)
+        return found
+
+    def choose(self, seed: Seed, campaign_seed: int, position: int, index: int) -> str | None:
+        """The strategy for `position` (the worker's `index`-th), None when none applies."""
+        if self.only_sphinx:
+            return SPHINX  # no draw, no trusted run: the sphinx-only campaign of old
+        allowed = self.applicable(seed)
+        if not allowed:
+            return None
+        rng = random.Random(f"{campaign_seed}:{position}:strategy")
+        try:
+            return self.scheduler.choose(rng, index, allowed=allowed)
+        except SchedulerError:  # only strategies of weight 0 apply
+            return None
+
+    def get(self, name: str) -> Strategy:
+        return self.instances[name]
+
+    def model_check(self, name: str, script: Script) -> ModelCheck | None:
+        """A check of a solver's model in the strategy's own semantics, where it has one."""
+        return None
