@@ -9,6 +9,7 @@ and the seed findings. Every text from the store is escaped: formulas are full o
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -308,6 +309,28 @@ def _seed_findings(store: Store) -> str:
             + "".join(details) + "</section>")  # fmt: skip
 
 
+def _shares(total: int) -> Callable[[int], str]:
+    return lambda n: f"{n / total:.1%}" if total else "-"
+
+
+def _strategies(stats: Stats) -> str:
+    """Each strategy's share of the positions, its acceptance and what it found."""
+    if not stats.strategies:
+        return ""  # a campaign from before strategies were counted
+    positions = sum(done.positions for done in stats.strategies.values()) or 1
+    rows = []
+    for name, done in sorted(stats.strategies.items(), key=lambda kv: (-kv[1].positions, kv[0])):
+        share = _shares(done.cases)
+        rows.append([escape(name), f"{done.positions} ({done.positions / positions:.0%})",
+                     str(done.cases), share(done.accepted), share(done.expected),
+                     str(done.verdicts), f"{done.solver_seconds:.0f}"])  # fmt: skip
+    table = _table(["strategy", "seeds (share)", "cases", "accepted", "expected answer",
+                    "bugs", "solver s"], rows, numeric={1, 2, 3, 4, 5, 6})  # fmt: skip
+    return ('<section id="strategies"><h2>Strategies</h2><p>Each seed position draws one '
+            "strategy; a case with an expected answer is judged against it, the others by "
+            f"comparing solvers.</p>{table}</section>")  # fmt: skip
+
+
 def render_report(root: Path) -> str:
     """The report of the campaign in `root` as one HTML document."""
     with Store(root) as store:
@@ -326,6 +349,7 @@ def render_report(root: Path) -> str:
             _summary(store, root, line, groups, list(facts.values())),
             _plots(store, line, groups),
             _theories(store.total_stats()),
+            _strategies(store.total_stats()),
             '<section id="bugs"><h2>Distinct bugs</h2>',
             (_group_rows(groups, facts, first) if groups else "<p>No bug stored.</p>"),
             "".join(_group_section(g, facts) for g in groups),

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.replay import replay
+from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.mix import StrategyMix
 from sphinxfuzz.cli import app
@@ -101,7 +102,7 @@ def test_fusion_labels_come_from_the_trusted_solver(tmp_path: Path) -> None:
 def test_a_differential_strategy_in_the_mix_is_judged_by_comparison(tmp_path: Path) -> None:
     config = replace(
         config_for([SEEDS / "plain.smt2", *SHIPPED], "z3;cvc5", seed=9, per_seed=2),
-        strategies="sphinx,opfuzz=2,typefuzz",
+        strategies="sphinx,opfuzz=2,typefuzz,grammar",
         scheduler="bandit",
     )
     stats = run_campaign(config, tmp_path / "c", Budget(mutants=16))
@@ -109,6 +110,7 @@ def test_a_differential_strategy_in_the_mix_is_judged_by_comparison(tmp_path: Pa
         "sphinx",
         "opfuzz",
         "typefuzz",
+        "grammar",
     }
     assert all(d.expected == 0 for d in stats.strategies.values())
     run_campaign(config, tmp_path / "again", Budget(mutants=16))
@@ -132,3 +134,6 @@ def test_stats_and_bug_folders_of_a_mix_read_back(tmp_path: Path) -> None:
     with Store(tmp_path / "c") as store:
         rows = store.db.execute("SELECT data FROM stats").fetchall()
     assert rows and "strings" in json.loads(rows[-1][0])["strategies"]
+    html = render_report(tmp_path / "c")
+    section = html[html.index('<section id="strategies">') :]
+    assert "<td>strings</td>" in section.split("</section>")[0]
