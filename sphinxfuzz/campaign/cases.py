@@ -46,6 +46,10 @@ class CaseJudge:
     related: Script | None = None  # ready to run
     related_timeout: float | None = None
     model_check: ModelCheck | None = None
+    # the trusted solver: run when a target contradicts the expected answer and no other
+    # target confirms it, so the verdict names a reference (replay and reduction need one)
+    reference: SolverSpec | None = None
+    last_reference: SolverResult | None = None  # its result in the latest judgement
     _related_results: dict[bool, list[SolverResult]] = field(default_factory=dict)
 
     @property
@@ -56,7 +60,16 @@ class CaseJudge:
         if self.expected is None:
             return self.plain(self.text, results, fresh)
         checks = ModelChecker(self.text, lambda spec, check: self.run(spec, check, fresh, None))
-        verdicts = judge_expected(results, self.expected, checks)
+        judged = list(results)
+        self.last_reference = None
+        if self._needs_reference(results, self.expected.answer):
+            assert self.reference is not None
+            self.last_reference = self.run(self.reference, self.text, True, None)
+            judged.append(self.last_reference)
+        referee = self.reference.name if self.last_reference and self.reference else None
+        verdicts = [  # the reference is not a target: never blamed
+            v for v in judge_expected(judged, self.expected, checks) if v.solver != referee
+        ]
         verdicts += self._own_model_check(results, verdicts)
         if self.related is not None:
             related = self._run_related(fresh)
@@ -68,6 +81,21 @@ class CaseJudge:
                 if v.kind == VerdictKind.INCOMPLETENESS  # soundness: judge_expected's part
             ]
         return Judgement(verdicts)
+
+    def _needs_reference(self, results: list[SolverResult], expected: str) -> bool:
+        """A target contradicts the expected answer and no other target gave it: the
+        reference answers too, and checks the model of a contrary sat with the others."""
+        firsts = [r.answers[0] if r.answers else "" for r in results]
+        return (
+            self.reference is not None
+            and self.reference.name not in {r.spec.name for r in results}
+            and any(a in ("sat", "unsat") and a != expected for a in firsts)
+            and expected not in firsts
+        )
+
+    def stored_results(self, results: list[SolverResult]) -> list[SolverResult]:
+        """What a bug folder keeps: the targets' results and the reference's, if it ran."""
+        return [*results, self.last_reference] if self.last_reference else list(results)
 
     def formula_of(self, verdict: Verdict) -> str:
         """The formula a verdict is about: an incompleteness may be about the related one."""

@@ -52,6 +52,8 @@ from sphinxfuzz.strategies.scheduler import Counters, PairCoverage
 
 # A worker stops when this many generator calls in a row failed: no generator works.
 MAX_GENERATOR_FAILURES = 50
+# Seeds drawn per position as fusion partners (each labelled once by the trusted solver).
+FUSION_PARTNERS = 3
 
 
 class _Stopped(Exception):
@@ -122,6 +124,7 @@ class Worker:
         self.strategies = Strategies(
             campaign.mix,
             None if trusted is None else (lambda text: self._run(trusted, text, fresh=True)),
+            self._partners,
         )
         self.pairs = PairCoverage()  # what the bandit rewards (operator pairs tried)
         self.position_scripts: list[Script] = []
@@ -563,6 +566,20 @@ class Worker:
             self.strategies.scheduler.reward(name, counters, self.index(position))
         return finished
 
+    def _partners(self, position: int) -> list[Seed]:
+        """Up to FUSION_PARTNERS seeds drawn for `position` (fusion fuses with those of its
+        seed's label); unreadable ones are left out."""
+        files = self.campaign.seed_files
+        rng = random.Random(f"{self.config.campaign_seed}:{position}:partners")
+        found = []
+        for path in rng.sample(files, min(FUSION_PARTNERS, len(files))):
+            try:
+                raw = load_seed(path, max_bytes=self.config.max_seed_bytes)
+            except SeedError:
+                continue
+            found.append(with_needed_options(raw, self._needed_options))
+        return found
+
     def index(self, position: int) -> int:
         """The worker's own count of positions (what its scheduler learns in order of)."""
         return position // self.jobs
@@ -627,14 +644,16 @@ class Worker:
             None if case.related is None else ready_to_run(case.related.script, self._needed_options),
             self.config.timeout,
             self.strategies.model_check(where.strategy, script),
+            self.campaign.trusted,
         )  # fmt: skip
         self.stats.strategy(where.strategy).expected += case.expected is not None
         judgement = judge_case(results, False)
         results, judgement = self._confirmed(
             store, script, text, results, judgement, lambda fresh: judge_case(fresh, True)
         )
+        stored = judge_case.stored_results(results)
         for verdict in judgement.verdicts:
-            self._record(store, verdict, judge_case.formula_of(verdict), where, results, judgement)
+            self._record(store, verdict, judge_case.formula_of(verdict), where, stored, judgement)
         return True
 
 

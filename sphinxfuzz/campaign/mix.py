@@ -77,7 +77,10 @@ class StrategyMix:
 
     @property
     def needs_trusted(self) -> bool:
-        return any(name in LABELLED + MODELLED for name in self.names)
+        """Labels, models, or a reference for verdicts against an expected answer."""
+        return any(
+            name != SPHINX and get(name).oracle == OracleKind.EXPECTED for name in self.names
+        )
 
     def differential(self) -> list[str]:
         """The strategies whose cases are judged by comparing solvers."""
@@ -92,9 +95,17 @@ class Strategies:
     """One worker's strategy instances, the labels and models they asked for, and the
     scheduler that chooses between them (per worker: positions of one worker only)."""
 
-    def __init__(self, mix: StrategyMix, trusted: TrustedRun | None) -> None:
+    def __init__(
+        self,
+        mix: StrategyMix,
+        trusted: TrustedRun | None,
+        partners: Callable[[int], list[Seed]] = lambda position: [],
+    ) -> None:
         self.mix = mix
         self.trusted = trusted
+        # fusion's partners for a position: drawn from the position's own generator, so
+        # they do not depend on which seeds this worker (or an earlier run) visited
+        self.partners = partners
         self.instances: dict[str, Strategy] = {}
         for name in mix.names:
             if name == SPHINX:
@@ -122,8 +133,8 @@ class Strategies:
             self.labels[seed.path] = label(seed, runs) if runs else None
         return self.labels[seed.path]
 
-    def applicable(self, seed: Seed) -> list[str]:
-        """The mix's strategies that can make test cases from `seed`."""
+    def applicable(self, seed: Seed, position: int) -> list[str]:
+        """The mix's strategies that can make test cases from `seed` at `position`."""
         found = []
         for name in self.mix.names:
             strategy = self.instances.get(name)
@@ -134,16 +145,28 @@ class Strategies:
                 answer = self.label(seed)
                 if answer is None:
                     continue
-                strategy.add(seed, answer)  # type: ignore[attr-defined]
+                if name == "fusion":
+                    self._fusion_partners(strategy, seed, answer, position)
+                else:
+                    strategy.add(seed, answer)  # type: ignore[attr-defined]
             if strategy.applies(seed):
                 found.append(name)
         return found
+
+    def _fusion_partners(self, fusion: Strategy, seed: Seed, answer: Answer, position: int) -> None:
+        """Fusion fuses `seed` with the position's partners of the same label (itself,
+        renamed apart, when none has it)."""
+        fusion.labelled = {}  # type: ignore[attr-defined]
+        fusion.add(seed, answer)  # type: ignore[attr-defined]
+        for partner in self.partners(position):
+            if partner.path != seed.path and self.label(partner) == answer:
+                fusion.add(partner, answer)  # type: ignore[attr-defined]
 
     def choose(self, seed: Seed, campaign_seed: int, position: int, index: int) -> str | None:
         """The strategy for `position` (the worker's `index`-th), None when none applies."""
         if self.only_sphinx:
             return SPHINX  # no draw, no trusted run: the sphinx-only campaign of old
-        allowed = self.applicable(seed)
+        allowed = self.applicable(seed, position)
         if not allowed:
             return None
         rng = random.Random(f"{campaign_seed}:{position}:strategy")

@@ -13,12 +13,14 @@ from campaign_helpers import LIAR_UNSAT, SEEDS, config_for
 from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
+from sphinxfuzz.bugs.reduce import reduce_bug
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.mix import StrategyMix
 from sphinxfuzz.cli import app
 from sphinxfuzz.datafiles import data_dir
+from sphinxfuzz.solvers.installs import find_installed
 
 EXPECTED = "fusion,storm,sae,janus,strings"
 # shipped seeds of several theories, sat and unsat, quantifier-free (storm) and not
@@ -137,3 +139,55 @@ def test_stats_and_bug_folders_of_a_mix_read_back(tmp_path: Path) -> None:
     html = render_report(tmp_path / "c")
     section = html[html.index('<section id="strategies">') :]
     assert "<td>strings</td>" in section.split("</section>")[0]
+
+
+def test_janus_reports_unknown_where_the_seed_was_solved(tmp_path: Path) -> None:
+    """The stand-in gives up on weakened forms of its seed only: Janus's case is unknown
+    where the related seed is sat, an incompleteness stored with the seed as the formula
+    that was solved, and replayed as one."""
+    seed = tmp_path / "weak.smt2"
+    seed.write_text(
+        "(declare-const gaveup_marker Int)\n(declare-const x Int)\n"
+        "(assert (> x gaveup_marker))\n(assert (< gaveup_marker 100))\n(assert (> x 5))\n"
+        "(check-sat)\n"
+    )
+    standin = str(Path(LIAR_UNSAT).with_name("unknown_when_weakened.py"))
+    config = replace(config_for([seed], standin, seed=6, per_seed=4), strategies="janus")
+    stats = run_campaign(config, tmp_path / "c", Budget())
+    assert stats.strategies["janus"].cases >= 1
+    with Store(tmp_path / "c") as store:
+        bugs = store.bugs()
+    assert bugs and {(b.kind, b.solver) for b in bugs} == {
+        ("incompleteness", "unknown_when_weakened.py")
+    }
+    record = load_record(tmp_path / "c" / bugs[0].folder)
+    assert record.strategy == "janus"
+    assert record.verdict.related is not None and record.verdict.related.answer == "sat"
+    assert "gaveup_marker" in record.verdict.related.text
+    assert replay(record.folder).reproduced
+
+
+OLD_Z3 = pytest.mark.skipif(
+    find_installed("z3", "4.8.8") is None,
+    reason="needs `sphinxfuzz solvers install z3==4.8.8`",
+)
+
+
+@OLD_Z3
+def test_strings_find_a_real_bug_of_an_old_z3_alone(tmp_path: Path) -> None:
+    """z3 4.8.8 answers unsat on a string formula sat by construction (the newest z3 answers
+    sat): a single-target campaign stores it with the trusted z3 as the reference, and the
+    bug replays and reduces like any other."""
+    config = replace(
+        config_for(SHIPPED[:1], "z3@4.8.8", seed=104, per_seed=2), strategies="strings"
+    )
+    stats = run_campaign(config, tmp_path / "c", Budget())
+    assert stats.bugs["soundness"] >= 1
+    with Store(tmp_path / "c") as store:
+        bug = next(b for b in store.bugs() if b.kind == "soundness")
+    record = load_record(tmp_path / "c" / bug.folder)
+    assert (record.verdict.solver, record.verdict.evidence["reference"]) == ("z3@4.8.8", "z3")
+    assert record.verdict.expected is not None and record.verdict.expected.answer == "sat"
+    assert replay(record.folder).reproduced
+    reduction = reduce_bug(tmp_path / "c", record.folder.name, time_limit=8.0)
+    assert reduction.after.bytes <= reduction.before.bytes
