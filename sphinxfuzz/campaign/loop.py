@@ -114,6 +114,13 @@ class Worker:
             None if share is None else share // jobs + (1 if worker < share % jobs else 0)
         )
         self.specs: list[SolverSpec] = list(campaign.specs)
+        # Seeds are checked by the trusted solver too, when the mix has one: a target already
+        # wrong on a seed makes that a seed finding, not a source of cases that only find
+        # the seed's own bug again (with one target nothing else would notice).
+        trusted = campaign.trusted
+        self.seed_specs = self.specs + (
+            [trusted] if trusted and trusted.name not in {s.name for s in self.specs} else []
+        )
         self.theory_options: dict[str, tuple[str, ...]] = campaign.theory_options
         self.theory_weights: dict[str, float] | None = None  # from the probe (adapt_theories)
         self.terms: CapableTerms | None = None  # the pool, minus features a target lacks
@@ -123,7 +130,10 @@ class Worker:
         trusted = campaign.trusted
         self.strategies = Strategies(
             campaign.mix,
-            None if trusted is None else (lambda text: self._run(trusted, text, fresh=True)),
+            # labels and models are of seeds: a seed slower than seed_timeout is not used
+            None
+            if trusted is None
+            else (lambda text: self._run(trusted, text, fresh=True, timeout=config.seed_timeout)),
             self._partners,
         )
         self.pairs = PairCoverage()  # what the bandit rewards (operator pairs tried)
@@ -326,14 +336,16 @@ class Worker:
         if self.persistent:
             # the usual seed (answered, nothing found) costs no process start; anything else
             # is decided in fresh processes, the only ones whose findings are recorded
-            results = [self._run(spec, seed.script, timeout=limit) for spec in self.specs]
+            results = [self._run(spec, seed.script, timeout=limit) for spec in self.seed_specs]
             if any(r.outcome == Outcome.TIMEOUT for r in results):
                 return self._set_aside(results)
             if all(r.outcome != Outcome.ERROR for r in results):
                 judgement = self._judge(seed.text, results)
                 if not judgement.verdicts and not judgement.unconfirmed:
                     return SEED_OK, _checked(results)
-        results = [self._run(spec, seed.script, fresh=True, timeout=limit) for spec in self.specs]
+        results = [
+            self._run(spec, seed.script, fresh=True, timeout=limit) for spec in self.seed_specs
+        ]
         judgement = self._judge(seed.text, results, fresh=True)
         verdicts = list(judgement.verdicts)
         if not verdicts and judgement.unconfirmed:
@@ -359,7 +371,7 @@ class Worker:
         if smaller is None:
             return None
         smaller = with_needed_options(smaller, self._needed_options)
-        results = [self._run(s, smaller.script, fresh=True, timeout=limit) for s in self.specs]
+        results = [self._run(s, smaller.script, fresh=True, timeout=limit) for s in self.seed_specs]
         if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
             return None
         judgement = self._judge(smaller.text, results, fresh=True)
@@ -416,10 +428,11 @@ class Worker:
                 except MutationError as exc:
                     self.stats.mutation_errors += 1
                     if base is seed:  # nothing to gain from more attempts on this seed
-                        self._say(f"setting seed aside: {exc}")
-                        self.stats.seeds_set_aside += 1
                         self.stats.set_aside_causes["nothing to mutate"] += 1
-                        store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
+                        if self.strategies.only_sphinx:  # else other strategies may use it
+                            self._say(f"setting seed aside: {exc}")
+                            self.stats.seeds_set_aside += 1
+                            store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
                         return True
                     previous = None
                     continue
@@ -541,29 +554,32 @@ class Worker:
     ) -> bool:
         """The position's strategy makes and tests its cases; False when stopped inside."""
         name = self.strategies.choose(
-            seed, self.config.campaign_seed, position, self.index(position)
+            seed, self.config.campaign_seed, position, self._index(position)
         )
         if name is None:
             self.stats.set_aside_causes["no strategy applies"] += 1
             return True
         before = _Snapshot.of(self.stats)
         self.position_scripts = []
-        if name == SPHINX:
-            finished = self._fuzz_seed(store, pool, position, seed)
-        else:
-            finished = self._fuzz_cases(store, position, seed, name)
-        counters = before.delta(self.stats)
-        mine = self.stats.strategy(name)
-        mine.positions += 1
-        mine.cases += counters.cases
-        mine.accepted += counters.accepted
-        mine.verdicts += counters.verdicts + counters.new_crash_signatures
-        mine.solver_calls += counters.solver_calls
-        mine.solver_seconds += counters.solver_seconds
+        finished = False
+        try:
+            if name == SPHINX:
+                finished = self._fuzz_seed(store, pool, position, seed)
+            else:
+                finished = self._fuzz_cases(store, position, seed, name)
+        finally:  # a stop inside the position (`_Stopped`) still counts what was tested
+            counters = before.delta(self.stats)
+            mine = self.stats.strategy(name)
+            mine.positions += 1
+            mine.cases += counters.cases
+            mine.accepted += counters.accepted
+            mine.verdicts += counters.verdicts + counters.new_crash_signatures
+            mine.solver_calls += counters.solver_calls
+            mine.solver_seconds += counters.solver_seconds
         if self.strategies.mix.scheduler == "bandit":
             counters.new_operator_pairs = self.pairs.new_pairs(self.position_scripts)
         if finished:
-            self.strategies.scheduler.reward(name, counters, self.index(position))
+            self.strategies.scheduler.reward(name, counters, self._index(position))
         return finished
 
     def _partners(self, position: int) -> list[Seed]:
@@ -580,7 +596,7 @@ class Worker:
             found.append(with_needed_options(raw, self._needed_options))
         return found
 
-    def index(self, position: int) -> int:
+    def _index(self, position: int) -> int:
         """The worker's own count of positions (what its scheduler learns in order of)."""
         return position // self.jobs
 
