@@ -5,8 +5,8 @@ invalid models, solvers that disagree). A case with one is judged against it
 (`oracle.judge_expected`), and when the strategy relates it to another formula with the same
 answer (Janus: the seed it weakened or strengthened), the related formula runs too and an
 `unknown` or time-out on one where the other was solved is an incompleteness
-(`oracle.judge_related`). A strategy that can check a model itself (strings: an executable
-semantics) turns a model it refutes into an invalid-model verdict.
+(`oracle.judge_related`). (A sat answer's model is also checked in the executable semantics:
+`oracle.semantic_check`.)
 """
 
 from __future__ import annotations
@@ -30,8 +30,6 @@ from sphinxfuzz.solvers import SolverResult, SolverSpec
 Run = Callable[[SolverSpec, Script | str, bool, float | None], SolverResult]
 # (formula, results, fresh?) -> the judgement of a case without an expected answer
 PlainJudge = Callable[[str, list[SolverResult], bool], Judgement]
-# a solver's model -> True (it satisfies the case), False (it does not), None (undecided)
-ModelCheck = Callable[[str], bool | None]
 
 
 @dataclass
@@ -45,7 +43,6 @@ class CaseJudge:
     expected: Expected | None = None
     related: Script | None = None  # ready to run
     related_timeout: float | None = None
-    model_check: ModelCheck | None = None
     # the trusted solver: run when a target contradicts the expected answer and no other
     # target confirms it, so the verdict names a reference (replay and reduction need one)
     reference: SolverSpec | None = None
@@ -70,7 +67,6 @@ class CaseJudge:
         verdicts = [  # the reference is not a target: never blamed
             v for v in judge_expected(judged, self.expected, checks) if v.solver != referee
         ]
-        verdicts += self._own_model_check(results, verdicts)
         if self.related is not None:
             related = self._run_related(fresh)
             verdicts += [
@@ -110,28 +106,3 @@ class CaseJudge:
                 self.run(spec, self.related, fresh, self.related_timeout) for spec in self.specs
             ]
         return self._related_results[fresh]
-
-    def _own_model_check(
-        self, results: list[SolverResult], verdicts: list[Verdict]
-    ) -> list[Verdict]:
-        """Models the strategy's own semantics refutes (a sat answer where sat is expected;
-        a sat against an expected unsat is a soundness verdict already)."""
-        if self.model_check is None or self.expected is None or self.expected.answer != "sat":
-            return []
-        blamed = {v.solver for v in verdicts}
-        found = []
-        for result in results:
-            if result.spec.name in blamed or not result.model or result.answers[:1] != ["sat"]:
-                continue
-            if self.model_check(result.model) is False:
-                found.append(
-                    Verdict(
-                        VerdictKind.INVALID_MODEL,
-                        result.spec.name,
-                        f"{result.spec.family}: model refuted by {self.expected.strategy}'s "
-                        "semantics",
-                        {"model": result.model, "source": self.expected.strategy},
-                        self.expected,
-                    )
-                )
-        return found

@@ -659,7 +659,6 @@ class Worker:
             None if case.expected is None else Expected(case.expected, where.strategy, strategy.summary),
             None if case.related is None else ready_to_run(case.related.script, self._needed_options),
             self.config.timeout,
-            self.strategies.model_check(where.strategy, script),
             self.campaign.trusted,
         )  # fmt: skip
         self.stats.strategy(where.strategy).expected += case.expected is not None

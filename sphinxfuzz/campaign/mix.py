@@ -20,10 +20,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sphinxfuzz.campaign.cases import ModelCheck
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.mutate import Seed
-from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import SolverResult
 from sphinxfuzz.strategies import OracleKind, Strategy, StrategyError, fresh, get, names
 from sphinxfuzz.strategies.base import Answer
@@ -177,7 +175,3 @@ class Strategies:
 
     def get(self, name: str) -> Strategy:
         return self.instances[name]
-
-    def model_check(self, name: str, script: Script) -> ModelCheck | None:
-        """A check of a solver's model in the strategy's own semantics, where it has one."""
-        return None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from sphinxfuzz.oracle.judge import CheckRunner, crash_verdicts, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
+from sphinxfuzz.oracle.semantic_check import SEMANTICS, model_holds
 from sphinxfuzz.oracle.verdict import (
     ANSWERS,
     Expected,
@@ -112,7 +113,32 @@ def judge_expected(
                 check_script=script or None,
             )
         )
+    if model_checks is not None and expected.answer == "sat":
+        verdicts += _refuted_models(results, model_checks.script_text, expected)
     return verdicts
+
+
+def _refuted_models(
+    results: Sequence[SolverResult], text: str, expected: Expected
+) -> list[Verdict]:
+    """The expected sat, with a model the executable semantics refutes: an invalid model
+    that needs no other solver (`semantic_check`; outside its fragment nothing is decided)."""
+    found = []
+    for result in results:
+        if _first(result) != "sat" or not result.model:
+            continue
+        if model_holds(text, result.model) is False:
+            found.append(
+                Verdict(
+                    VerdictKind.INVALID_MODEL,
+                    result.spec.name,
+                    f"{result.spec.family}: model refuted by the executable semantics",
+                    {"answers": _answers(results), "model": result.model,
+                     "source": SEMANTICS},
+                    expected,
+                )
+            )  # fmt: skip
+    return found
 
 
 def judge_related(

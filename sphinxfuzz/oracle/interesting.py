@@ -26,6 +26,7 @@ from sphinxfuzz.oracle.expected import UNSOLVED, ModelChecker, judge_expected
 from sphinxfuzz.oracle.judge import CheckRunner, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
 from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.oracle.semantic_check import SEMANTICS
 from sphinxfuzz.oracle.verdict import Expected, Verdict, VerdictKind
 from sphinxfuzz.smtlib import SmtParseError, parse_script
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
@@ -95,7 +96,11 @@ class CheckSpec:
 def _solvers_to_run(
     verdict: Verdict, blamed: str, names: list[str], reference: object, witness: object
 ) -> tuple[str, ...]:
-    if verdict.kind == VerdictKind.CRASH or verdict.own_model_check:
+    if (
+        verdict.kind == VerdictKind.CRASH
+        or verdict.own_model_check
+        or verdict.evidence.get("source") == SEMANTICS  # no solver is needed to refute it
+    ):
         return (blamed,)
     if verdict.expected is None:
         # a disagreement needs every solver: the ones that took no side settle the model check
@@ -129,7 +134,9 @@ def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult
     else:
         blamed = [r for r in results if r.spec.name == spec.solver]
         verdicts = judge_expected(blamed, spec.expected, ModelChecker(text, run))
-        if verdicts and not _expected_holds(spec, spec.expected, text, results, run):
+        # a model the semantics refutes is wrong whatever the answer: nothing to confirm
+        if (verdicts and spec.kind != VerdictKind.INVALID_MODEL
+                and not _expected_holds(spec, spec.expected, text, results, run)):  # fmt: skip
             verdicts = []
     found = next(
         (v for v in verdicts

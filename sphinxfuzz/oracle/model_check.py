@@ -50,6 +50,19 @@ def _model_items(model_text: str) -> list[SList]:
     return items  # type: ignore[return-value]
 
 
+def constant_values(model_text: str) -> dict[str, Node]:
+    """The value term of every constant a model defines (`(define-fun x () S v)`), by name;
+    functions with parameters are left out. ModelCheckError on an unreadable model."""
+    return {
+        _name(item.items[1]): item.items[4]
+        for item in _model_items(model_text)
+        if item.head_name() == "define-fun"
+        and len(item.items) == 5
+        and isinstance(item.items[2], SList)
+        and not item.items[2].items
+    }
+
+
 class _AbstractValues:
     """cvc5 prints values of uninterpreted sorts as `(as @U_0 U)`, which no solver reads back:
     each becomes a fresh constant of its sort, and constants of one sort are distinct."""

@@ -24,10 +24,10 @@ from functools import cache
 from pathlib import Path
 
 from sphinxfuzz.mutate.seed import Seed
+from sphinxfuzz.oracle.string_semantics import OPERATIONS, Value, evaluate, literal
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, parse_script, parse_term, sym
 from sphinxfuzz.strategies.base import OracleKind, TestCase, register
 from sphinxfuzz.strategies.rules import Rule, load_rules
-from sphinxfuzz.strategies.string_semantics import OPERATIONS, Value, evaluate, literal
 
 HERE = Path(__file__).resolve().parent
 MAX_LENGTH = 24  # longer intermediate strings make solvers slow without finding more

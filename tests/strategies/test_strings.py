@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from sphinxfuzz.mutate.seed import load_seed
+from sphinxfuzz.oracle.string_semantics import evaluate, literal, quote, unquote
 from sphinxfuzz.smtlib import Atom, SList, parse_term, print_node, print_script, sym
 from sphinxfuzz.solvers import parse_specs
 from sphinxfuzz.strategies import get
 from sphinxfuzz.strategies.rules import batch_script, prove, read_table
-from sphinxfuzz.strategies.string_semantics import evaluate, literal, quote, unquote
 from sphinxfuzz.strategies.strings import Pool, _grow, sat_formula, unsat_formula
 
 from .batching import answers, assert_expected
