@@ -93,13 +93,14 @@ def yinyang_env(env: Path) -> Path:
 
 def run_yinyang(
     tool: str, python: Path, seeds: Path, work: Path, seconds: float, timeout: float, seed: int, name: str,
+    solvers: list[str] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     folder = work / name.replace(" ", "-")
     for sub in ("bugs", "scratch", "logs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     result_file = folder / "result.json"
     args = [
-        ";".join(solver_lines()), str(seeds), "-t", str(int(timeout)),
+        ";".join(solvers or solver_lines()), str(seeds), "-t", str(int(timeout)),
         "-b", str(folder / "bugs"), "-s", str(folder / "scratch"), "-l", str(folder / "logs"),
     ]  # fmt: skip
     with open(folder / "output.txt", "w") as output:

@@ -1,0 +1,238 @@
+"""z3 line and function coverage reached by each strategy, and by yinyang's opfuzz and typefuzz.
+
+    python bench/coverage.py [--minutes 5] [--tools default,sphinx,opfuzz,typefuzz,grammar,
+        yinyang-opfuzz,yinyang-typefuzz] [--sample 300] [--seed 1] [--out DIR] [--build-only]
+
+The z3 under test is built with gcov instrumentation (`--coverage`, `-O1`) from a `z3-solver`
+sdist (`--z3-version`, default 4.12.2.0: newer sources need GCC 13), once: the build is
+cached in ~/.cache/sphinxfuzz/coverage/z3-<version>/ and the bench says how long it took
+(under `nice -n 19`, `-j2`). Then every tool runs alone, one job, for `--minutes` on the
+same fixed sample of ../shared/seeds/bug-triggers (drawn as bench/peers.py draws it),
+against the instrumented z3 (with model_validate=true) and cvc5 (the wheel behind
+sphinxfuzz's shim, with --check-models). A sphinxfuzz tool is `--strategies NAME`
+(`default`: the default mix, today `sphinx` alone); a yinyang tool runs through
+bench/yinyang_driver.py as bench/peers.py runs it. The coverage counters (`*.gcda`) are
+removed before each tool and read with gcovr after it.
+
+A solver process writes its counters when it exits normally: a z3 killed at its time limit
+adds nothing, for every tool alike. sphinxfuzz keeps one z3 process per worker (persistent
+mode) that exits at the end of the run, so its counters are written then.
+
+Printed: tool, mutants, z3 line and function coverage, and the difference to the best
+yinyang tool in percentage points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers import CORPUS, DEFAULT_ENV, run_yinyang, sample_seeds, yinyang_env  # noqa: E402
+
+CACHE = Path.home() / ".cache" / "sphinxfuzz" / "coverage"
+TOOLS = "default,sphinx,opfuzz,typefuzz,grammar,yinyang-opfuzz,yinyang-typefuzz"
+NEEDED = ("cmake", "ninja", "g++", "gcov")
+
+
+class BenchError(Exception):
+    pass
+
+
+# The z3 built with coverage: the newest sources include C++20's <format> (GCC 13 or
+# later); 4.12.2 builds with the GCC 12 of Debian 12. Any release serves: the tools are
+# compared on the same one.
+Z3_VERSION = "4.12.2.0"
+
+
+def build_z3(version: str, cache: Path = CACHE) -> tuple[Path, Path, dict[str, Any]]:
+    """(the instrumented z3 binary, its build folder, what the build took); built once."""
+    home = cache / f"z3-{version}"
+    build = home / "build"
+    binary = build / "z3"
+    record = home / "build.json"
+    if binary.is_file() and record.is_file():
+        return binary, build, {**json.loads(record.read_text()), "cached": True}
+    missing = [tool for tool in NEEDED if shutil.which(tool) is None]
+    if missing:
+        raise BenchError(f"building z3 with coverage needs {', '.join(missing)}: install them")
+    home.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    source = _source(version, home)
+    build.mkdir(exist_ok=True)
+    flags = "--coverage -O1 -g0"
+    configure = ["cmake", "-G", "Ninja", str(source), "-DCMAKE_BUILD_TYPE=Release",
+                 f"-DCMAKE_CXX_FLAGS={flags}", f"-DCMAKE_C_FLAGS={flags}",
+                 "-DCMAKE_EXE_LINKER_FLAGS=--coverage", "-DCMAKE_SHARED_LINKER_FLAGS=--coverage",
+                 "-DZ3_BUILD_LIBZ3_SHARED=OFF", "-DZ3_BUILD_PYTHON_BINDINGS=OFF",
+                 "-DZ3_BUILD_TEST_EXECUTABLES=OFF", "-DZ3_ENABLE_EXAMPLE_TARGETS=OFF",
+                 "-DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG",
+                 # CMake 4 refuses projects that ask for CMake < 3.5, as z3 4.12 does
+                 "-DCMAKE_POLICY_VERSION_MINIMUM=3.5"]  # fmt: skip
+    _quiet(configure, build, home / "configure.log")
+    _quiet(["nice", "-n", "19", "ninja", "-j2", "shell"], build, home / "build.log")
+    if not binary.is_file():
+        raise BenchError(f"the build made no z3 binary; see {home / 'build.log'}")
+    facts = {"version": version, "seconds": round(time.monotonic() - started, 1), "flags": flags}
+    record.write_text(json.dumps(facts))
+    return binary, build, {**facts, "cached": False}
+
+
+def _source(version: str, home: Path) -> Path:
+    found = list(home.glob("z3*/core/CMakeLists.txt"))
+    if found:
+        return found[0].parent
+    # the archive itself: `pip download` of an sdist would build its metadata (and its
+    # build dependencies) first
+    with urllib.request.urlopen("https://pypi.org/simple/z3-solver/") as reply:
+        page = reply.read().decode("utf-8")
+    names = (f"z3-solver-{version}.tar.gz", f"z3_solver-{version}.tar.gz")
+    url = next(
+        (u for u in re.findall(r'href="([^"]+)"', page) if u.split("#")[0].endswith(names)),
+        None,
+    )
+    if url is None:
+        raise BenchError(f"PyPI lists no sdist of z3-solver {version}")
+    url = urllib.parse.urljoin("https://pypi.org/simple/z3-solver/", url.split("#")[0])
+    archive = home / url.rsplit("/", 1)[-1]
+    urllib.request.urlretrieve(url, archive)
+    with tarfile.open(archive) as tar:
+        tar.extractall(home, filter="data")
+    found = list(home.glob("z3*/core/CMakeLists.txt"))
+    if len(found) != 1:
+        raise BenchError(f"{archive}: no z3 source tree (core/CMakeLists.txt) in it")
+    return found[0].parent
+
+
+def _quiet(command: list[str], cwd: Path, log: Path) -> None:
+    with open(log, "w") as out:
+        done = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        raise BenchError(f"{' '.join(command[:3])} ... failed; see {log}")
+
+
+def reset_counters(build: Path) -> None:
+    for counters in build.rglob("*.gcda"):
+        counters.unlink()
+
+
+def coverage(build: Path) -> dict[str, float]:
+    """z3's line and function coverage now, from gcovr's JSON summary."""
+    gcovr = shutil.which("gcovr")
+    if gcovr is None:
+        raise BenchError("gcovr is not installed (pip install gcovr)")
+    source = next(build.parent.glob("z3*/core"))
+    done = subprocess.run(
+        [gcovr, "--root", str(source / "src"), "--object-directory", str(build),
+         "--json-summary", "-", "-j", "2", "--gcov-ignore-errors=no_working_dir_found",
+         str(build)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise BenchError(f"gcovr failed: {done.stderr[-1500:]}")
+    return summary_figures(json.loads(done.stdout))
+
+
+def summary_figures(summary: dict[str, Any]) -> dict[str, float]:
+    """Line and function coverage (percent) from gcovr's `--json-summary` document."""
+    return {
+        "line_percent": float(summary["line_percent"]),
+        "function_percent": float(summary["function_percent"]),
+        "lines_covered": float(summary["line_covered"]),
+        "lines_total": float(summary["line_total"]),
+    }
+
+
+def run_tool(
+    tool: str, z3: Path, seeds: Path, work: Path, seconds: float, seed: int, env: Path
+) -> dict[str, Any]:
+    solvers = [f"{z3} model_validate=true",
+               f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models"]  # fmt: skip
+    if tool.startswith("yinyang-"):
+        python = yinyang_env(env)
+        row = run_yinyang(tool.removeprefix("yinyang-"), python, seeds, work, seconds, 10.0,
+                          seed, tool, solvers=solvers)  # fmt: skip
+        return {"tool": tool, "mutants": row["mutants"]}
+    folder = work / tool
+    command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--solvers", ";".join(solvers),
+               "--seeds", str(seeds), "--time", f"{seconds:g}s", "--seed", str(seed),
+               "-c", str(folder), "-q"]  # fmt: skip
+    if tool != "default":
+        command[4:4] = ["--strategies", tool]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise BenchError(f"{tool}: {done.stdout[-1500:]}{done.stderr[-1500:]}")
+    from sphinxfuzz.bugs import Store
+
+    with Store(folder) as store:
+        return {"tool": tool, "mutants": store.total_stats().mutants}
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    peers = [r["line_percent"] for r in rows if r["tool"].startswith("yinyang-")]
+    best = max(peers) if peers else None
+    lines = ["| tool | mutants | z3 lines | z3 functions | vs best yinyang |",
+             "|---|---:|---:|---:|---:|"]  # fmt: skip
+    for row in rows:
+        delta = "-" if best is None else f"{row['line_percent'] - best:+.2f} pp"
+        lines.append(f"| {row['tool']} | {row['mutants']} | {row['line_percent']:.2f}% | "
+                     f"{row['function_percent']:.2f}% | {delta} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=5.0)
+    parser.add_argument("--tools", default=TOOLS)
+    parser.add_argument("--sample", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--yinyang-env", type=Path, default=DEFAULT_ENV)
+    parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--z3-version", default=Z3_VERSION, help="z3-solver sdist to build")
+    args = parser.parse_args()
+    try:
+        z3, build, facts = build_z3(args.z3_version)
+        how = "cached" if facts["cached"] else "built now"
+        print(f"instrumented z3 {facts['version']}: {z3} ({how}; the build took "
+              f"{facts['seconds'] / 60:.1f} min)", flush=True)  # fmt: skip
+        if args.build_only:
+            return 0
+        if not CORPUS.is_dir():
+            raise BenchError(f"seed corpus {CORPUS} is missing")
+        work = args.out or Path(tempfile.mkdtemp(prefix="sphinxfuzz-coverage-"))
+        seeds = work / "seeds"
+        if not seeds.is_dir():
+            sample_seeds(seeds, args.sample, args.seed)
+        rows = []
+        for tool in [t.strip() for t in args.tools.split(",") if t.strip()]:
+            reset_counters(build)
+            row = run_tool(tool, z3, seeds, work, args.minutes * 60, args.seed,
+                           args.yinyang_env)  # fmt: skip
+            row.update(coverage(build))
+            print(f"{tool}: {row['line_percent']:.2f}% lines", flush=True)
+            rows.append(row)
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    (work / "coverage.json").write_text(json.dumps({"build": facts, "rows": rows}, indent=2))
+    print(f"\n{args.minutes:g} minutes per tool, z3 {facts['version']} with gcov\n")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
