@@ -5,6 +5,7 @@ formula, unsat means it does not."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sphinxfuzz.errors import InputError
@@ -16,6 +17,7 @@ from sphinxfuzz.smtlib import (
     parse_nodes,
     parse_script,
     print_node,
+    walk,
 )
 from sphinxfuzz.smtlib.vocabulary import SORT_DECLARING, SYMBOL_DECLARING
 
@@ -47,7 +49,19 @@ def _model_items(model_text: str) -> list[SList]:
         items = items[1:]  # old z3 format: (model (define-fun ...) ...)
     if not all(isinstance(item, SList) for item in items):
         raise ModelCheckError("a model item is not a parenthesised command")
+    if any(
+        isinstance(node, Atom) and node.kind == "string" and _OLD_ESCAPE.search(node.text)
+        for node in walk(nodes[0])
+    ):
+        # z3 before 4.8.9 prints "\x00" for the character 0; SMT-LIB 2.6 reads those four
+        # characters: checked either way, such a model would be judged by the wrong string
+        raise ModelCheckError("the model writes strings with pre-2.6 escapes (\\x..)")
     return items  # type: ignore[return-value]
+
+
+# a backslash that does not start an SMT-LIB 2.6 `\u` escape (2.6 solvers print a
+# backslash itself as \u{5c})
+_OLD_ESCAPE = re.compile(r"\\(?!u)")
 
 
 def constant_values(model_text: str) -> dict[str, Node]:

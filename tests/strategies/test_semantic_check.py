@@ -8,9 +8,11 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+import pytest
+
 from sphinxfuzz.mutate.mutant import ready_to_run
 from sphinxfuzz.oracle import Expected, ModelChecker, VerdictKind, judge_expected
-from sphinxfuzz.oracle.model_check import constant_values
+from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check, constant_values
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.oracle.semantic_check import SEMANTICS, model_holds
 from sphinxfuzz.smtlib import print_node, print_script
@@ -67,6 +69,13 @@ def test_undecided_outside_the_fragment() -> None:
     assert model_holds(missing, "()") is None
     assert model_holds(missing, "not a model") is None
     assert model_holds(missing, '((define-fun s () String "ab"))') is True
+    # z3 4.8.8's "\\x00" is its character 0 and SMT-LIB 2.6's four characters: undecided,
+    # and no model-check script is built from it either
+    old_z3 = '(model (define-fun s () String "\\x00\\x01"))'
+    assert model_holds(missing, old_z3) is None
+    with pytest.raises(ModelCheckError, match="pre-2.6"):
+        build_model_check(missing, old_z3)
+    assert model_holds(missing, '((define-fun s () String "\\u{5c}b"))') is True
 
 
 def test_a_refuted_model_is_an_invalid_model_verdict_of_its_solver() -> None:
