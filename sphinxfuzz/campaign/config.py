@@ -133,13 +133,15 @@ class CampaignConfig:
         trusted = None
         if mix.needs_trusted:
             try:
-                (trusted,) = parse_specs(self.trusted)
+                found = parse_specs(self.trusted)
             except ValueError as exc:
+                raise CampaignError(f"trusted {self.trusted!r}: {exc}", setting="trusted") from None
+            if len(found) != 1:
                 raise CampaignError(
-                    f"trusted {self.trusted!r}: {exc} (one solver: it labels seeds and gives "
-                    "STORM its models)",
+                    f"trusted {self.trusted!r}: names {len(found)} solvers, give one",
                     setting="trusted",
-                ) from None
+                )
+            trusted = found[0]
         try:
             seed_files = collect_seeds(list(self.seeds))
         except SeedsError as exc:
