@@ -14,6 +14,7 @@ binary of that release on the command line instead (any path works as a solver).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -130,10 +131,22 @@ def folder_for(family: str, version: str) -> Path:
 
 
 def install(family: str, version: str, *, say: object = print) -> Installed:
-    """Install one release (a no-op when it is there already)."""
+    """Install one release (a no-op when it is there already).
+
+    Processes installing the same release at once (parallel test workers, two campaigns)
+    take turns on a lock file: the second finds the first one's install and keeps it."""
     present = find_installed(family, version)
     if present is not None:
         return present
+    lock_file = cache_root() / f".{family}-{version}.lock"
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        present = find_installed(family, version)
+        return present if present is not None else _install(family, version, say)
+
+
+def _install(family: str, version: str, say: object) -> Installed:
     package_version = _package_version(family, version, released_versions(family))
     _check_supported(family, package_version)
     short = short_version(family, package_version)

@@ -25,7 +25,6 @@ from sphinxfuzz.oracle import (
 from sphinxfuzz.oracle.interesting import check
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
-from sphinxfuzz.solvers.installs import find_installed
 
 MODELS = "(set-option :produce-models true)\n"
 # From z3's issue 4912: z3 4.8.8 answers unsat; z3 4.12 and later, and cvc5, answer sat.
@@ -45,10 +44,7 @@ FORALL_UF = (
     + "(declare-fun a (Int) Bool)\n(assert (forall ((b Int)) (a b)))\n(check-sat)\n(get-model)\n"
 )
 
-OLD_Z3 = pytest.mark.skipif(
-    find_installed("z3", "4.8.8") is None or find_installed("z3", "4.12.2") is None,
-    reason="needs `sphinxfuzz solvers install z3 4.8.8` and `... z3 4.12.2`",
-)
+OLD_Z3 = pytest.mark.usefixtures("z3_4_8_8", "z3_4_12_2")
 
 
 def _run(spec: SolverSpec, text: str) -> SolverResult:

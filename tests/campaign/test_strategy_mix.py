@@ -20,7 +20,6 @@ from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.mix import StrategyMix
 from sphinxfuzz.cli import app
 from sphinxfuzz.datafiles import data_dir
-from sphinxfuzz.solvers.installs import find_installed
 
 EXPECTED = "fusion,storm,sae,janus,strings"
 # shipped seeds of several theories, sat and unsat, quantifier-free (storm) and not
@@ -167,10 +166,7 @@ def test_janus_reports_unknown_where_the_seed_was_solved(tmp_path: Path) -> None
     assert replay(record.folder).reproduced
 
 
-OLD_Z3 = pytest.mark.skipif(
-    find_installed("z3", "4.8.8") is None,
-    reason="needs `sphinxfuzz solvers install z3==4.8.8`",
-)
+OLD_Z3 = pytest.mark.usefixtures("z3_4_8_8")
 
 
 @OLD_Z3

@@ -103,3 +103,38 @@ def test_remove_and_prune_free_the_cache(cache: Path) -> None:
     assert pruned.exit_code == 0 and "removed z3-4.12.2" in pruned.output
     assert sorted(p.name for p in (cache / "solvers").iterdir()) == ["z3-4.8.8"]
     assert parse_specs("z3@4.8.8")[0].argv  # the kept release still runs
+
+
+def test_parallel_installs_of_one_release_share_one_install(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes (here threads, each with its own lock handle) installing the same
+    release at once: the second waits for the first and keeps its install."""
+    import threading
+    import time
+
+    from sphinxfuzz.solvers import installs
+
+    z3 = shutil.which("z3")
+    assert z3 is not None
+    calls: list[str] = []
+
+    def slow_install(family: str, version: str, say: object) -> installs.Installed:
+        calls.append(version)
+        time.sleep(0.3)  # long enough for the other thread to reach the lock
+        fake_release(cache, family, version, z3)  # fails if a second install ran
+        found = installs.find_installed(family, version)
+        assert found is not None
+        return found
+
+    monkeypatch.setattr(installs, "_install", slow_install)
+    results: list[installs.Installed] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(install("z3", "4.8.17"))) for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == ["4.8.17"]
+    assert len(results) == 2 and results[0].folder == results[1].folder
