@@ -23,7 +23,10 @@ Printed per strategy: cases/s, the share of cases with an expected answer, the s
 solver accepted, stored bugs by kind, real ones and distinct real ones. Strategies run one
 after the other (`--lanes 2`: two at a time, on a 2-core machine each about one core; the
 rates of rows that ran beside each other are then comparable, not those of a row that ran
-alone). A JSON file with everything is written to `--out`.
+alone). A JSON file with everything is written to `--out`. Run again with the same `--out`,
+a row whose campaign folder is there already is read back, not run again (its wall time is
+the campaign's own); a row that fails is named with the campaign's output and the others go
+on.
 """
 
 from __future__ import annotations
@@ -45,6 +48,10 @@ SHARED = REPO.parent / "shared" / "seeds"
 CORPORA = (SHARED / "bug-triggers", SHARED / "regressions")
 DEFAULT_SOLVERS = "z3@4.8.8;cvc5@1.1.2"
 NEWEST = {"z3": "z3", "cvc5": "cvc5", "yices": "yices"}
+
+
+class BenchError(Exception):
+    pass
 
 
 def real_bugs(root: Path) -> dict[str, Any]:
@@ -135,14 +142,24 @@ def run_strategy(
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--strategies", name,
                "--solvers", solvers, "--seeds", str(seeds), "--time", f"{seconds:g}s",
                "--seed", str(campaign_seed), "-c", str(folder), "-q"]  # fmt: skip
-    started = time.monotonic()
-    # a process per campaign: lanes run side by side without sharing a solver reaper
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    wall = time.monotonic() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")
-    with Store(folder) as store:
-        stats = store.total_stats()
+    if (folder / "campaign.sqlite").is_file():
+        # a row of an earlier run into the same --out: kept, its wall time is the campaign's
+        print(f"kept: {folder} (remove it to run {name} again)", flush=True)
+        with Store(folder) as store:
+            stats = store.total_stats()
+        wall = stats.wall_time
+    else:
+        started = time.monotonic()
+        # a process per campaign: lanes run side by side without sharing a solver reaper
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        wall = time.monotonic() - started
+        if done.returncode != 0 or not (folder / "campaign.sqlite").is_file():
+            raise BenchError(
+                f"{' '.join(command)} exited {done.returncode} leaving no campaign in {folder}:"
+                f"\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+            )
+        with Store(folder) as store:
+            stats = store.total_stats()
     mine = stats.strategies.get(name)
     cases = mine.cases if mine else 0
     row: dict[str, Any] = {
@@ -209,12 +226,21 @@ def main() -> int:
             if name != SPHINX and get(name).oracle == OracleKind.EXPECTED
         ]
     seconds = args.minutes * 60
+
+    def attempt(job: tuple[str, str]) -> dict[str, Any] | None:
+        try:
+            return run_strategy(*job, seeds, work, seconds, args.seed)
+        except BenchError as exc:  # one broken row does not cost the others
+            print(f"error: {job[0]} on {job[1]}: {exc}", file=sys.stderr, flush=True)
+            return None
+
     with ThreadPoolExecutor(max_workers=max(1, args.lanes)) as pool:
-        rows = list(pool.map(lambda job: run_strategy(*job, seeds, work, seconds, args.seed), jobs))
+        results = list(pool.map(attempt, jobs))
+    rows = [row for row in results if row is not None]
     (work / "strategies.json").write_text(json.dumps(rows, indent=2))
     print(table(rows, args.minutes))
     print(f"\nresults: {work / 'strategies.json'}")
-    return 0
+    return 0 if len(rows) == len(jobs) else 1
 
 
 if __name__ == "__main__":

@@ -4,8 +4,11 @@ A solver runs in its own session, so killing its process group ends what it star
 descendants that left the group (`setsid sleep 780 &`). Those are caught by making this
 process a child subreaper (`PR_SET_CHILD_SUBREAPER`): when their parent dies they become our
 children instead of init's, and `sweep` kills every child that a solver left behind: those
-that appeared during a run (`before` snapshot), and those that carry the environment marker
-every solver process gets. The solver itself is a subreaper too, so while it lives its
+that appeared during a run (`before` snapshot) outside this process's own session, and
+those that carry the environment marker every solver process gets. A solver's descendants
+can never be in our session (the solver starts its own), so a child in our session is one
+that another thread of this program started (a bench's `subprocess.run`, a generator
+sandbox) and is left alone. The solver itself is a subreaper too, so while it lives its
 orphans stay inside its tree and reach us only when it dies.
 
 `run_bounded` never waits for an end-of-file a descendant can hold back: reading stops at
@@ -22,6 +25,7 @@ import resource
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +41,9 @@ _SWEEP_ROUNDS = 64
 # Solver processes running now, by pid. No lock: `abort_all` runs in signal handlers, which
 # may interrupt the main thread anywhere; single dict operations are atomic.
 _live: dict[int, subprocess.Popen[bytes]] = {}
+# Held while a solver is started and registered in `_live`, and while `sweep` picks its
+# victims: a solver another thread is starting is never taken for a left-over.
+_starting = threading.Lock()
 _subreaper_of: int | None = None
 _cancel: Callable[[], bool] | None = None
 
@@ -123,6 +130,14 @@ def running(pattern: str) -> list[int]:
     return found
 
 
+def _ours(pid: int) -> bool:
+    """`pid` is in this process's session: started by this program, not left by a solver."""
+    try:
+        return os.getsid(pid) == os.getsid(0)
+    except OSError:
+        return False
+
+
 def _marked(pid: int) -> bool:
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes()
@@ -134,16 +149,17 @@ def _marked(pid: int) -> bool:
 def start(argv: list[str], memory_mb: int, stdin: int) -> subprocess.Popen[bytes]:
     """Start a solver process (own session, limits, marker) and register it as live."""
     ensure_subreaper()
-    process = subprocess.Popen(
-        argv,
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        preexec_fn=preexec(memory_mb),
-        env=solver_env(),
-    )
-    _live[process.pid] = process
+    with _starting:
+        process = subprocess.Popen(
+            argv,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=preexec(memory_mb),
+            env=solver_env(),
+        )
+        _live[process.pid] = process
     return process
 
 
@@ -168,12 +184,13 @@ def sweep(before: set[int] | None = None) -> int:
     """Kill and reap children that solvers left behind (see the module doc)."""
     killed = 0
     for _ in range(_SWEEP_ROUNDS):
-        keep = set(dict(_live))
-        extra = {
-            pid
-            for pid in children() - keep
-            if (before is not None and pid not in before) or _marked(pid)
-        }
+        with _starting:
+            keep = set(dict(_live))
+            extra = {
+                pid
+                for pid in children() - keep
+                if (before is not None and pid not in before and not _ours(pid)) or _marked(pid)
+            }
         if not extra:
             break
         for pid in extra:

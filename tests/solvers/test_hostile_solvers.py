@@ -41,6 +41,32 @@ def test_a_descendant_holding_stdout_neither_hangs_the_call_nor_survives_it(
     assert running(sleeps) == []
 
 
+def test_a_process_another_thread_starts_during_a_run_is_not_taken_for_a_left_over() -> None:
+    """A program running solvers in one thread and its own commands in another (a bench
+    starting campaigns): the sweep after each solver call leaves those commands alone."""
+    import subprocess
+    import threading
+
+    stop = threading.Event()
+    codes: list[int] = []
+
+    def own_commands() -> None:
+        while not stop.is_set():
+            codes.append(subprocess.run(["sh", "-c", "sleep 0.2; exit 7"]).returncode)
+
+    other = threading.Thread(target=own_commands)
+    other.start()
+    try:
+        outcomes = [run("setsid_env_cleared.sh", timeout=30)[0].outcome for _ in range(15)]
+    finally:
+        stop.set()
+        other.join()
+    assert outcomes == [Outcome.SAT] * 15
+    # neither killed (-9) nor reaped behind subprocess's back (which then reads 0)
+    assert len(codes) >= 2 and set(codes) == {7}
+    assert running("sleep 781") == []
+
+
 def test_a_hanging_solver_and_all_its_descendants_die_at_the_limit() -> None:
     result, seconds = run("hang_with_descendants.sh", timeout=1)
     assert result.outcome == Outcome.TIMEOUT
