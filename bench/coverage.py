@@ -1,6 +1,6 @@
 """z3 line and function coverage reached by each strategy, and by yinyang's opfuzz and typefuzz.
 
-    python bench/coverage.py [--minutes 5] [--tools default,sphinx,opfuzz,typefuzz,grammar,
+    python bench/coverage.py [--minutes 5] [--lanes 2] [--tools default,sphinx,opfuzz,typefuzz,grammar,
         yinyang-opfuzz,yinyang-typefuzz] [--sample 300] [--seed 1] [--out DIR] [--build-only]
 
 The z3 under test is built with gcov instrumentation (`--coverage`, `-O1`) from a `z3-solver`
@@ -11,8 +11,11 @@ same fixed sample of ../shared/seeds/bug-triggers (drawn as bench/peers.py draws
 against the instrumented z3 (with model_validate=true) and cvc5 (the wheel behind
 sphinxfuzz's shim, with --check-models). A sphinxfuzz tool is `--strategies NAME`
 (`default`: the default mix, today `sphinx` alone); a yinyang tool runs through
-bench/yinyang_driver.py as bench/peers.py runs it. The coverage counters (`*.gcda`) are
-removed before each tool and read with gcovr after it.
+bench/yinyang_driver.py as bench/peers.py runs it. Each tool's z3 writes its counters
+(`*.gcda`) into a folder of its own (`GCOV_PREFIX`), which gets the build's notes files
+(`*.gcno`) beside them and is read with gcovr after the tool. So tools can run side by side:
+`--lanes 2` runs two at a time (on a 2-core machine each gets about one core, and every
+tool has a neighbour when their number is even), halving the wall time of the bench.
 
 A solver process writes its counters when it exits normally: a z3 killed at its time limit
 adds nothing, for every tool alike. sphinxfuzz keeps one z3 process per worker (persistent
@@ -36,6 +39,7 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -123,21 +127,26 @@ def _quiet(command: list[str], cwd: Path, log: Path) -> None:
         raise BenchError(f"{' '.join(command[:3])} ... failed; see {log}")
 
 
-def reset_counters(build: Path) -> None:
-    for counters in build.rglob("*.gcda"):
-        counters.unlink()
+def counters_folder(build: Path, prefix: Path) -> Path:
+    """Where a z3 run with GCOV_PREFIX=prefix writes the counters of `build`."""
+    return prefix / build.resolve().relative_to("/")
 
 
-def coverage(build: Path) -> dict[str, float]:
-    """z3's line and function coverage now, from gcovr's JSON summary."""
+def coverage(build: Path, prefix: Path) -> dict[str, float]:
+    """z3's line and function coverage from the counters under `prefix`, by gcovr."""
     gcovr = shutil.which("gcovr")
     if gcovr is None:
         raise BenchError("gcovr is not installed (pip install gcovr)")
     source = next(build.parent.glob("z3*/core"))
+    mirror = counters_folder(build, prefix)
+    for notes in build.rglob("*.gcno"):  # gcov reads the notes beside the counters
+        target = mirror / notes.relative_to(build)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(notes, target)
     done = subprocess.run(
-        [gcovr, "--root", str(source / "src"), "--object-directory", str(build),
+        [gcovr, "--root", str(source / "src"), "--object-directory", str(mirror),
          "--json-summary", "-", "-j", "2", "--gcov-ignore-errors=no_working_dir_found",
-         str(build)],
+         str(mirror)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -158,26 +167,40 @@ def summary_figures(summary: dict[str, Any]) -> dict[str, float]:
 def run_tool(
     tool: str, z3: Path, seeds: Path, work: Path, seconds: float, seed: int, env: Path
 ) -> dict[str, Any]:
+    """Run one tool against the instrumented z3; its counters land in work/gcov-<tool>."""
+    prefix = work / f"gcov-{tool}"
+    shutil.rmtree(prefix, ignore_errors=True)
+    environment = {**os.environ, "GCOV_PREFIX": str(prefix)}
     solvers = [f"{z3} model_validate=true",
                f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models"]  # fmt: skip
     if tool.startswith("yinyang-"):
         python = yinyang_env(env)
         row = run_yinyang(tool.removeprefix("yinyang-"), python, seeds, work, seconds, 10.0,
-                          seed, tool, solvers=solvers)  # fmt: skip
-        return {"tool": tool, "mutants": row["mutants"]}
+                          seed, tool, solvers=solvers, env=environment)  # fmt: skip
+        return {"tool": tool, "mutants": row["mutants"], "prefix": prefix}
     folder = work / tool
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--solvers", ";".join(solvers),
                "--seeds", str(seeds), "--time", f"{seconds:g}s", "--seed", str(seed),
                "-c", str(folder), "-q"]  # fmt: skip
     if tool != "default":
         command[4:4] = ["--strategies", tool]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
     if done.returncode != 0:
         raise BenchError(f"{tool}: {done.stdout[-1500:]}{done.stderr[-1500:]}")
     from sphinxfuzz.bugs import Store
 
     with Store(folder) as store:
-        return {"tool": tool, "mutants": store.total_stats().mutants}
+        return {"tool": tool, "mutants": store.total_stats().mutants, "prefix": prefix}
+
+
+def measure(
+    tool: str, z3: Path, build: Path, seeds: Path, work: Path, seconds: float, seed: int,
+    env: Path,
+) -> dict[str, Any]:  # fmt: skip
+    row = run_tool(tool, z3, seeds, work, seconds, seed, env)
+    row.update(coverage(build, row.pop("prefix")))
+    print(f"{tool}: {row['mutants']} mutants, {row['line_percent']:.2f}% lines", flush=True)
+    return row
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -201,6 +224,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--yinyang-env", type=Path, default=DEFAULT_ENV)
     parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--lanes", type=int, default=1, help="tools run side by side")
     parser.add_argument("--z3-version", default=Z3_VERSION, help="z3-solver sdist to build")
     args = parser.parse_args()
     try:
@@ -216,19 +240,21 @@ def main() -> int:
         seeds = work / "seeds"
         if not seeds.is_dir():
             sample_seeds(seeds, args.sample, args.seed)
-        rows = []
-        for tool in [t.strip() for t in args.tools.split(",") if t.strip()]:
-            reset_counters(build)
-            row = run_tool(tool, z3, seeds, work, args.minutes * 60, args.seed,
-                           args.yinyang_env)  # fmt: skip
-            row.update(coverage(build))
-            print(f"{tool}: {row['line_percent']:.2f}% lines", flush=True)
-            rows.append(row)
+        tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+        if any(t.startswith("yinyang-") for t in tools):
+            yinyang_env(args.yinyang_env)  # installed once, before lanes start
+        with ThreadPoolExecutor(max_workers=max(1, args.lanes)) as pool:
+            rows = list(pool.map(
+                lambda tool: measure(tool, z3, build, seeds, work, args.minutes * 60,
+                                     args.seed, args.yinyang_env),
+                tools,
+            ))  # fmt: skip
     except BenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     (work / "coverage.json").write_text(json.dumps({"build": facts, "rows": rows}, indent=2))
-    print(f"\n{args.minutes:g} minutes per tool, z3 {facts['version']} with gcov\n")
+    print(f"\n{args.minutes:g} minutes per tool ({args.lanes} at a time), z3 {facts['version']} "
+          "with gcov\n")  # fmt: skip
     print(table(rows))
     return 0
 

@@ -93,7 +93,7 @@ def yinyang_env(env: Path) -> Path:
 
 def run_yinyang(
     tool: str, python: Path, seeds: Path, work: Path, seconds: float, timeout: float, seed: int, name: str,
-    solvers: list[str] | None = None,
+    solvers: list[str] | None = None, env: dict[str, str] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     folder = work / name.replace(" ", "-")
     for sub in ("bugs", "scratch", "logs"):
@@ -107,6 +107,7 @@ def run_yinyang(
         subprocess.run(
             [str(python), str(DRIVER), tool, str(seconds), str(result_file), str(seed), "--", *args],
             cwd=folder, stdout=output, stderr=subprocess.STDOUT, timeout=seconds + 4 * timeout + 120,
+            env=env,
         )  # fmt: skip
     if not result_file.is_file():
         tail = (folder / "output.txt").read_text(errors="replace")[-2000:]
