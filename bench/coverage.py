@@ -1,16 +1,17 @@
 """z3 line and function coverage reached by each strategy, and by yinyang's opfuzz and typefuzz.
 
-    python bench/coverage.py [--minutes 5] [--lanes 2] [--tools default,sphinx,opfuzz,typefuzz,grammar,
-        yinyang-opfuzz,yinyang-typefuzz] [--sample 300] [--seed 1] [--out DIR] [--build-only]
+    python bench/coverage.py [--minutes 5] [--lanes 2] [--tools default,sphinx,opfuzz,
+        typefuzz,grammar,yinyang-opfuzz,yinyang-typefuzz] [--sample 300] [--seed 1]
+        [--out DIR] [--build-only]
 
 The z3 under test is built with gcov instrumentation (`--coverage`, `-O1`) from a `z3-solver`
 sdist (`--z3-version`, default 4.12.2.0: newer sources need GCC 13), once: the build is
 cached in ~/.cache/sphinxfuzz/coverage/z3-<version>/ and the bench says how long it took
-(under `nice -n 19`, `-j2`). Then every tool runs alone, one job, for `--minutes` on the
-same fixed sample of ../shared/seeds/bug-triggers (drawn as bench/peers.py draws it),
-against the instrumented z3 (with model_validate=true) and cvc5 (the wheel behind
-sphinxfuzz's shim, with --check-models). A sphinxfuzz tool is `--strategies NAME`
-(`default`: the default mix, today `sphinx` alone); a yinyang tool runs through
+(under `nice -n 19`, `-j2`). Then every tool runs, one job, for `--minutes` on the same
+fixed sample of ../shared/seeds/bug-triggers (drawn as bench/peers.py draws it), against the
+instrumented z3 (with model_validate=true) and cvc5 (the wheel behind sphinxfuzz's shim,
+with --check-models). A sphinxfuzz tool is `--strategies NAME` (`default`: the default mix,
+today `sphinx` alone; `sphinx+opfuzz` a mix of several); a yinyang tool runs through
 bench/yinyang_driver.py as bench/peers.py runs it. Each tool's z3 writes its counters
 (`*.gcda`) into a folder of its own (`GCOV_PREFIX`), which gets the build's notes files
 (`*.gcno`) beside them and is read with gcovr after the tool. So tools can run side by side:
@@ -182,8 +183,8 @@ def run_tool(
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--solvers", ";".join(solvers),
                "--seeds", str(seeds), "--time", f"{seconds:g}s", "--seed", str(seed),
                "-c", str(folder), "-q"]  # fmt: skip
-    if tool != "default":
-        command[4:4] = ["--strategies", tool]
+    if tool != "default":  # a mix is written with "+": sphinx+opfuzz+typefuzz
+        command[4:4] = ["--strategies", tool.replace("+", ",")]
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
     if done.returncode != 0:
         raise BenchError(f"{tool}: {done.stdout[-1500:]}{done.stderr[-1500:]}")
