@@ -39,6 +39,7 @@ from pathlib import Path
 from sphinxfuzz.smtlib.lexer import lexemes
 from sphinxfuzz.solvers import reaper
 from sphinxfuzz.solvers.classify import classify
+from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.result import SolverResult
 from sphinxfuzz.solvers.runner import output_limit, run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
@@ -143,6 +144,9 @@ class PersistentSolver:
 
     def run(self, text: str, *, timeout: float) -> SolverResult:
         """Run one script; the result is classified as a fresh run's would be."""
+        rejected = misread(self.spec, text)
+        if rejected is not None:
+            return rejected
         if not self.shim:
             body = stream_form(text)
             if body is None:

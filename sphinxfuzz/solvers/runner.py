@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from sphinxfuzz.solvers.classify import Classified, classify
+from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.reaper import OUTPUT_LIMIT, run_bounded
 from sphinxfuzz.solvers.result import Outcome, SolverResult
 from sphinxfuzz.solvers.spec import SolverSpec
@@ -68,6 +69,9 @@ def run_solver(
     spec: SolverSpec, script_text: str, *, timeout: float = 10.0, memory_mb: int = 4096
 ) -> SolverResult:
     """Run `spec` on `script_text` and classify what it printed."""
+    rejected = misread(spec, script_text)
+    if rejected is not None:
+        return rejected
     with tempfile.NamedTemporaryFile(
         "w", suffix=".smt2", dir=_scratch_dir(), delete=False, encoding="utf-8"
     ) as handle:

@@ -13,7 +13,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from campaign_helpers import CRASHER, LIAR_UNSAT, SEEDS, config_for  # noqa: E402
 
 from sphinxfuzz.campaign import Budget, run_campaign
-from sphinxfuzz.solvers.installs import install
 
 
 @pytest.fixture(scope="session")
@@ -43,16 +42,3 @@ def lie_campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = base / "campaign"
     run_campaign(config_for([seed], f"z3;{LIAR_UNSAT}", seed=2, per_seed=6), root, Budget())
     return root
-
-
-# Old releases with known bugs, installed from PyPI on first use into the solver cache (a
-# lock lets parallel workers share one install): what these tests prove is that sphinxfuzz
-# finds those bugs, so a machine without them installs them rather than skipping.
-@pytest.fixture(scope="session")
-def z3_4_8_8() -> None:
-    install("z3", "4.8.8", say=lambda _: None)
-
-
-@pytest.fixture(scope="session")
-def z3_4_12_2() -> None:
-    install("z3", "4.12.2", say=lambda _: None)

@@ -13,7 +13,6 @@ from campaign_helpers import LIAR_UNSAT, SEEDS, config_for
 from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
-from sphinxfuzz.bugs.reduce import reduce_bug
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
@@ -170,20 +169,16 @@ OLD_Z3 = pytest.mark.usefixtures("z3_4_8_8")
 
 
 @OLD_Z3
-def test_strings_find_a_real_bug_of_an_old_z3_alone(tmp_path: Path) -> None:
-    """z3 4.8.8 answers unsat on a string formula sat by construction (the newest z3 answers
-    sat): a single-target campaign stores it with the trusted z3 as the reference, and the
-    bug replays and reduces like any other."""
+def test_strings_against_an_old_z3_alone_never_blame_its_older_escapes(tmp_path: Path) -> None:
+    """z3 4.8.8 reads `\\u{0}` as the characters `u{0}` (escapes older than SMT-LIB 2.6): a
+    string formula with such a literal is another formula to it, so it is not run there and
+    counts as a rejection; before that rule this campaign stored such "bugs" (a wrong unsat,
+    a model with "u{0}") that no later release shows only because later releases read 2.6."""
     config = replace(
         config_for(SHIPPED[:1], "z3@4.8.8", seed=104, per_seed=2), strategies="strings"
     )
     stats = run_campaign(config, tmp_path / "c", Budget())
-    assert stats.bugs["soundness"] >= 1
-    with Store(tmp_path / "c") as store:
-        bug = next(b for b in store.bugs() if b.kind == "soundness")
-    record = load_record(tmp_path / "c" / bug.folder)
-    assert (record.verdict.solver, record.verdict.evidence["reference"]) == ("z3@4.8.8", "z3")
-    assert record.verdict.expected is not None and record.verdict.expected.answer == "sat"
-    assert replay(record.folder).reproduced
-    reduction = reduce_bug(tmp_path / "c", record.folder.name, time_limit=8.0)
-    assert reduction.after.bytes <= reduction.before.bytes
+    assert sum(stats.bugs.values()) == 0
+    misread = [n for cause, n in stats.rejections.items() if "backslash in a string" in cause]
+    assert misread and misread[0] >= 1
+    assert stats.strategies["strings"].cases > stats.strategies["strings"].accepted
