@@ -12,8 +12,9 @@ z3==4.8.8 cvc5==1.1.2`); labels, STORM's models and references come from the tru
 (pip's, the newest). `--single SPEC` adds a row per expected-answer strategy against that
 one solver alone.
 
-A stored bug is *real* when the newest release of the blamed solver's family (pip's z3 or
-cvc5) no longer shows it: the stored formula runs with the blamed solver replaced by the
+A stored bug is *real* when the blamed release still shows it (`sphinxfuzz bugs replay`
+reproduces it with today's code) and the newest release of its family (pip's z3 or cvc5) no
+longer does: the stored formula runs with the blamed solver replaced by the
 newest release, the other solvers as stored, and is judged as replay judges it
 (`oracle.judge_again`); the bug is real when the newest release is not blamed for the same
 kind. Real bugs are counted once per triage group (`sphinxfuzz bugs list` groups: crash
@@ -57,6 +58,7 @@ class BenchError(Exception):
 def real_bugs(root: Path) -> dict[str, Any]:
     """Which stored bugs the newest releases no longer show, and their distinct groups."""
     from sphinxfuzz.bugs import Store, load_record
+    from sphinxfuzz.bugs.replay import replay
     from sphinxfuzz.bugs.triage import group_bugs
     from sphinxfuzz.oracle import judge_again
     from sphinxfuzz.oracle.run import run_in_dialect
@@ -74,7 +76,9 @@ def real_bugs(root: Path) -> dict[str, Any]:
     for row in rows:
         record = load_record(root / row.folder)
         blamed = next((s for s in record.solvers if s.name == record.verdict.solver), None)
-        if blamed is None or blamed.family not in NEWEST:
+        # the old release must still show it as sphinxfuzz judges today (a verdict a later
+        # fix of sphinxfuzz itself no longer makes is no solver bug)
+        if blamed is None or blamed.family not in NEWEST or not replay(record.folder).reproduced:
             real[row.id] = False
             continue
         (newest,) = parse_specs(NEWEST[blamed.family])
