@@ -175,10 +175,17 @@ def run_tool(
     solvers = [f"{z3} model_validate=true",
                f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models"]  # fmt: skip
     if tool.startswith("yinyang-"):
+        # yinyang stops at the first seed its own type checker refuses (typefuzz often does,
+        # at once): it is started again with the next seed until its minutes are spent, so
+        # every tool gets the same time; the counters add up in the same folder
         python = yinyang_env(env)
-        row = run_yinyang(tool.removeprefix("yinyang-"), python, seeds, work, seconds, 10.0,
-                          seed, tool, solvers=solvers, env=environment)  # fmt: skip
-        return {"tool": tool, "mutants": row["mutants"], "prefix": prefix}
+        mutants, runs, started = 0, 0, time.monotonic()
+        while (left := seconds - (time.monotonic() - started)) > 5:
+            row = run_yinyang(tool.removeprefix("yinyang-"), python, seeds, work, left, 10.0,
+                              seed + runs, f"{tool}-{runs}", solvers=solvers,
+                              env=environment)  # fmt: skip
+            mutants, runs = mutants + row["mutants"], runs + 1
+        return {"tool": tool, "mutants": mutants, "runs": runs, "prefix": prefix}
     folder = work / tool
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--solvers", ";".join(solvers),
                "--seeds", str(seeds), "--time", f"{seconds:g}s", "--seed", str(seed),
