@@ -19,8 +19,9 @@ bench/yinyang_driver.py as bench/peers.py runs it. Each tool's z3 writes its cou
 tool has a neighbour when their number is even), halving the wall time of the bench.
 
 A solver process writes its counters when it exits normally: a z3 killed at its time limit
-adds nothing, for every tool alike. sphinxfuzz keeps one z3 process per worker (persistent
-mode) that exits at the end of the run, so its counters are written then.
+adds nothing, for every tool alike. sphinxfuzz's persistent z3 processes are asked to exit
+when they are replaced and at the end of the run (`PersistentSolver.close`), so their work
+counts too (before that they were killed, and only sphinxfuzz's fresh runs counted).
 
 Printed: tool, mutants, z3 line and function coverage, and the difference to the best
 yinyang tool in percentage points.

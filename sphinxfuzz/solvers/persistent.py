@@ -46,6 +46,7 @@ from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import solver_version
 
 SHIM_MODULE = "sphinxfuzz.solvers.cvc5_shim"
+EXIT_WAIT = 1.0  # seconds an idle process is given to exit when closed, before it is killed
 _EXIT = re.compile(r"\(\s*exit\s*\)")
 # options that a later script sets again itself (every mutant turns models on)
 _HARMLESS_OPTIONS = re.compile(r"\(\s*set-option\s+:produce-models\b")
@@ -104,6 +105,7 @@ class PersistentSolver:
         self.starts = 0
         self.count = 0
         self.token = secrets.token_hex(8)  # in end markers: no script can print it by chance
+        self.idle = False  # the process has finished every script it was given
 
     # -- process lifetime -------------------------------------------------------------------
     def _argv(self) -> list[str]:
@@ -118,12 +120,25 @@ class PersistentSolver:
             os.set_blocking(stream.fileno(), False)
         self.served = 0
         self.starts += 1
+        self.idle = True
         return self.process
 
     def close(self) -> None:
+        """End the process: an idle one is asked to exit first (a z3 built with coverage
+        writes its counters only on a normal exit), a busy or hung one is killed at once."""
         process, self.process = self.process, None
         if process is None:
             return
+        if self.idle and process.poll() is None:
+            try:
+                assert process.stdin is not None
+                if not self.shim:
+                    process.stdin.write(b"(exit)\n")
+                process.stdin.close()  # the shim's serve loop ends at the end of its input
+                process.wait(timeout=EXIT_WAIT)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass  # killed below like any other
+        self.idle = False
         reaper.end(process)
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
@@ -159,6 +174,7 @@ class PersistentSolver:
             self.close()
             process = self._start()
         self.count += 1
+        self.idle = False
         marker = f"sphinxfuzz-done-{self.token}-{self.count}"
         out, err = bytearray(), bytearray()
         timed_out, exit_code, complete = False, 0, False
@@ -182,6 +198,7 @@ class PersistentSolver:
             self.close()
         else:
             self.served += 1
+            self.idle = complete
             if complete and not self.shim and self._leaves_state(text):
                 self.close()  # z3 keeps global parameters across (reset)
         stdout = out.decode("utf-8", "replace")

@@ -95,3 +95,17 @@ def test_other_command_lines_run_fresh() -> None:
     assert not supports_persistence(parse_specs("yices")[0])
     with pytest.raises(ValueError, match="cannot run persistently"):
         PersistentSolver(parse_specs("yices")[0])
+
+
+@pytest.mark.parametrize("spec_text", ["z3", "cvc5"])
+def test_an_idle_process_exits_normally_and_a_busy_one_is_killed(spec_text: str) -> None:
+    """A normal exit is what lets a solver built with coverage write its counters (the
+    coverage bench measures persistent processes only so)."""
+    solver = PersistentSolver(parse_specs(spec_text)[0])
+    assert solver.run("(check-sat)\n", timeout=10).outcome == Outcome.SAT
+    process = solver.process
+    assert process is not None
+    solver.close()
+    assert process.returncode == 0
+    assert solver.run(HARD, timeout=0.5).outcome == Outcome.TIMEOUT
+    assert solver.process is None  # killed at the time-out, not asked to exit
