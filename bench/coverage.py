@@ -19,9 +19,11 @@ bench/yinyang_driver.py as bench/peers.py runs it. Each tool's z3 writes its cou
 tool has a neighbour when their number is even), halving the wall time of the bench.
 
 A solver process writes its counters when it exits normally: a z3 killed at its time limit
-adds nothing, for every tool alike. sphinxfuzz's persistent z3 processes are asked to exit
-when they are replaced and at the end of the run (`PersistentSolver.close`), so their work
-counts too (before that they were killed, and only sphinxfuzz's fresh runs counted).
+adds nothing. yinyang starts a process per call, so sphinxfuzz runs here with
+`--fresh-processes` too: a persistent z3 serves hundreds of scripts and loses all their
+counters when it is killed at a time-out or at the campaign's deadline (an idle one is asked
+to exit, `PersistentSolver.close`, but most end killed), which measured sphinxfuzz's
+strategies by little more than their seed checks.
 
 Printed: tool, mutants, z3 line and function coverage, and the difference to the best
 yinyang tool in percentage points.
@@ -190,7 +192,7 @@ def run_tool(
     folder = work / tool
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--solvers", ";".join(solvers),
                "--seeds", str(seeds), "--time", f"{seconds:g}s", "--seed", str(seed),
-               "-c", str(folder), "-q"]  # fmt: skip
+               "-c", str(folder), "-q", "--fresh-processes"]  # fmt: skip
     if tool != "default":  # a mix is written with "+": sphinx+opfuzz+typefuzz
         command[4:4] = ["--strategies", tool.replace("+", ",")]
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
