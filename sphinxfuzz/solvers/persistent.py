@@ -159,14 +159,14 @@ class PersistentSolver:
 
     def run(self, text: str, *, timeout: float) -> SolverResult:
         """Run one script; the result is classified as a fresh run's would be."""
+        if not self.shim:
+            body = stream_form(text)
+            if body is None:  # run_solver asks `misread` itself
+                return run_solver(self.spec, text, timeout=timeout, memory_mb=self.memory_mb)
+            text = body
         rejected = misread(self.spec, text)
         if rejected is not None:
             return rejected
-        if not self.shim:
-            body = stream_form(text)
-            if body is None:
-                return run_solver(self.spec, text, timeout=timeout, memory_mb=self.memory_mb)
-            text = body
         # a (re)start is part of the call, as it is of a fresh run
         started = time.perf_counter()
         process = self.process
