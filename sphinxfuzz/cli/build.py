@@ -198,7 +198,7 @@ def build_generators(
         after = outcome.after
         summary.add_row(
             outcome.theory,
-            f"built, {outcome.recommendation}: {escape(str(outcome.folder / 'REVIEW.md'))}",
+            f"built ({outcome.recommendation}; see REVIEW.md)",
             _worst(outcome.before),
             _worst(after),
             str(len(outcome.result.rounds)),
