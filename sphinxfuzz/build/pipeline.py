@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -72,6 +73,19 @@ def answer_problem(answer: str, language: str | None) -> str | None:
     if answer.count("```") % 2:
         return "the answer has a fence (```) that never closes: it looks cut off"
     return None
+
+
+def prints(code: str) -> bool:
+    """The module calls `print`: a generator returns its text, its output goes nowhere, and
+    a model that prints is usually debugging instead of answering."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False  # the static check reports it
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+        for node in ast.walk(tree)
+    )
 
 
 @dataclass
@@ -257,6 +271,12 @@ class TheoryBuilder:
                 str(p) for p in problems
             )
             return Round(number, 0, self.samples, "unsafe"), text
+        if prints(code):
+            text = (
+                "The module calls print(). A generator does no I/O: generate(rng) returns the "
+                "declarations and the term; remove every print call."
+            )
+            return Round(number, 0, self.samples, "bad-output"), text
         report = sample_terms(
             code, self.samples, self.seed + number, timeout=self.sample_timeout,
             memory_mb=self.memory_mb, unconfined=self.unconfined,
