@@ -81,14 +81,20 @@ def _manifest_validity(manifest: dict[str, Any] | None) -> str:
 
 @generators_app.command("list")
 def list_generators(
-    generators: GeneratorsOption = None, docs: DocsOption = None, as_json: JsonOption = False
+    generators: GeneratorsOption = None,
+    docs: DocsOption = None,
+    as_json: JsonOption = False,
+    prompts: Annotated[
+        Path | None,
+        typer.Option("--prompts", help="Prompt templates (default: the repo's prompts/)."),
+    ] = None,
 ) -> None:
     """Every generator: theory, solver families, kind, the validity its build recorded, and
     its status: fresh, or stale with the reasons (a changed document or prompt template, a
     newer solver release than it was validated on, an unrecorded edit)."""
     catalogue = _catalogue(generators, strict=False)
     corpus = _corpus(docs)
-    statuses = _statuses(catalogue, corpus)
+    statuses = _statuses(catalogue, corpus, prompts)
     if as_json:
         print_json({
             "schema": "sphinxfuzz/generators-list/1",
@@ -123,12 +129,14 @@ def list_generators(
         console.print("no generators yet (run `sphinxfuzz build-generators`)")
 
 
-def _statuses(catalogue: Catalogue, corpus: dict[str, TheoryDoc]) -> dict[str, Any]:
+def _statuses(
+    catalogue: Catalogue, corpus: dict[str, TheoryDoc], prompts_dir: Path | None
+) -> dict[str, Any]:
     """Each generator's `freshness.Staleness` against today's inputs and releases."""
     from sphinxfuzz.build.freshness import newest_releases, staleness
     from sphinxfuzz.build.prompts import Prompts
 
-    prompts = Prompts()
+    prompts = Prompts(prompts_dir)
     families = {family for entry in catalogue.entries.values() for family in entry.solvers}
     newest = newest_releases(sorted(families))
     return {
