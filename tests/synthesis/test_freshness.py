@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from sphinxfuzz.build.freshness import (
     Release,
+    newest_releases,
     record_validation,
     staleness,
     validated_releases,
@@ -91,3 +92,20 @@ def test_a_validation_entry_names_the_releases_it_was_made_on(tmp_path: Path) ->
     found = staleness(folder, load_corpus(docs)["Core"], Prompts(), newest)
     assert found.releases == ["validated on cvc5 1.4.2, cvc5 1.4.3 installed"]
     assert found.inputs == [] and found.edits == []
+
+
+def test_validate_against_newest_records_the_releases(tmp_path: Path) -> None:
+    gens, docs, _prompts = clone(tmp_path)
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        app,
+        ["generators", "validate", "Core", "-n", "100", "--against", "newest", "--generators",
+         str(gens), "--docs", str(docs)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((gens / "Core" / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["validations"][-1]
+    newest = newest_releases(["z3", "cvc5"])
+    assert entry["releases"] == {family: newest[family].version for family in ("z3", "cvc5")}
+    assert entry["terms"] == 100 and set(entry["validity_by_solver"]) == {"z3", "cvc5"}
+    found = staleness(gens / "Core", load_corpus(docs)["Core"], Prompts(), newest)
+    assert found.releases == []  # validated on the newest: nothing to re-validate
