@@ -161,7 +161,7 @@ class TheoryBuilder:
 
     def usable(self, step: str, messages: Messages, language: str | None) -> str:
         """The model's answer to `messages`, once it has the shape the step needs (a fenced
-        `language` block, or any text). An answer of the wrong shape goes back once more with what is
+        `language` block, or any text). An answer of the wrong shape goes back with what is
         wrong; after ANSWER_ATTEMPTS asks the theory fails, naming the cause."""
         problem = "no answer"
         for _attempt in range(ANSWER_ATTEMPTS):

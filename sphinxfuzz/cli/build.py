@@ -45,6 +45,11 @@ Examples (each writes to a temporary folder; --out generated_generators writes i
       --out /tmp/sphinxfuzz-build
 
 \b
+--stale rebuilds only the theories whose document or templates changed since their build
+(`sphinxfuzz generators list` shows which). Each rebuilt theory gets a REVIEW.md, before
+and after (`sphinxfuzz generators review THEORY`).
+
+\b
 A generator edited by hand is not overwritten: record the edit with
 `sphinxfuzz record-hand-edit THEORY --by NAME --what TEXT`, or pass --force to rebuild.
 More: docs/building-generators.md
