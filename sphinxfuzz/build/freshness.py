@@ -73,11 +73,14 @@ def newest_releases(families: Iterable[str]) -> dict[str, Release]:
     found: dict[str, Release] = {}
     wanted = [f for f in families if f in BUILTINS]
     for family in wanted:
-        spec = parse_specs(family)[0]
-        found[family] = Release(family, solver_version(spec), family)
+        version = solver_version(parse_specs(family)[0])
+        if version != "unknown":  # the wheel is missing or broken: nothing to compare with
+            found[family] = Release(family, version, family)
     for installed in installed_versions():
+        if installed.family not in wanted:
+            continue
         current = found.get(installed.family)
-        if current is not None and version_key(installed.version) > version_key(current.version):
+        if current is None or version_key(installed.version) > version_key(current.version):
             found[installed.family] = Release(
                 installed.family, installed.version, f"{installed.family}@{installed.version}"
             )
