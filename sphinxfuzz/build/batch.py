@@ -7,18 +7,23 @@ writes what the build leaves for review (`output.write_theory`), one outcome per
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
-from sphinxfuzz.build.hand_edits import HandEditError, hand_edited
+from sphinxfuzz.build.hand_edits import HandEditError, hand_edited, read_manifest
 from sphinxfuzz.build.llm import LLM, LLMError
-from sphinxfuzz.build.output import make_manifest, write_theory
+from sphinxfuzz.build.output import make_manifest, sha256_text, transcript_tokens, write_theory
 from sphinxfuzz.build.pipeline import BuildError, BuildResult, TheoryBuilder
 from sphinxfuzz.build.prompts import Prompts
+from sphinxfuzz.build.review import REVIEW_FILE, Cost, Side, measure, recommend, render
 from sphinxfuzz.build.transcript import Transcript
 from sphinxfuzz.errors import InputError
+from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.generators.catalogue import CatalogueEntry, CatalogueError, load_entry
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
 from sphinxfuzz.generators.theory_solvers import builtin_families, solvers_for_theory
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, solver_version
@@ -35,6 +40,7 @@ class BuildOptions:
     samples: int = 20  # terms sampled per round
     seed: int = 0  # seed of the sampled terms
     unconfined: bool = False  # generator code may run without kernel confinement
+    review_terms: int = 200  # terms each version samples for REVIEW.md
 
 
 @dataclass
@@ -45,6 +51,9 @@ class TheoryOutcome:
     result: BuildResult | None = None
     folder: Path | None = None
     error: str | None = None
+    before: Side | None = None  # the committed version's figures (None: there was none)
+    after: Side | None = None  # the new version's figures
+    recommendation: str | None = None  # better / same / worse
 
 
 def load_inputs(
@@ -107,12 +116,15 @@ def build_theories(
             continue
         on_start(theory, specs)
         first = len(log.records)
+        folder = out_dir / theory
+        committed = _committed(folder)
         builder = TheoryBuilder(
             doc, backend, prompts, specs,
             rounds=options.rounds, samples=options.samples, seed=options.seed,
             progress=partial(progress, theory),
             unconfined=options.unconfined,
         )  # fmt: skip
+        started = time.monotonic()
         try:
             result = builder.build()
         except (BuildError, LLMError) as exc:
@@ -120,9 +132,50 @@ def build_theories(
             if isinstance(exc, LLMError):
                 return
             continue
-        yield TheoryOutcome(
-            theory, result, _write(out_dir, result, doc, specs, backend, prompts, log, first)
-        )
+        seconds = time.monotonic() - started
+        written = _write(out_dir, result, doc, specs, backend, prompts, log, first, seconds)
+        outcome = TheoryOutcome(theory, result, written)
+        progress(theory, f"reviewing: {options.review_terms} terms of each version")
+        _review(outcome, committed, doc, specs, options, backend.model)
+        yield outcome
+
+
+def _committed(folder: Path) -> tuple[CatalogueEntry, dict[str, Any] | None] | None:
+    """The version in `folder` before the build overwrites it (None: none usable)."""
+    try:
+        entry = load_entry(folder)
+    except CatalogueError:
+        return None
+    try:
+        manifest = read_manifest(folder)
+    except HandEditError:
+        manifest = None
+    return entry, manifest
+
+
+def _review(
+    outcome: TheoryOutcome,
+    committed: tuple[CatalogueEntry, dict[str, Any] | None] | None,
+    doc: TheoryDoc,
+    specs: list[SolverSpec],
+    options: BuildOptions,
+    model: str,
+) -> None:
+    """Measure both versions alike and write REVIEW.md beside the new one."""
+    assert outcome.folder is not None
+    terms, seed = options.review_terms, options.seed
+
+    def side(entry: CatalogueEntry, manifest: dict[str, Any] | None) -> Side:
+        return measure(entry, doc, specs, terms=terms, seed=seed, cost=Cost.of_manifest(manifest),
+                       unconfined=options.unconfined)  # fmt: skip
+
+    outcome.before = side(*committed) if committed is not None else None
+    outcome.after = side(load_entry(outcome.folder), read_manifest(outcome.folder))
+    text = render(
+        outcome.theory, outcome.before, outcome.after, terms=terms, seed=seed, model=model
+    )
+    outcome.recommendation = recommend(outcome.before, outcome.after)[0]
+    write_atomic(outcome.folder / REVIEW_FILE, text)
 
 
 def _write(
@@ -134,6 +187,7 @@ def _write(
     prompts: Prompts,
     log: Transcript,
     first: int,
+    seconds: float,
 ) -> Path:
     """The theory's folder with the best version, its grammar, its own part of the
     transcript and its manifest."""
@@ -146,5 +200,8 @@ def _write(
         backend=backend.backend,
         prompt_hashes=prompts.hashes(),
         solver_versions={s.name: solver_version(s) for s in specs},
+        document_sha256=sha256_text(doc.text),
+        build_seconds=seconds,
+        tokens=transcript_tokens(own.records),
     )
     return write_theory(out_dir, result, manifest, own.text())

@@ -37,6 +37,19 @@ class LLMError(ExternalError):
     mismatch, exchange timed out)."""
 
 
+class UnusableAnswer(ExternalError):
+    """The model answered, but the answer cannot be used as it stands (cut off at the token
+    limit). The exchange is in the transcript; the pipeline asks again, then gives up on
+    that theory alone."""
+
+    def __init__(self, message: str, answer: str = "") -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
+TRUNCATED = "the answer was cut off at the token limit (finish_reason: length)"
+
+
 class LLM(Protocol):
     backend: str
     model: str
@@ -218,10 +231,14 @@ class OpenAIBackend(_Recorder):
             raise LLMError(
                 f"the endpoint refused the request ({exc.status_code}): {exc.message}"
             ) from None
-        answer = response.choices[0].message.content or ""
+        choice = response.choices[0]
+        answer = choice.message.content or ""
         check_answer_size(answer, self.settings.max_answer_bytes, f"{theory} {step}")
         usage = response.usage.model_dump() if getattr(response, "usage", None) else None
-        self.record(theory, step, messages, answer, started, usage=usage)
+        finish = choice.finish_reason
+        self.record(theory, step, messages, answer, started, usage=usage, finish_reason=finish)
+        if finish == "length":
+            raise UnusableAnswer(TRUNCATED, answer)
         return answer
 
 
@@ -267,7 +284,13 @@ class ReplayBackend(_Recorder):
             )
         answer = str(record["answer"])
         check_answer_size(answer, self.max_answer_bytes, f"{self.path}: exchange {number}")
-        self.record(theory, step, messages, answer, _now(), replayed_from=str(self.path))
+        finish = record.get("finish_reason")
+        self.record(
+            theory, step, messages, answer, _now(), replayed_from=str(self.path),
+            **({"finish_reason": finish} if finish else {}),
+        )  # fmt: skip
+        if finish == "length":
+            raise UnusableAnswer(TRUNCATED, answer)
         return answer
 
 

@@ -48,6 +48,9 @@ def make_manifest(
     backend: str,
     prompt_hashes: dict[str, str],
     solver_versions: dict[str, str],
+    document_sha256: str,
+    build_seconds: float,
+    tokens: int | None,
 ) -> dict[str, Any]:
     best = result.best
     manifest = {
@@ -56,6 +59,10 @@ def make_manifest(
         "model": model,
         "backend": backend,
         "prompt_hashes": prompt_hashes,
+        "document_sha256": document_sha256,
+        "grammar_sha256": sha256_text(result.grammar),
+        "build_seconds": round(build_seconds, 1),
+        "tokens": tokens,
         "rounds": [r.to_json() for r in result.rounds],
         "best_round": result.best_round,
         "final_validity": best.valid / best.samples if best.samples else 0.0,
@@ -67,6 +74,13 @@ def make_manifest(
     }
     validate_manifest(manifest)
     return manifest
+
+
+def transcript_tokens(records: list[dict[str, Any]]) -> int | None:
+    """Tokens the endpoint reported over `records` (None when it reported none)."""
+    counts = [r["usage"].get("total_tokens") for r in records if isinstance(r.get("usage"), dict)]
+    known = [c for c in counts if isinstance(c, int)]
+    return sum(known) if known else None
 
 
 def generator_text(result: BuildResult, manifest: dict[str, Any]) -> str:

@@ -14,12 +14,13 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sphinxfuzz.build.llm import LLM, Messages
+from sphinxfuzz.build.llm import LLM, Messages, UnusableAnswer
 from sphinxfuzz.build.prompts import Prompts
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.generators.sandbox import sample_terms
@@ -35,6 +36,7 @@ from sphinxfuzz.generators.validate import (
 from sphinxfuzz.solvers import SolverSpec
 
 GRAMMAR_ATTEMPTS = 3
+ANSWER_ATTEMPTS = 3  # asks per step when the answer has the wrong shape (empty, cut off, ...)
 _FENCE = re.compile(r"```([A-Za-z0-9_+-]*)[ \t]*\n(.*?)```", re.DOTALL)
 
 
@@ -53,6 +55,37 @@ def extract_block(answer: str, language: str) -> str:
         if not marked:
             return body.strip() + "\n"
     return answer.strip() + "\n"
+
+
+def answer_problem(answer: str, language: str | None) -> str | None:
+    """Why `answer` cannot be used as it stands, or None. `language` is the fenced block the
+    step asks for (None: free text)."""
+    if not answer.strip():
+        return "the answer is empty"
+    if language is None:
+        return None
+    marked = [body for mark, body in _FENCE.findall(answer) if mark.lower() == language]
+    if len(marked) > 1:
+        return (
+            f"the answer has {len(marked)} fenced blocks marked {language}; "
+            "which one is meant is not clear"
+        )
+    if answer.count("```") % 2:
+        return "the answer has a fence (```) that never closes: it looks cut off"
+    return None
+
+
+def prints(code: str) -> bool:
+    """The module calls `print`: a generator returns its text, its output goes nowhere, and
+    a model that prints is usually debugging instead of answering."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False  # the static check reports it
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+        for node in ast.walk(tree)
+    )
 
 
 @dataclass
@@ -118,12 +151,45 @@ class TheoryBuilder:
         self.solvers_text = ", ".join(doc.solvers)
 
     # -- talking to the model ---------------------------------------------------------------
-    def ask(self, step: str, prompt: str) -> str:
+    def ask(self, step: str, prompt: str, language: str | None = "python") -> str:
         messages: Messages = [
             {"role": "system", "content": self.prompts.texts["system"].strip()},
             {"role": "user", "content": prompt},
         ]
-        return self.llm.complete(step, messages, theory=self.doc.theory)
+        answer = self.usable(step, messages, language)
+        return extract_block(answer, language) if language else answer
+
+    def usable(self, step: str, messages: Messages, language: str | None) -> str:
+        """The model's answer to `messages`, once it has the shape the step needs (a fenced
+        `language` block, or any text). An answer of the wrong shape goes back with what is
+        wrong; after ANSWER_ATTEMPTS asks the theory fails, naming the cause."""
+        problem = "no answer"
+        for _attempt in range(ANSWER_ATTEMPTS):
+            try:
+                answer = self.llm.complete(step, messages, theory=self.doc.theory)
+                problem = answer_problem(answer, language) or ""
+            except UnusableAnswer as exc:
+                answer, problem = exc.answer, str(exc)
+            if not problem:
+                return answer
+            self.progress(f"{step}: unusable answer: {problem}")
+            wanted = (
+                f"the whole answer again, complete, in ONE fenced block marked `{language}` "
+                "and nothing else"
+                if language
+                else "your answer again, complete and shorter"
+            )
+            messages = [
+                *messages,
+                {"role": "assistant", "content": answer},
+                {
+                    "role": "user",
+                    "content": f"Your answer cannot be used: {problem}. Give {wanted}.",
+                },
+            ]
+        raise BuildError(
+            f"{self.doc.theory}: {step}: no usable answer in {ANSWER_ATTEMPTS} tries: {problem}"
+        )
 
     # -- step 1 ---------------------------------------------------------------------------
     def grammar(self) -> str:
@@ -133,7 +199,7 @@ class TheoryBuilder:
             {"role": "user", "content": prompt},
         ]
         for attempt in range(1, GRAMMAR_ATTEMPTS + 1):
-            answer = self.llm.complete("grammar", messages, theory=self.doc.theory)
+            answer = self.usable("grammar", messages, "lark")
             grammar = extract_block(answer, "lark")
             try:
                 load_grammar(grammar)
@@ -164,7 +230,7 @@ class TheoryBuilder:
             grammar=grammar.strip(),
             document=self.doc.text,
         )
-        return extract_block(self.ask("implement", prompt), "python")
+        return self.ask("implement", prompt)
 
     def refine_traceback(self, code: str, failure: str) -> str:
         prompt = self.prompts.render(
@@ -174,7 +240,7 @@ class TheoryBuilder:
             code=code.strip(),
             allowed_modules=", ".join(sorted(ALLOWED_MODULES)),
         )
-        return extract_block(self.ask("refine_traceback", prompt), "python")
+        return self.ask("refine_traceback", prompt)
 
     def refine_errors(self, code: str, valid: int, total: int, errors: str) -> str:
         prompt = self.prompts.render(
@@ -187,7 +253,7 @@ class TheoryBuilder:
             code=code.strip(),
             document=self.doc.text,
         )
-        return extract_block(self.ask("refine_errors", prompt), "python")
+        return self.ask("refine_errors", prompt)
 
     def distil(self, counted: list[tuple[str, int]]) -> str:
         if not counted:
@@ -195,7 +261,7 @@ class TheoryBuilder:
             return "The solvers rejected some terms without an error message (they timed out or gave no answer)."
         listing = "\n".join(f"- ({count}x) {message}" for message, count in counted)
         prompt = self.prompts.render("distil_errors", theory=self.doc.theory, errors=listing)
-        return self.ask("distil_errors", prompt)
+        return self.ask("distil_errors", prompt, language=None)
 
     def evaluate(self, number: int, code: str, grammar: str) -> tuple[Round, str | None]:
         """One round's verdict on `code`, and the failure text to send back if it did not run."""
@@ -205,6 +271,12 @@ class TheoryBuilder:
                 str(p) for p in problems
             )
             return Round(number, 0, self.samples, "unsafe"), text
+        if prints(code):
+            text = (
+                "The module calls print(). A generator does no I/O: generate(rng) returns the "
+                "declarations and the term; remove every print call."
+            )
+            return Round(number, 0, self.samples, "bad-output"), text
         report = sample_terms(
             code, self.samples, self.seed + number, timeout=self.sample_timeout,
             memory_mb=self.memory_mb, unconfined=self.unconfined,

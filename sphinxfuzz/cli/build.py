@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -43,6 +43,11 @@ Examples (each writes to a temporary folder; --out generated_generators writes i
                   (offline, in a checkout: replays the recorded build of Ints)
   sphinxfuzz build-generators Strings --llm exchange:/tmp/answers --model qwen2.5-coder:32b \\
       --out /tmp/sphinxfuzz-build
+
+\b
+--stale rebuilds only the theories whose document or templates changed since their build
+(`sphinxfuzz generators list` shows which). Each rebuilt theory gets a REVIEW.md, before
+and after (`sphinxfuzz generators review THEORY`).
 
 \b
 A generator edited by hand is not overwritten: record the edit with
@@ -124,6 +129,17 @@ def build_generators(
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite generators that were edited by hand.")
     ] = False,
+    stale: Annotated[
+        bool,
+        typer.Option(
+            "--stale",
+            help="Only the theories whose document or prompt templates changed since their "
+            "build (see `sphinxfuzz generators list`).",
+        ),
+    ] = False,
+    review_terms: Annotated[
+        int, typer.Option("--review-terms", min=1, help="Terms each version samples for REVIEW.md.")
+    ] = 200,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:
     from sphinxfuzz.build.batch import (
@@ -132,6 +148,7 @@ def build_generators(
         load_inputs,
         refuse_hand_edited,
     )
+    from sphinxfuzz.build.freshness import stale_inputs
     from sphinxfuzz.build.llm import make_llm
     from sphinxfuzz.build.transcript import Transcript
     from sphinxfuzz.generators.catalogue import default_generators_dir
@@ -141,6 +158,14 @@ def build_generators(
     err = Console(stderr=True)
     corpus, prompts, chosen = load_inputs(docs, prompts_dir, theories)
     out_dir = out or default_generators_dir()
+    if stale:
+        chosen, skipped = stale_inputs(out_dir, corpus, prompts, chosen)
+        for theory, why in skipped.items():
+            console.print(f"skipped {theory}: {why}", highlight=False, markup=False)
+        if not chosen:
+            console.print("nothing to rebuild")
+            return
+        console.print(f"rebuilding {', '.join(chosen)}", highlight=False)
     if not force:
         refuse_hand_edited(out_dir, chosen)
     probe_confinement(unconfined=unconfined)  # before the model is asked: its code could not run
@@ -149,12 +174,13 @@ def build_generators(
         llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print
     )
     summary = Table(title="build-generators")
-    for column in ("theory", "rounds", "best", "valid", "grammar conformance", "result"):
+    for column in ("theory", "status", "valid before", "valid after", "rounds", "tokens", "time"):
         summary.add_column(column)
     failed = False
     outcomes = build_theories(
         corpus, chosen, backend, prompts, log, out_dir,
-        BuildOptions(rounds=rounds, samples=samples, seed=seed, unconfined=unconfined),
+        BuildOptions(rounds=rounds, samples=samples, seed=seed, unconfined=unconfined,
+                     review_terms=review_terms),
         on_start=lambda theory, specs: console.print(
             f"[bold]{theory}[/]: solvers {', '.join(s.text for s in specs)}"
         ),
@@ -164,19 +190,34 @@ def build_generators(
         if outcome.result is None or outcome.folder is None:
             failed = True
             summary.add_row(
-                outcome.theory, "-", "-", "-", "-", f"[red]{escape(str(outcome.error))}[/]"
+                outcome.theory,
+                f"[red]failed: {escape(str(outcome.error))}[/]",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
             )
             err.print(f"[bold red]error:[/] {outcome.error}", highlight=False, markup=False)
             continue
-        result, best = outcome.result, outcome.result.best
+        after = outcome.after
         summary.add_row(
             outcome.theory,
-            str(len(result.rounds)),
-            str(result.best_round),
-            f"{best.valid}/{best.samples}",
-            "-" if best.conformance is None else f"{best.conformance:.0%}",
-            f"[green]{escape(str(outcome.folder))}[/]",
+            f"built ({outcome.recommendation}; see REVIEW.md)",
+            _worst(outcome.before),
+            _worst(after),
+            str(len(outcome.result.rounds)),
+            "-" if after is None or after.cost.tokens is None else str(after.cost.tokens),
+            "-" if after is None or after.cost.seconds is None else f"{after.cost.seconds:.0f} s",
         )
     console.print(summary)
     if failed:
         raise typer.Exit(1)
+
+
+def _worst(side: Any) -> str:
+    """The share of terms the least accepting solver release takes, with its name."""
+    if side is None or not side.validity:
+        return "-"
+    label = min(side.validity, key=side.validity.get)
+    return f"{side.validity[label]:.1%} ({label})"

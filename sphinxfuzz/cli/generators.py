@@ -81,11 +81,20 @@ def _manifest_validity(manifest: dict[str, Any] | None) -> str:
 
 @generators_app.command("list")
 def list_generators(
-    generators: GeneratorsOption = None, docs: DocsOption = None, as_json: JsonOption = False
+    generators: GeneratorsOption = None,
+    docs: DocsOption = None,
+    as_json: JsonOption = False,
+    prompts: Annotated[
+        Path | None,
+        typer.Option("--prompts", help="Prompt templates (default: the repo's prompts/)."),
+    ] = None,
 ) -> None:
-    """Every generator: theory, solver families, kind, and the validity its build recorded."""
+    """Every generator: theory, solver families, kind, the validity its build recorded, and
+    its status: fresh, or stale with the reasons (a changed document or prompt template, a
+    newer solver release than it was validated on, an unrecorded edit)."""
     catalogue = _catalogue(generators, strict=False)
     corpus = _corpus(docs)
+    statuses = _statuses(catalogue, corpus, prompts)
     if as_json:
         print_json({
             "schema": "sphinxfuzz/generators-list/1",
@@ -93,7 +102,8 @@ def list_generators(
             "generators": [
                 {"theory": theory, "solvers": list(entry.solvers),
                  "kind": corpus[theory].kind if theory in corpus else None,
-                 "path": str(entry.path), "manifest": entry.manifest}
+                 "path": str(entry.path), "manifest": entry.manifest,
+                 "freshness": statuses[theory].to_json()}
                 for theory, entry in sorted(catalogue.entries.items())
             ],
             "skipped": dict(sorted(catalogue.errors.items())),
@@ -101,7 +111,7 @@ def list_generators(
         return
     console = Console()
     table = Table(title=f"generators in {catalogue.directory}")
-    for column in ("theory", "solvers", "kind", "validity"):
+    for column in ("theory", "solvers", "kind", "validity", "status"):
         table.add_column(column)
     for theory, entry in sorted(catalogue.entries.items()):
         doc = corpus.get(theory)
@@ -110,12 +120,44 @@ def list_generators(
             ", ".join(entry.solvers),
             doc.kind if doc else "-",
             _manifest_validity(entry.manifest),
+            statuses[theory].status,
         )
     console.print(table)
     for name, problem in sorted(catalogue.errors.items()):
         console.print(f"[yellow]skipped {name}:[/] {problem}", highlight=False)
     if not catalogue.entries and not catalogue.errors:
         console.print("no generators yet (run `sphinxfuzz build-generators`)")
+
+
+def _statuses(
+    catalogue: Catalogue, corpus: dict[str, TheoryDoc], prompts_dir: Path | None
+) -> dict[str, Any]:
+    """Each generator's `freshness.Staleness` against today's inputs and releases."""
+    from sphinxfuzz.build.freshness import newest_releases, staleness
+    from sphinxfuzz.build.prompts import Prompts
+
+    prompts = Prompts(prompts_dir)
+    families = {family for entry in catalogue.entries.values() for family in entry.solvers}
+    newest = newest_releases(sorted(families))
+    return {
+        theory: staleness(entry.path.parent, corpus.get(theory), prompts, newest)
+        for theory, entry in catalogue.entries.items()
+    }
+
+
+@generators_app.command("review")
+def review(
+    theory: Annotated[str, typer.Argument(help="Theory name, e.g. Ints.")],
+    generators: GeneratorsOption = None,
+) -> None:
+    """Print the REVIEW.md the last build-generators wrote for THEORY (before and after)."""
+    from sphinxfuzz.build.review import REVIEW_FILE
+
+    folder = (generators or default_generators_dir()) / theory
+    path = folder / REVIEW_FILE
+    if not path.is_file():
+        raise _fail(f"{path}: no review (build-generators writes one when it rebuilds {theory})")
+    typer.echo(path.read_text(encoding="utf-8"), nl=False)
 
 
 @generators_app.command("sample")
@@ -163,6 +205,14 @@ def validate(
     ] = False,
     as_json: JsonOption = False,
     unconfined: UnconfinedOption = False,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            "--against",
+            help="newest: check on the newest installed release of each of the theory's "
+            "solvers and record the result in its manifest (a validation entry; no rebuild).",
+        ),
+    ] = None,
 ) -> None:
     """Sample each generator, check the terms with solvers, and report quality measures.
 
@@ -181,10 +231,15 @@ def validate(
         raise _fail(
             f"no generator for {', '.join(unknown)}; known: {', '.join(sorted(catalogue.entries))}"
         )
+    if against not in (None, "newest"):
+        raise _fail(f"--against: {against!r}: the one choice is newest")
+    if against and solvers:
+        raise _fail("--against newest chooses the solvers itself: leave out --solvers")
     try:
         fixed_specs = parse_specs(solvers) if solvers else None
     except ValueError as exc:
         raise _fail(f"--solvers: {exc}") from None
+    newest = _newest(catalogue, chosen) if against else {}
     console = Console(stderr=as_json)  # the progress spinner stays off a JSON stdout
     reports: list[ValidationReport] = []
     for theory in chosen:
@@ -192,6 +247,8 @@ def validate(
         specs = (
             fixed_specs
             if fixed_specs is not None
+            else _release_specs(corpus.get(theory), entry.solvers, newest)
+            if against
             else solvers_for_theory(entry.solvers, corpus.get(theory))
         )
         if not specs:
@@ -210,6 +267,8 @@ def validate(
                     unconfined=unconfined,
                 )  # fmt: skip
             )
+    if against:
+        _record_validations(catalogue, reports, newest, n=n, seed=seed, console=console)
     if as_json:
         print_json({"schema": "sphinxfuzz/generators-validate/1", "seed": seed,
                     "theories": [_report_json(r) for r in reports]})  # fmt: skip
@@ -221,6 +280,48 @@ def validate(
         _print_notes(console, reports)
     if any(report.shortfalls() for report in reports):
         raise typer.Exit(1)
+
+
+def _newest(catalogue: Catalogue, theories: list[str]) -> dict[str, Any]:
+    from sphinxfuzz.build.freshness import newest_releases
+
+    families = {f for t in theories for f in catalogue.entries[t].solvers}
+    return newest_releases(sorted(families))
+
+
+def _release_specs(doc: TheoryDoc | None, families: tuple[str, ...], newest: dict[str, Any]) -> Any:
+    from sphinxfuzz.build.freshness import release_specs
+
+    return release_specs(doc, families, newest)
+
+
+def _record_validations(
+    catalogue: Catalogue,
+    reports: list[Any],
+    newest: dict[str, Any],
+    *,
+    n: int,
+    seed: int,
+    console: Console,
+) -> None:
+    """A validation entry in each theory's manifest: the releases and their validity."""
+    from sphinxfuzz.build.freshness import record_validation
+
+    for report in reports:
+        entry = catalogue.entries[report.theory]
+        releases = {
+            name: newest[name.split("@")[0]].version
+            for name in report.validity_by_solver
+            if name.split("@")[0] in newest
+        }
+        record_validation(
+            entry.path.parent, releases, report.validity_by_solver, terms=report.samples, seed=seed
+        )
+        shown = ", ".join(f"{name} {version}" for name, version in releases.items())
+        console.print(
+            f"recorded in {entry.path.parent / 'manifest.json'}: validated on {shown}",
+            highlight=False,
+        )
 
 
 def _print_notes(console: Console, reports: list[Any]) -> None:

@@ -124,6 +124,10 @@ def declaration_features(commands: list[SList]) -> set[str]:
             features.add("UF")
         elif head in ("declare-datatype", "declare-datatypes"):
             features.add("DT")
+        elif head in ("define-fun-rec", "define-funs-rec"):
+            # z3 knows recursive definitions only under logics that admit everything
+            # ("logic does not support theory recfun"); cvc5 wants quantifiers for them
+            features.add("exotic")
         elif head == "declare-fun" and len(command.items) == 4:
             if isinstance(command.items[2], SList) and command.items[2].items:
                 features.add("UF")

@@ -94,6 +94,24 @@ def test_declarations_alone_widen_the_logic(solvers):
     _answered(solvers, mutant, (Outcome.SAT,))
 
 
+class _RecursiveDefinition:
+    """An integer term whose function is defined recursively: a logic with quantifiers and
+    uninterpreted functions covers the term, not the definition."""
+
+    theories = ("RecFuns",)
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        definition = "(define-fun-rec f0 ((n Int)) Int (ite (<= n 0) 0 (+ 1 (f0 (- n 1)))))"
+        return definition, "(= (f0 2) 2)"
+
+
+def test_recursive_definitions_widen_the_logic(solvers):
+    text = f"(set-logic UFLIA)\n{SEEDS['QF_LIA']}(check-sat)\n"
+    mutant = _mutant(text, 3, _RecursiveDefinition(), rename_prob=1.0)
+    assert "(set-logic ALL)" in mutant.text and "define-fun-rec f0" in mutant.text
+    _answered(solvers, mutant, (Outcome.SAT, Outcome.UNKNOWN))
+
+
 class _IntTerm:
     theories = ("Ints",)
 

@@ -27,6 +27,9 @@ def built(tmp_path: Path) -> Path:
         backend="replay",
         prompt_hashes={},
         solver_versions={"z3": "4"},
+        document_sha256="0" * 64,
+        build_seconds=1.0,
+        tokens=None,
     )
     return write_theory(tmp_path, result, manifest, "")
 

@@ -21,7 +21,7 @@ from sphinxfuzz.build.prompts import Prompts
 from sphinxfuzz.build.transcript import Transcript
 from sphinxfuzz.generators.theory_docs import default_docs_dir, load_theory_doc
 from sphinxfuzz.solvers import parse_specs
-from tests.build.fake_openai import FakeOpenAI
+from tests.synthesis.fake_openai import FakeOpenAI
 
 GOOD_GRAMMAR = '```lark\nstart: "(" "and" SYMBOL SYMBOL ")"\nSYMBOL: /[a-z][a-z0-9]*/\n%import common.WS\n%ignore WS\n```'
 GOOD_CODE = """```python

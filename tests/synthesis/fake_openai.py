@@ -15,7 +15,7 @@ from typing import Any
 class FakeOpenAI:
     def __init__(
         self,
-        answers: list[str],
+        answers: list[str | dict[str, str]],
         statuses: list[int] | None = None,
         expected: list[list[dict[str, str]]] | None = None,
     ) -> None:
@@ -57,6 +57,9 @@ class FakeOpenAI:
                     self._send(400, {"error": {"message": message, "type": "test", "code": 400}})
                     return
                 answer = owner.answers.pop(0) if owner.answers else ""
+                # an answer may be {"content": ..., "finish_reason": "length"} (cut off)
+                finish = answer.get("finish_reason", "stop") if isinstance(answer, dict) else "stop"
+                content = answer.get("content", "") if isinstance(answer, dict) else answer
                 self._send(
                     200,
                     {
@@ -67,8 +70,8 @@ class FakeOpenAI:
                         "choices": [
                             {
                                 "index": 0,
-                                "message": {"role": "assistant", "content": answer},
-                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content},
+                                "finish_reason": finish,
                             }
                         ],
                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},

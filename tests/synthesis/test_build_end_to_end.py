@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from sphinxfuzz.build.output import validate_manifest
 from sphinxfuzz.build.transcript import read_transcript
 from sphinxfuzz.cli import app
-from tests.build.fake_openai import FakeOpenAI
+from tests.synthesis.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"

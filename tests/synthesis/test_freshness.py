@@ -1,0 +1,111 @@
+"""Freshness: a changed document or template names exactly the stale theories, --stale asks
+the model only about them, and a re-validation is recorded in the manifest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from sphinxfuzz.build.freshness import (
+    Release,
+    newest_releases,
+    record_validation,
+    staleness,
+    validated_releases,
+)
+from sphinxfuzz.build.prompts import Prompts, default_prompts_dir
+from sphinxfuzz.cli import app
+from sphinxfuzz.generators.catalogue import default_generators_dir
+from sphinxfuzz.generators.theory_docs import default_docs_dir, load_corpus
+
+THEORIES = ("Core", "UF", "Reals")
+
+
+def clone(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The generators, documents and templates of a checkout, copied to edit."""
+    gens, docs, prompts = tmp_path / "gens", tmp_path / "docs", tmp_path / "prompts"
+    for theory in THEORIES:
+        shutil.copytree(default_generators_dir() / theory, gens / theory)
+    shutil.copytree(default_docs_dir(), docs)
+    shutil.copytree(default_prompts_dir(), prompts)
+    return gens, docs, prompts
+
+
+def listed(gens: Path, docs: Path, prompts: Path) -> dict[str, dict[str, list[str]]]:
+    result = CliRunner().invoke(
+        app,
+        ["generators", "list", "--json", "--generators", str(gens), "--docs", str(docs),
+         "--prompts", str(prompts)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    entries = json.loads(result.stdout)["generators"]
+    return {e["theory"]: e["freshness"] for e in entries}
+
+
+def test_an_edited_document_and_template_name_exactly_the_stale_theories(tmp_path: Path) -> None:
+    gens, docs, prompts = clone(tmp_path)
+    assert all(not f["inputs"] for f in listed(gens, docs, prompts).values())
+    with (docs / "UF.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nOne more sentence about UF.\n")
+    found = listed(gens, docs, prompts)
+    assert found["UF"]["inputs"] == ["document changed"]
+    assert found["Core"]["inputs"] == found["Reals"]["inputs"] == []
+    with (prompts / "implement.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nKeep terms short.\n")
+    found = listed(gens, docs, prompts)
+    assert found["UF"]["inputs"] == ["document changed", "prompt implement.md changed"]
+    assert found["Core"]["inputs"] == ["prompt implement.md changed"]
+    assert found["Core"]["status"] == "stale"
+
+
+def test_stale_asks_the_model_only_about_the_changed_theory(tmp_path: Path) -> None:
+    gens, docs, prompts = clone(tmp_path)
+    (docs / "Reals.md").write_text(
+        (docs / "Reals.md").read_text(encoding="utf-8") + "\nA note.\n", encoding="utf-8"
+    )
+    exchange = tmp_path / "exchange"
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        app,
+        ["build-generators", *THEORIES, "--stale", "--llm", f"exchange:{exchange}", "--model",
+         "person:test", "--docs", str(docs), "--prompts", str(prompts), "--out", str(gens),
+         "--exchange-timeout", "0.5"],
+    )  # fmt: skip
+    assert "skipped Core: inputs unchanged" in result.output
+    assert "skipped UF: inputs unchanged" in result.output
+    assert "rebuilding Reals" in result.output
+    # the one question asked is the stale theory's first step; nobody answers it
+    assert sorted(p.name for p in exchange.iterdir()) == ["0001-Reals-grammar.prompt.md"]
+    assert result.exit_code != 0
+
+
+def test_a_validation_entry_names_the_releases_it_was_made_on(tmp_path: Path) -> None:
+    gens, docs, _prompts = clone(tmp_path)
+    folder = gens / "Core"
+    record_validation(folder, {"z3": "9.9.9", "cvc5": "1.4.2"}, {"z3": 1.0, "cvc5": 0.99},
+                      terms=100, seed=0)  # fmt: skip
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert validated_releases(manifest) == {"z3": "9.9.9", "cvc5": "1.4.2"}
+    newest = {"z3": Release("z3", "9.9.9", "z3"), "cvc5": Release("cvc5", "1.4.3", "cvc5")}
+    found = staleness(folder, load_corpus(docs)["Core"], Prompts(), newest)
+    assert found.releases == ["validated on cvc5 1.4.2, cvc5 1.4.3 installed"]
+    assert found.inputs == [] and found.edits == []
+
+
+def test_validate_against_newest_records_the_releases(tmp_path: Path) -> None:
+    gens, docs, _prompts = clone(tmp_path)
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        app,
+        ["generators", "validate", "Core", "-n", "100", "--against", "newest", "--generators",
+         str(gens), "--docs", str(docs)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((gens / "Core" / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["validations"][-1]
+    newest = newest_releases(["z3", "cvc5"])
+    assert entry["releases"] == {family: newest[family].version for family in ("z3", "cvc5")}
+    assert entry["terms"] == 100 and set(entry["validity_by_solver"]) == {"z3", "cvc5"}
+    found = staleness(gens / "Core", load_corpus(docs)["Core"], Prompts(), newest)
+    assert found.releases == []  # validated on the newest: nothing to re-validate
