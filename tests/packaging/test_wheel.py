@@ -111,7 +111,10 @@ def test_the_installed_wheel_fuzzes_and_validates(wheel: Path, tmp_path: Path) -
     # Python, which has the cvc5 wheel, as its venv's interpreter)
     release = tmp_path / "cache" / "solvers" / "cvc5-1.4.2"
     (release / "bin").mkdir(parents=True)
-    (release / "bin" / "python").symlink_to(sys.executable)
+    # a script, not a symlink: a venv's python linked from elsewhere loses the venv
+    stand_in = release / "bin" / "python"
+    stand_in.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    stand_in.chmod(0o755)
     (release / "installed.json").write_text('{"family": "cvc5", "version": "1.4.2"}')
     listed = json.loads(
         _run([command, "solvers", "list", "--solvers", "cvc5@1.4.2", "--json"], elsewhere, env)
