@@ -45,6 +45,7 @@ class Installed:
     package_version: str
     folder: Path
     argv: tuple[str, ...]  # the command line of the binary (options are appended)
+    by: str = "user"  # who asked for it: "user", or "tests" (the test suite's old releases)
 
 
 def cache_root() -> Path:
@@ -130,8 +131,9 @@ def folder_for(family: str, version: str) -> Path:
     return cache_root() / f"{family}-{version}"
 
 
-def install(family: str, version: str, *, say: object = print) -> Installed:
-    """Install one release (a no-op when it is there already).
+def install(family: str, version: str, *, say: object = print, by: str = "user") -> Installed:
+    """Install one release (a no-op when it is there already). `by` is recorded: `solvers`
+    marks the releases the test suite installed ("tests") as test fixtures.
 
     Processes installing the same release at once (parallel test workers, two campaigns)
     take turns on a lock file: the second finds the first one's install and keeps it."""
@@ -143,10 +145,10 @@ def install(family: str, version: str, *, say: object = print) -> Installed:
     with open(lock_file, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         present = find_installed(family, version)
-        return present if present is not None else _install(family, version, say)
+        return present if present is not None else _install(family, version, say, by)
 
 
-def _install(family: str, version: str, say: object) -> Installed:
+def _install(family: str, version: str, say: object, by: str = "user") -> Installed:
     package_version = _package_version(family, version, released_versions(family))
     _check_supported(family, package_version)
     short = short_version(family, package_version)
@@ -177,6 +179,7 @@ def _install(family: str, version: str, say: object) -> Installed:
         "package_version": package_version,
         "seconds": round(time.monotonic() - started, 1),
         "installed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "installed_by": by,
     }
     (work / _RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
     shutil.rmtree(folder, ignore_errors=True)
@@ -204,7 +207,8 @@ def _read(folder: Path) -> Installed | None:
     argv = _argv(family, folder)
     if argv is None:
         return None
-    return Installed(family, version, str(record.get("package_version", version)), folder, argv)
+    return Installed(family, version, str(record.get("package_version", version)), folder, argv,
+                     str(record.get("installed_by", "user")))  # fmt: skip
 
 
 def find_installed(family: str, version: str) -> Installed | None:
