@@ -82,7 +82,14 @@ def name_values(command: Any) -> None:
     """Give every option of `command` (and of its sub-commands) a plain value name for
     --help: `--time DURATION`, `--jobs N`, instead of typer's type labels (`<list[str]>`)."""
     for param in command.params:
-        if param.param_type_name != "option" or param.is_flag or param.metavar is not None:
+        if param.metavar is not None:
+            continue
+        if param.param_type_name == "argument":
+            param.metavar = str(param.name).upper()  # `bugs show BUG`, not `bug <str>`
+            # typer labels an argument with its type whatever its metavar: the name says it
+            param.display_type_rich = lambda ctx: None
+            continue
+        if param.is_flag:
             continue
         long = next((o for o in param.opts if o.startswith("--")), "")
         param.metavar = VALUE_NAMES.get(long) or _value_name(param)
