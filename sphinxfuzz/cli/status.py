@@ -15,10 +15,11 @@ from sphinxfuzz.campaign.status import read_status
 from sphinxfuzz.cli.options import CampaignOption, JsonOption, print_json
 
 HELP = (
-    "Show a campaign's live status: mutants, rates, accepted and decided shares, bugs by "
-    "kind, seeds done and left, per strategy. A running campaign rewrites status.json in its "
-    "folder every --log-every seconds; a campaign that no longer runs (stopped, finished, "
-    "killed) is described from its store.\n\n"
+    "Show a campaign's live status, or what a stopped one did.\n\n"
+    "Mutants, rates, accepted and decided shares, bugs by kind, seeds done and left, per "
+    "strategy. A running campaign rewrites status.json in its folder every --log-every "
+    "seconds; a campaign that no longer runs (finished, stopped, killed) is described from "
+    "its store.\n\n"
     "\b\n"
     "Examples:\n"
     "  sphinxfuzz status                       (newest campaign in campaigns/)\n"
