@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin
 
@@ -78,9 +79,19 @@ def _value_name(param: Any) -> str:
     return _BY_TYPE.get(annotation, "VALUE")
 
 
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text: what a command list shows of it, whole."""
+    paragraph = " ".join(text.strip().split("\n\n")[0].split())
+    return re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0]
+
+
 def name_values(command: Any) -> None:
     """Give every option of `command` (and of its sub-commands) a plain value name for
-    --help: `--time DURATION`, `--jobs N`, instead of typer's type labels (`<list[str]>`)."""
+    --help: `--time DURATION`, `--jobs N`, instead of typer's type labels (`<list[str]>`);
+    and every command a short help of its first sentence, which command lists wrap instead
+    of cutting with "..."."""
+    if getattr(command, "short_help", None) is None and getattr(command, "help", None):
+        command.short_help = first_sentence(command.help)
     for param in command.params:
         if param.metavar is not None:
             continue

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from sphinxfuzz.cli import app
 from sphinxfuzz.cli.fuzz import closing_line
+from sphinxfuzz.cli.options import first_sentence
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,11 +46,20 @@ def test_help_at_80_columns_keeps_every_word(path: str) -> None:
                               env={"COLUMNS": "80", "TERMINAL_WIDTH": "80"})  # fmt: skip
     assert done.exit_code == 0, done.output
     out = done.output
-    assert "…" not in out and "<bool>" not in out and "<list[" not in out and "<str>" not in out
+    assert (
+        "…" not in out
+        and "..." not in out.replace("k, k+N, ...", "")
+        and "<bool>" not in out
+        and "<list[" not in out
+        and "<str>" not in out
+    )
     # every option's help, word for word (wrapping only moves line breaks)
     for param in getattr(command, "params", []):
         if param.help:
             assert _squeezed(param.help) in _squeezed(out), (param.opts, out)
+    # every sub-command's first sentence, whole (not cut with "...")
+    for sub in getattr(command, "commands", {}).values():
+        assert _squeezed(first_sentence(sub.help)) in _squeezed(out), (sub.name, out)
     if path == "fuzz":
         assert "pip install 'sphinxfuzz[ray]'" in " ".join(out.split())
         assert "--time DURATION" in out and "--jobs N" in out and "--seeds DIR|FILE" in out
