@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.bugs.stats import Stats, StrategyStats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.lock import is_locked
 from sphinxfuzz.fileio import write_atomic
@@ -155,7 +155,7 @@ def read_status(root: Path) -> dict[str, Any]:
     if last is not None and is_locked(root):
         return {**last, "running": True, "source": STATUS_NAME}
     with Store(root) as store:
-        stats = store.total_stats()
+        stats = _stored_counters(store, last)
         counts = store.seed_status_counts()
         bugs = [str(row.kind) for row in store.bugs()]
         runs = store.runs()
@@ -179,3 +179,47 @@ def read_status(root: Path) -> dict[str, Any]:
     # its bugs never are
     document["bugs"] = {k: bugs.count(k) for k in sorted(set(bugs) | _KINDS)}
     return document
+
+
+def _stored_counters(store: Store, last: dict[str, Any] | None) -> Stats:
+    """Every run's last per-minute counters; for the last run, the last status file's when
+    they are further along (a run killed mid-minute wrote its status after its last row)."""
+    final: dict[int, Stats] = {}
+    for run, _minute, stats in store.stats_rows():  # ordered by run and minute
+        final[run] = stats
+    runs = store.runs()
+    current = final.pop(runs[-1][0], Stats()) if runs else Stats()
+    if last is not None and int(last.get("mutants", 0)) > current.mutants:
+        current = _counters_of(last)
+    total = Stats()
+    for stats in [*final.values(), current]:
+        total.add(stats)
+    return total
+
+
+def _counters_of(document: dict[str, Any]) -> Stats:
+    """The counters a status document holds, back as `Stats` (shares times their base)."""
+    seeds = document["seeds"]
+    stats = Stats(
+        mutants=document["mutants"],
+        solver_calls=document["solver_calls"],
+        accepted=round(document["accepted_share"] * document["mutants"]),
+        unknowns=document["unknowns"],
+        timeouts=document["timeouts"],
+        errors=document["rejected"],
+        seeds_used=seeds["used"],
+        seeds_set_aside=seeds["set_aside"],
+        seeds_malformed=seeds["malformed"],
+        seed_findings=document["seed_findings"],
+    )
+    for name, s in document["strategies"].items():
+        stats.strategies[name] = StrategyStats(
+            positions=s["positions"],
+            cases=s["cases"],
+            accepted=round(s["accepted_share"] * s["cases"]),
+            expected=round(s["expected_share"] * s["cases"]),
+            verdicts=s["bugs"],
+            solver_calls=s["solver_calls"],
+            solver_seconds=s["solver_seconds"],
+        )
+    return stats

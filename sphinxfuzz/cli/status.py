@@ -39,7 +39,8 @@ def status_lines(doc: dict[str, Any]) -> list[str]:
                 f"started {_when(doc['started'])}, {doc['elapsed']:.0f} s")  # fmt: skip
     else:
         last = f"; last status {_when(doc['updated'])}, pid {doc['pid']}" if doc["pid"] else ""
-        head = f"campaign {doc['campaign']}: not running{last}; figures from its store"
+        head = (f"campaign {doc['campaign']}: not running{last}; figures from its store "
+                "and last status")  # fmt: skip
     seeds = doc["seeds"]
     bugs = ", ".join(f"{kind} {n}" for kind, n in doc["bugs"].items())
     lines = [

@@ -74,6 +74,9 @@ def test_a_running_campaign_shows_moving_figures_and_a_killed_one_is_not_running
     assert json.loads((root / "status.json").read_text())["running"] is True
     dead = _status_json(root)
     assert not dead["running"] and dead["source"] == "store" and dead["pid"] == fuzz.pid
+    # a kill between per-minute rows: the last status's counters, not the older row's
+    last = json.loads((root / "status.json").read_text())
+    assert dead["mutants"] >= last["mutants"] >= later["mutants"] > 0
     shown = _status(root)
     assert shown.returncode == 0 and f"campaign {root}: not running" in shown.stdout, shown.stdout
     watched = _status(root, "--watch", "--every", "0.5")  # ends at once: nothing runs
