@@ -14,6 +14,7 @@ binary of that release on the command line instead (any path works as a solver).
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import os
@@ -145,10 +146,21 @@ def install(family: str, version: str, *, say: object = print, by: str = "user")
     with open(lock_file, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         present = find_installed(family, version)
-        return present if present is not None else _install(family, version, say, by)
+        if present is not None:
+            return present
+        installed = _install(family, version, say)
+        return installed if by == "user" else _mark(installed, by)
 
 
-def _install(family: str, version: str, say: object, by: str = "user") -> Installed:
+def _mark(installed: Installed, by: str) -> Installed:
+    """Record who asked for a fresh install in its `installed.json`."""
+    path = installed.folder / _RECORD
+    record = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**record, "installed_by": by}, indent=2), encoding="utf-8")
+    return dataclasses.replace(installed, by=by)
+
+
+def _install(family: str, version: str, say: object) -> Installed:
     package_version = _package_version(family, version, released_versions(family))
     _check_supported(family, package_version)
     short = short_version(family, package_version)
@@ -179,7 +191,6 @@ def _install(family: str, version: str, say: object, by: str = "user") -> Instal
         "package_version": package_version,
         "seconds": round(time.monotonic() - started, 1),
         "installed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "installed_by": by,
     }
     (work / _RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
     shutil.rmtree(folder, ignore_errors=True)
