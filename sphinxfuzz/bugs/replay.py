@@ -21,7 +21,9 @@ def latest_campaign(parent: Path = DEFAULT_CAMPAIGNS) -> Path:
         sorted(p for p in parent.glob("*") if (p / DB_NAME).is_file()) if parent.is_dir() else []
     )
     if not candidates:
-        raise StoreError(f"no campaign folder in {parent}/; name one, e.g. `campaigns/<timestamp>`")
+        raise StoreError(
+            f"no campaign in {parent}/ (a folder with {DB_NAME})", setting="campaign_folder"
+        )
     return candidates[-1]
 
 
@@ -30,7 +32,7 @@ def resolve_campaign(campaign: str | None) -> Path:
         return latest_campaign()
     path = Path(campaign)
     if not (path / DB_NAME).is_file():
-        raise StoreError(f"{path}: not a campaign folder (no {DB_NAME})")
+        raise StoreError(f"{path}: not a campaign folder (no {DB_NAME})", setting="campaign_folder")
     return path
 
 

@@ -58,3 +58,19 @@ class CampaignLock:
         if self.fd is not None:
             os.close(self.fd)  # closing the descriptor releases the lock
             self.fd = None
+
+
+def is_locked(root: Path) -> bool:
+    """Whether a live process holds the lock of the campaign in `root` (a killed one does
+    not: the kernel dropped its lock). Asks with a shared lock, taken and given back at once."""
+    try:
+        fd = os.open(root / LOCK_NAME, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing releases a shared lock we got
+    return False

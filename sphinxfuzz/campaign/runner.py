@@ -25,6 +25,7 @@ from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
+from sphinxfuzz.campaign.status import StatusWriter
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.generators.child_process import probe_confinement
 from sphinxfuzz.generators.confine import ConfinementError
@@ -122,7 +123,7 @@ class _Aggregator:
 
     def total(self) -> Stats:
         total = Stats()
-        for stats in self.latest.values():
+        for stats in list(self.latest.values()):  # the status thread reads it too
             total.add(stats)
         return total
 
@@ -182,6 +183,7 @@ def run_campaign(
     persistent: bool = True,
     unconfined: bool = False,
     ray: str | None = None,
+    status_every: float = 10.0,
 ) -> Stats:
     """Run (or resume) a campaign until its budget is spent, the seeds run out (no budget:
     one pass) or a stop is requested. Returns this run's counters. `persistent`: keep one
@@ -189,14 +191,16 @@ def run_campaign(
     confirmed in fresh processes); it changes speed, never the mutants. `unconfined`: run
     generators even where the kernel confinement cannot be set up. A `Campaign` (from
     `validate`) is run as it is, without checking it again. `ray`: run the `jobs` workers as
-    actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`)."""
+    actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
+    `status_every`: seconds between rewrites of the folder's `status.json` (`campaign.status`;
+    0: only at the start and the end)."""
     if jobs < 1:
         raise CampaignError(f"jobs {jobs}: must be at least 1", setting="jobs")
     campaign = validate(config, unconfined=unconfined)
     with CampaignLock(root, create=not resume):
         return _locked_run(
             campaign, root, budget, jobs, resume, on_progress, on_message, persistent, unconfined,
-            ray,
+            ray, status_every,
         )  # fmt: skip
 
 
@@ -211,6 +215,7 @@ def _locked_run(
     persistent: bool,
     unconfined: bool,
     ray: str | None = None,
+    status_every: float = 10.0,
 ) -> Stats:
     store = prepare(root, campaign.config, resume=resume)
     try:
@@ -218,21 +223,27 @@ def _locked_run(
         started = time.monotonic()
         deadline = None if budget.seconds is None else time.time() + budget.seconds
         aggregator = _Aggregator(store, run, on_progress, started)
-        if ray is not None:
-            _run_on_ray(
-                ray, campaign, store, budget, deadline, jobs, aggregator, on_message,
-                persistent, unconfined,
-            )  # fmt: skip
-        elif jobs == 1:
-            _run_inline(
-                campaign, root, budget, deadline, aggregator, on_message, persistent, unconfined
-            )
-        else:
-            _run_spawned(
-                campaign, root, budget, deadline, jobs, aggregator, on_message, persistent,
-                unconfined,
-            )  # fmt: skip
-        return aggregator.flush()
+        status = StatusWriter(
+            root, aggregator.total, every=status_every, seed_count=len(campaign.seed_files),
+            jobs=jobs, budget=(budget.seconds, budget.mutants), ray=ray,
+        )  # fmt: skip
+        with status:
+            if ray is not None:
+                _run_on_ray(
+                    ray, campaign, store, budget, deadline, jobs, aggregator, on_message,
+                    persistent, unconfined,
+                )  # fmt: skip
+            elif jobs == 1:
+                _run_inline(
+                    campaign, root, budget, deadline, aggregator, on_message, persistent,
+                    unconfined,
+                )  # fmt: skip
+            else:
+                _run_spawned(
+                    campaign, root, budget, deadline, jobs, aggregator, on_message, persistent,
+                    unconfined,
+                )  # fmt: skip
+            return aggregator.flush()
     finally:
         store.close()
 

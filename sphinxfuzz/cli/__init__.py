@@ -22,12 +22,23 @@ app = typer.Typer(
         "LLM-built generators, run every solver, and keep what disagrees or crashes."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
+    rich_markup_mode=None,  # plain help: Rich reads `[ray]` as markup and cuts cells with …
     pretty_exceptions_show_locals=False,
 )
 
 # Command groups, in the order `--help` lists them.
-_COMMAND_MODULES = ("fuzz", "bugs", "reduce", "bisect", "report", "solvers", "generators", "build")
+_COMMAND_MODULES = (
+    "fuzz",
+    "status",
+    "bugs",
+    "reduce",
+    "bisect",
+    "report",
+    "solvers",
+    "generators",
+    "build",
+)
 
 
 def _version(value: bool) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,12 +9,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from sphinxfuzz.api import bisect
 from sphinxfuzz.bugs import Store, StoreError
-from sphinxfuzz.bugs.bisect import BisectError, bisect_bug
+from sphinxfuzz.bugs.bisect import BisectError
 from sphinxfuzz.bugs.issue_text import bisect_summary
 from sphinxfuzz.bugs.record import FINDINGS_DIR, Bisection, BugFileError
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.cli.errors import message_for
 from sphinxfuzz.solvers.installs import PACKAGES
 
 HELP = (
@@ -71,17 +72,17 @@ def bisect_command(
             folder = find_bug(bug, campaign)
             root, folders = folder.parent.parent, [folder]
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(message_for(exc)) from None
     results: list[Bisection] = []
     skipped = 0
     for folder in folders:
         console.print(f"bisecting {folder.name} on {solver} releases ...", highlight=False)
         try:
-            result = bisect_bug(Path(root), Path(folder), solver, versions=chosen,
+            result = bisect(root, str(folder), solver, versions=chosen,
                                 say=lambda line: console.print(line, highlight=False, markup=False))  # fmt: skip
         except (BisectError, BugFileError) as exc:
             if not all_bugs:
-                raise _fail(str(exc)) from None
+                raise _fail(message_for(exc)) from None
             skipped += 1
             console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
             continue

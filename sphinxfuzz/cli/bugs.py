@@ -9,13 +9,15 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from sphinxfuzz.api import replay
 from sphinxfuzz.bugs import Store, StoreError
 from sphinxfuzz.bugs.issue_text import describe
 from sphinxfuzz.bugs.listing import bug_json, bugs_json
 from sphinxfuzz.bugs.record import BugFileError, BugRecord, SeedFindingRecord, load_record
-from sphinxfuzz.bugs.replay import find_bug, replay, resolve_campaign
+from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
 from sphinxfuzz.bugs.triage import group_bugs
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.cli.errors import message_for
 from sphinxfuzz.cli.options import (
     CampaignOption,
     JsonOption,
@@ -58,7 +60,7 @@ def list_bugs(
             groups = group_bugs(rows)
             first = min((started for _, started, _ in store.runs()), default=0.0)
     except (StoreError, BugFileError) as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(message_for(exc)) from None
     if as_json:
         print_json(bugs_json(root, groups, rows, findings))
         return
@@ -116,7 +118,7 @@ def show_bug(
             return
         _show(console, record)
     except (StoreError, BugFileError) as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(message_for(exc)) from None
 
 
 def _show(console: Console, record: BugRecord) -> None:
@@ -163,10 +165,9 @@ def replay_bug(
     """Re-run the stored formula on the stored command lines; exit 0 if it reproduces, 1 if not."""
     console = Console(soft_wrap=True)
     try:
-        folder = find_bug(bug, campaign)
-        outcome = replay(folder, timeout=timeout)
+        outcome = replay(campaign, bug, timeout=timeout)
     except (StoreError, BugFileError) as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(message_for(exc)) from None
     for result in outcome.results:
         console.print(f"{result.spec.name}: {result.outcome} {' '.join(result.answers)}"
                       + (f"  [{result.failure_line}]" if result.failure_line else ""),

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
+from sphinxfuzz.cli.options import name_values
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.generators.confine import ConfinementError
 
@@ -26,9 +27,12 @@ SETTING_HINTS = {
     "seeds": "name seed files or folders with --seeds",
     "solvers": "change --solvers",
     "generators": "change --generators",
+    "campaign_folder": "name a campaign with -c/--campaign DIR, or start one with "
+    "`sphinxfuzz fuzz -c DIR`",
     "campaign": "choose another --campaign folder, or continue this one with --resume",
     "resume": "leave out the options that differ, or start a new campaign",
     "jobs": "change --jobs",
+    "time": "give --time as 90s, 10m or 2h",
     "ray": "check --ray ADDRESS, or leave --ray out",
     "strategies": "change --strategies",
     "scheduler": "use --scheduler fixed or bandit",
@@ -51,15 +55,22 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def message_for(exc: SphinxfuzzError) -> str:
+def message_for(exc: Exception) -> str:
     """The library's message, and the flag to change when the error names its setting."""
-    setting = "unconfined" if isinstance(exc, ConfinementError) else exc.setting
+    setting = "unconfined" if isinstance(exc, ConfinementError) else getattr(exc, "setting", None)
     hint = SETTING_HINTS.get(setting) if setting else None
     return f"{exc} ({hint})" if hint else str(exc)
 
 
 class SphinxfuzzGroup(TyperGroup):
-    """The root command group: a `SphinxfuzzError` from any command becomes `fail`."""
+    """The root command group: a `SphinxfuzzError` from any command becomes `fail`, and
+    every option's value gets a plain name in --help (`options.name_values`)."""
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            name_values(command)
+        return command
 
     def invoke(self, ctx: Any) -> Any:  # typer's own (vendored) click.Context
         try:

@@ -10,16 +10,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sphinxfuzz.api import run_campaign
 from sphinxfuzz.bugs import StoreError
 from sphinxfuzz.bugs.stats import StrategyStats
-from sphinxfuzz.campaign import (
-    Budget,
-    CampaignConfig,
-    CampaignError,
-    Stats,
-    parse_duration,
-    run_campaign,
-)
+from sphinxfuzz.campaign import CampaignConfig, CampaignError, Stats, parse_duration
 from sphinxfuzz.campaign.config import (
     DEFAULT_SOLVERS,
     FAST_MUTANT_SECONDS,
@@ -172,21 +166,28 @@ def fuzz(
         + (f" on Ray ({ray})" if ray else ""),
         highlight=False,
     )
-    started = time.monotonic()
     with Progress(console, progress_mode(console, quiet), log_every) as shown:
         try:
-            stats = run_campaign(
-                campaign, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
+            summary = run_campaign(
+                campaign, root, time=seconds, mutants=mutants, jobs=jobs, resume=resume,
                 on_progress=shown.update, on_message=shown.message, persistent=not fresh_processes,
-                unconfined=unconfined, ray=ray,
+                unconfined=unconfined, ray=ray, status_every=log_every,
             )  # fmt: skip
         except (CampaignError, StoreError):
             shown.stop()  # the error is printed below the last progress line
             raise
-    console.print(summary_table(stats, time.monotonic() - started))
-    console.print(f"bugs stored in {root}/bugs; list them with `sphinxfuzz bugs list -c {root}`")
-    if fail_on_bug and (any(stats.bugs.values()) or stats.seed_findings):
+    console.print(summary_table(summary.stats, summary.elapsed))
+    console.print(closing_line(summary.new_bugs, root), highlight=False)
+    if fail_on_bug and summary.new_bugs:
         raise typer.Exit(1)
+
+
+def closing_line(new_bugs: int, root: Path) -> str:
+    """What to do next, true whether or not this run stored anything."""
+    if new_bugs:
+        return f"{new_bugs} new bug(s) stored in {root}; list them with `sphinxfuzz bugs list -c {root}`"
+    return (f"no new bug stored; the campaign is in {root} (`sphinxfuzz status -c {root}`, "
+            f"`sphinxfuzz report -c {root}`)")  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:

@@ -8,18 +8,19 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sphinxfuzz.api import reduce
 from sphinxfuzz.bugs import StoreError
 from sphinxfuzz.bugs.record import REDUCED, BugFileError
 from sphinxfuzz.bugs.reduce import (
     ReduceError,
     ReductionResult,
     ddsmt_version,
-    reduce_bug,
     unreduced_bugs,
 )
 from sphinxfuzz.bugs.replay import resolve_campaign
 from sphinxfuzz.campaign.config import parse_duration
 from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.cli.errors import message_for
 
 HELP = (
     "Shrink a stored bug's formula with ddSMT, keeping only candidates that still show the "
@@ -78,7 +79,7 @@ def reduce_command(
         root = resolve_campaign(campaign)
         targets = unreduced_bugs(root) if all_bugs else [bug]
     except (StoreError, ReduceError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise _fail(message_for(exc)) from None
     if all_bugs and not targets:
         console.print(f"every bug of {root} is reduced already")
         return
@@ -89,10 +90,10 @@ def reduce_command(
         if all_bugs:
             console.print(f"reducing {target} ...", highlight=False)
         try:
-            result = reduce_bug(root, target, jobs=jobs, time_limit=limit, echo=echo)
+            result = reduce(root, target, jobs=jobs, time_limit=limit, echo=echo)
         except (ReduceError, StoreError, BugFileError) as exc:
             if not all_bugs:
-                raise _fail(str(exc)) from None
+                raise _fail(message_for(exc)) from None
             failures += 1
             console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
             continue

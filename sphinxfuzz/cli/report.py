@@ -13,7 +13,9 @@ from sphinxfuzz.bugs import StoreError
 from sphinxfuzz.bugs.record import BugFileError
 from sphinxfuzz.bugs.replay import resolve_campaign
 from sphinxfuzz.bugs.report import write_report
+from sphinxfuzz.cli.errors import message_for
 from sphinxfuzz.cli.options import CampaignOption, OldCampaignArgument, campaign_from
+from sphinxfuzz.errors import SphinxfuzzError
 
 HELP = (
     "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
@@ -39,10 +41,14 @@ def report_command(
         target = write_report(root, out if out is not None else root / "report.html")
     except (StoreError, BugFileError, OSError) as exc:
         Console(stderr=True, soft_wrap=True).print(
-            f"[bold red]error:[/] {escape(str(exc))}", highlight=False
+            f"[bold red]error:[/] {escape(_message(exc))}", highlight=False
         )
         raise typer.Exit(2) from None
     Console(soft_wrap=True).print(f"report written to {target}", highlight=False)
+
+
+def _message(exc: Exception) -> str:
+    return message_for(exc) if isinstance(exc, SphinxfuzzError) else str(exc)
 
 
 def register(app: typer.Typer) -> None:

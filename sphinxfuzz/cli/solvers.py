@@ -34,11 +34,8 @@ solvers_app = typer.Typer(
 
 def solver_rows(spec_text: str | None) -> list[dict[str, object]]:
     """One entry per solver: the built-ins and installed releases, or the given specs."""
-    entries = (
-        spec_text.split(";")
-        if spec_text
-        else [*BUILTINS, *(f"{i.family}@{i.version}" for i in installed_versions())]
-    )
+    installed = {f"{i.family}@{i.version}": i.by for i in installed_versions()}
+    entries = spec_text.split(";") if spec_text else [*BUILTINS, *installed]
     rows: list[dict[str, object]] = []
     for entry in entries:
         try:
@@ -46,10 +43,12 @@ def solver_rows(spec_text: str | None) -> list[dict[str, object]]:
         except SolverSpecError as exc:
             name = entry.split()[0] if entry.split() else entry
             rows.append({"name": name, "spec": entry.strip(), "family": None, "found": False,
-                         "version": None, "argv": None, "problem": str(exc)})  # fmt: skip
+                         "version": None, "argv": None, "problem": str(exc),
+                         "installed_by": None})  # fmt: skip
             continue
         rows.append({"name": spec.name, "spec": spec.text, "family": spec.family, "found": True,
-                     "version": solver_version(spec), "argv": list(spec.argv), "problem": None})  # fmt: skip
+                     "version": solver_version(spec), "argv": list(spec.argv), "problem": None,
+                     "installed_by": installed.get(spec.name)})  # fmt: skip
     return rows
 
 
@@ -64,7 +63,10 @@ def _show(spec_text: str | None, as_json: bool) -> None:
     for row in rows:
         argv = row["argv"]
         if row["found"] and isinstance(argv, list):
-            table.add_row(str(row["name"]), str(row["family"]), "[green]found[/green]",
+            status = "[green]found[/green]"
+            if row["installed_by"] == "tests":  # the test suite's old releases
+                status += " (test fixture)"
+            table.add_row(str(row["name"]), str(row["family"]), status,
                           str(row["version"]), " ".join(argv))  # fmt: skip
         else:
             table.add_row(

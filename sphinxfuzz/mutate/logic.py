@@ -103,8 +103,10 @@ def _application_features(node: SList, functions: set[str]) -> set[str]:
         features |= {"Int", "Real"}
     elif head in _NONLINEAR and sum(not _is_literal(a) for a in node.items[1:]) > 1:
         features.add("nonlinear")
-    elif head in _DIVISIONS and not all(_is_literal(a) for a in node.items[2:]):
-        features.add("nonlinear")  # (div 2 x): linear logics divide by numerals only
+    elif head in _DIVISIONS and not all(_is_literal(a) and not _is_zero(a) for a in node.items[2:]):
+        # (div 2 x), (/ 0.0 0.0 0.0): linear logics divide by non-zero numerals only (cvc5
+        # calls a division by zero a non-linear fact)
+        features.add("nonlinear")
     elif head in _EXOTIC_HEADS or node.operator_name() in _Z3_EXTENSIONS:
         features.add("exotic")
     return features
@@ -149,6 +151,10 @@ def is_higher_order(nodes: list[Node]) -> bool:
 
 def _is_literal(node: Node) -> bool:
     return isinstance(node, Atom) and node.kind in ("numeral", "decimal")
+
+
+def _is_zero(node: Node) -> bool:
+    return isinstance(node, Atom) and float(node.text) == 0
 
 
 def needs_widening(logic: str, inserted: set[str]) -> bool:

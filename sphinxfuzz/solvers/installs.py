@@ -14,6 +14,7 @@ binary of that release on the command line instead (any path works as a solver).
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import os
@@ -45,6 +46,7 @@ class Installed:
     package_version: str
     folder: Path
     argv: tuple[str, ...]  # the command line of the binary (options are appended)
+    by: str = "user"  # who asked for it: "user", or "tests" (the test suite's old releases)
 
 
 def cache_root() -> Path:
@@ -130,8 +132,9 @@ def folder_for(family: str, version: str) -> Path:
     return cache_root() / f"{family}-{version}"
 
 
-def install(family: str, version: str, *, say: object = print) -> Installed:
-    """Install one release (a no-op when it is there already).
+def install(family: str, version: str, *, say: object = print, by: str = "user") -> Installed:
+    """Install one release (a no-op when it is there already). `by` is recorded: `solvers`
+    marks the releases the test suite installed ("tests") as test fixtures.
 
     Processes installing the same release at once (parallel test workers, two campaigns)
     take turns on a lock file: the second finds the first one's install and keeps it."""
@@ -143,7 +146,18 @@ def install(family: str, version: str, *, say: object = print) -> Installed:
     with open(lock_file, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         present = find_installed(family, version)
-        return present if present is not None else _install(family, version, say)
+        if present is not None:
+            return present
+        installed = _install(family, version, say)
+        return installed if by == "user" else _mark(installed, by)
+
+
+def _mark(installed: Installed, by: str) -> Installed:
+    """Record who asked for a fresh install in its `installed.json`."""
+    path = installed.folder / _RECORD
+    record = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**record, "installed_by": by}, indent=2), encoding="utf-8")
+    return dataclasses.replace(installed, by=by)
 
 
 def _install(family: str, version: str, say: object) -> Installed:
@@ -204,7 +218,8 @@ def _read(folder: Path) -> Installed | None:
     argv = _argv(family, folder)
     if argv is None:
         return None
-    return Installed(family, version, str(record.get("package_version", version)), folder, argv)
+    return Installed(family, version, str(record.get("package_version", version)), folder, argv,
+                     str(record.get("installed_by", "user")))  # fmt: skip
 
 
 def find_installed(family: str, version: str) -> Installed | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from collections.abc import Iterator
@@ -100,3 +101,13 @@ def test_a_killed_actor_is_replaced_and_nothing_stored_is_lost(
     assert done == {0, 1, 2, 3}  # every position finished, the killed one's redone
     assert findings == ["finding.smt2:crash"]
     assert [b for b in bugs if "crash" in b]  # crash.smt2's mutants crash the stand-in
+
+
+def test_the_coordinator_writes_the_status_of_a_ray_campaign(both: tuple[Path, Path]) -> None:
+    from sphinxfuzz.campaign.status import read_status
+
+    written = json.loads((both[1] / "status.json").read_text())
+    assert written["ray"] is not None and written["jobs"] == 2 and written["running"] is False
+    local = json.loads((both[0] / "status.json").read_text())
+    assert written["mutants"] == local["mutants"] > 0  # the actors' counters reached it
+    assert read_status(both[1])["source"] == "store"

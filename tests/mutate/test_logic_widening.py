@@ -167,3 +167,24 @@ def test_int_real_conversions_leave_real_only_logics(solvers):
     mutant = _mutant(text, 1, _IsInt())
     assert "(set-logic ALL)" in mutant.text and "is_int" in mutant.text
     _answered(solvers, mutant, (Outcome.SAT,))
+
+
+class _Divides:
+    theories = ("Reals",)
+
+    def __init__(self, term: str) -> None:
+        self.term = term
+
+    def generate(self, theory: str, seed: int) -> tuple[str, str]:
+        return "(declare-const r Real)", f"(> r {self.term})"
+
+
+def test_a_division_by_zero_leaves_linear_logics(solvers):
+    # every divisor a numeral, but zero: cvc5 refuses it as non-linear under QF_LRA
+    text = "(set-logic QF_LRA)\n(declare-const x Real)\n(assert (> x 2.5))\n(check-sat)\n"
+    mutant = _mutant(text, 1, _Divides("(/ 0.0 0.0 0.0)"))
+    assert "(set-logic ALL)" in mutant.text and "(/ 0.0 0.0 0.0)" in mutant.text
+    _answered(solvers, mutant, (Outcome.SAT, Outcome.UNKNOWN))
+    linear = _mutant(text, 1, _Divides("(/ 1.0 2.0 4.0)"))  # non-zero numerals: still linear
+    assert "(set-logic QF_LRA)" in linear.text and "(/ 1.0 2.0 4.0)" in linear.text
+    _answered(solvers, linear, (Outcome.SAT,))

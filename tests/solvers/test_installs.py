@@ -138,3 +138,22 @@ def test_parallel_installs_of_one_release_share_one_install(
         thread.join()
     assert calls == ["4.8.17"]
     assert len(results) == 2 and results[0].folder == results[1].folder
+
+
+def test_the_tests_mark_their_fresh_installs(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinxfuzz.solvers import installs
+
+    z3 = shutil.which("z3")
+    assert z3 is not None
+
+    def fake_install(family: str, version: str, say: object) -> installs.Installed:
+        fake_release(cache, family, version, z3)
+        found = installs.find_installed(family, version)
+        assert found is not None
+        return found
+
+    monkeypatch.setattr(installs, "_install", fake_install)
+    assert install("z3", "4.8.17", by="tests").by == "tests"
+    assert install("z3", "4.12.2").by == "user"
+    assert {i.version: i.by for i in installed_versions()} == {"4.8.17": "tests", "4.12.2": "user"}
+    assert install("z3", "4.12.2", by="tests").by == "user"  # present already: left as it was

@@ -2,7 +2,8 @@
 
 The scripts run in one batch, each from a fresh state and announced by an `(echo ...)`
 marker; an error line is charged to the script of the last marker. cvc5 stops at its first
-error, so the batch is resumed after the rejected script.
+error, so the batch is resumed after the rejected script (`batching.run_marked`, which also
+cuts a script that runs too long).
 """
 
 from __future__ import annotations
@@ -10,49 +11,40 @@ from __future__ import annotations
 from sphinxfuzz.smtlib import Script, print_node
 from sphinxfuzz.solvers import SolverSpec, run_solver
 
+from .batching import run_marked
+
 _SKIP = {"set-logic", "reset", "exit", "get-model", "get-value", "echo"}
 _PER_QUERY = {"z3": "(set-option :timeout {ms})", "cvc5": "(set-option :tlimit-per {ms})"}
 
 
-def _batch(scripts: list[Script], start: int, family: str, ms: int) -> str:
-    lines = []
-    for number in range(start, len(scripts)):
-        script = scripts[number]
-        logic = next(
-            (print_node(c.items[1]) for c in script.commands if c.head_name() == "set-logic"),
-            "ALL",
-        )
-        if family in _PER_QUERY:
-            lines.append(_PER_QUERY[family].format(ms=ms))
-        lines += [f"(set-logic {logic})", f'(echo "@@ {number}")']
-        lines += [print_node(c) for c in script.commands if c.head_name() not in _SKIP]
-        lines.append("(reset)")
+def _text(script: Script, family: str, ms: int) -> str:
+    logic = next(
+        (print_node(c.items[1]) for c in script.commands if c.head_name() == "set-logic"),
+        "ALL",
+    )
+    lines = [_PER_QUERY[family].format(ms=ms)] if family in _PER_QUERY else []
+    lines.append(f"(set-logic {logic})")
+    lines += [print_node(c) for c in script.commands if c.head_name() not in _SKIP]
+    lines.append("(reset)")
     return "\n".join(lines) + "\n"
 
 
 def rejected(spec: SolverSpec, scripts: list[Script], ms: int = 20) -> dict[int, str]:
-    """Index -> first error line of every script `spec` rejects."""
-    errors: dict[int, str] = {}
-    start = 0
-    while start < len(scripts):
-        result = run_solver(spec, _batch(scripts, start, spec.family, ms), timeout=300)
-        current, last = start, start
-        for line in result.stdout.splitlines():
-            text = line.strip().strip('"')
-            if text.startswith("@@ "):
-                current = last = int(text[3:])
-            elif text.startswith("(error") and current not in errors:
-                errors[current] = text
-        # a solver that stopped early (cvc5 after an error, a crash) resumes after the script
-        # it stopped in; one that went through has announced the last script
-        start = last + 1
+    """Index -> first error line of every script `spec` rejects (in batches with a time-out
+    per script: `batching.run_marked`; a script cut by it is not a rejection)."""
+    outputs = run_marked(spec, [_text(script, spec.family, ms) for script in scripts])
+    errors = {
+        i: next(line for line in lines if line.startswith("(error"))
+        for i, lines in enumerate(outputs)
+        if lines is not None and any(line.startswith("(error") for line in lines)
+    }
     # z3 sometimes fails on datatypes declared after a (reset) in one process: an error
     # counts only when the script alone repeats it
     return {i: e for i, e in errors.items() if _alone(spec, scripts[i], ms)}
 
 
 def _alone(spec: SolverSpec, script: Script, ms: int) -> bool:
-    result = run_solver(spec, _batch([script], 0, spec.family, ms), timeout=60)
+    result = run_solver(spec, _text(script, spec.family, ms), timeout=60)
     return "(error" in result.stdout
 
 

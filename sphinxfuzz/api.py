@@ -1,0 +1,137 @@
+"""The Python API: run a campaign and work with what it stored, as the CLI does.
+
+`import sphinxfuzz` exports these names (docs/api.md); the `sphinxfuzz` command calls the
+same functions, so a script and the command line cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+import time as clock
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinxfuzz.bugs.bisect import Bisection, bisect_bug
+from sphinxfuzz.bugs.reduce import ReductionResult, reduce_bug
+from sphinxfuzz.bugs.replay import Replay, find_bug, resolve_campaign
+from sphinxfuzz.bugs.replay import replay as replay_folder
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.bugs.store import BugRow, Store
+from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, parse_duration
+from sphinxfuzz.campaign.runner import Message, Progress
+from sphinxfuzz.campaign.runner import run_campaign as run_campaign_stats
+from sphinxfuzz.campaign.targets import CampaignError
+
+Folder = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class CampaignSummary:
+    """What one `run_campaign` call did, and what its campaign folder holds afterwards."""
+
+    campaign: Path  # the campaign folder
+    stats: Stats  # this run's counters (mutants, solver calls, bugs by kind, ...)
+    elapsed: float  # wall seconds of this run
+    bugs: tuple[BugRow, ...]  # every bug the folder holds, earlier runs' included
+
+    @property
+    def new_bugs(self) -> int:
+        """Bugs and seed findings this run stored (the CLI's `--fail-on-bug` test)."""
+        return sum(self.stats.bugs.values()) + self.stats.seed_findings
+
+
+def run_campaign(
+    config: CampaignConfig | Campaign,
+    campaign: Folder,
+    *,
+    time: float | str | None = None,
+    mutants: int | None = None,
+    jobs: int = 1,
+    resume: bool = False,
+    persistent: bool = True,
+    unconfined: bool = False,
+    ray: str | None = None,
+    status_every: float = 10.0,
+    on_progress: Progress | None = None,
+    on_message: Message | None = None,
+) -> CampaignSummary:
+    """Run (or, with `resume`, continue) the campaign `config` describes in the folder
+    `campaign`, for `time` (seconds, or "90s", "10m", "2h") or `mutants` mutants; with
+    neither, one pass over the seeds. `jobs` worker processes (or Ray actors at `ray`).
+    `status_every`: seconds between rewrites of the folder's `status.json`.
+
+    A `Campaign` (`config.resolve()`, checked by `campaign.runner.validate`, as the CLI
+    does) runs without being checked again. Raises `sphinxfuzz.errors.SphinxfuzzError` subclasses for unusable settings (a solver
+    that fails a trivial script, a missing seed folder, a folder that holds a campaign)."""
+    try:
+        seconds = parse_duration(time) if isinstance(time, str) else time
+    except ValueError as exc:
+        raise CampaignError(f"time: {exc}", setting="time") from None
+    root = Path(campaign)
+    started = clock.monotonic()
+    stats = run_campaign_stats(
+        config, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
+        on_progress=on_progress or (lambda stats, elapsed: None),
+        on_message=on_message or (lambda text: None), persistent=persistent,
+        unconfined=unconfined, ray=ray, status_every=status_every,
+    )  # fmt: skip
+    elapsed = clock.monotonic() - started
+    return CampaignSummary(root, stats, elapsed, tuple(load_bugs(root)))
+
+
+def load_bugs(campaign: Folder | None = None) -> list[BugRow]:
+    """Every bug the campaign folder stored, oldest first (None: the newest folder in
+    `campaigns/`). Each row has `id`, `kind`, `solver`, `signature`, `count` (hits) and
+    `folder`; `sphinxfuzz.bugs.load_record(row.folder)` reads the whole bug."""
+    with Store(resolve_campaign(None if campaign is None else str(campaign))) as store:
+        return store.bugs()
+
+
+def replay(campaign: Folder | None, bug: str, *, timeout: float | None = None) -> Replay:
+    """Run a stored bug (its id in `campaign`, or a bug folder's path) again on the stored
+    solver command lines and judge it as the campaign did; `.reproduced` tells whether the
+    bug is still there, `.results` holds every solver's result."""
+    folder = find_bug(bug, None if campaign is None else str(campaign))
+    return replay_folder(folder, timeout=timeout)
+
+
+def reduce(
+    campaign: Folder | None,
+    bug: str,
+    *,
+    jobs: int = 1,
+    time_limit: float | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> ReductionResult:
+    """Shrink a stored bug's trigger with ddSMT (`pip install 'sphinxfuzz[reduce]'`),
+    keeping only candidates that are still the same bug; writes `reduced.smt2` and
+    `reduce.json` in its folder. `time_limit` seconds stop ddSMT with its best result."""
+    root = resolve_campaign(None if campaign is None else str(campaign))
+    return reduce_bug(root, bug, jobs=jobs, time_limit=time_limit, echo=echo)
+
+
+def bisect(
+    campaign: Folder | None,
+    bug: str,
+    solver: str = "z3",
+    *,
+    versions: list[str] | None = None,
+    say: Callable[[str], object] = print,
+) -> Bisection:
+    """Run a stored bug on released versions of `solver` (z3 or cvc5; installed on demand
+    into the solver cache) and write `bisect.json` with the first and last release that
+    show it. `versions`: try exactly these instead of the default sample and bisection."""
+    folder = find_bug(bug, None if campaign is None else str(campaign))
+    return bisect_bug(folder.parent.parent, folder, solver, versions=versions, say=say)
+
+
+__all__ = [
+    "CampaignConfig",
+    "CampaignSummary",
+    "bisect",
+    "load_bugs",
+    "reduce",
+    "replay",
+    "run_campaign",
+]

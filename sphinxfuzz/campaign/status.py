@@ -1,0 +1,225 @@
+"""A campaign's live status: `status.json` in its folder, rewritten atomically by the
+coordinator (the process that runs `fuzz`, Ray's included) every `--log-every` seconds, and
+what `sphinxfuzz status` reads. Its schema is `sphinxfuzz/schemas/status.schema.json`
+(docs/json-output.md).
+
+Whether a campaign runs is not taken from the file (a `kill -9` leaves it saying "running")
+but from its lock (`campaign.lock`), which the kernel drops with the process. A campaign
+that does not run is described from its store instead: that survives any end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sphinxfuzz.bugs.stats import Stats, StrategyStats
+from sphinxfuzz.bugs.store import Store
+from sphinxfuzz.campaign.lock import is_locked
+from sphinxfuzz.fileio import write_atomic
+
+STATUS_NAME = "status.json"
+SCHEMA = "sphinxfuzz/status/1"
+
+
+def _share(part: float, whole: float) -> float:
+    return min(1.0, max(0.0, part / whole)) if whole > 0 else 0.0
+
+
+def figures(stats: Stats, elapsed: float, seed_count: int) -> dict[str, Any]:
+    """The counters of a status document (every field but who runs it and when)."""
+    rate = (lambda n: n / elapsed) if elapsed > 0 else (lambda n: 0.0)
+    undecided = stats.unknowns + stats.timeouts + stats.errors
+    done = stats.seeds_used + stats.seeds_set_aside + stats.seeds_malformed
+    return {
+        "elapsed": round(elapsed, 3),
+        "mutants": stats.mutants,
+        "solver_calls": stats.solver_calls,
+        "mutants_per_second": round(rate(stats.mutants), 3),
+        "calls_per_second": round(rate(stats.solver_calls), 3),
+        "accepted_share": round(stats.acceptance, 4),
+        "decided_share": round(_share(stats.solver_calls - undecided, stats.solver_calls), 4),
+        "unknowns": stats.unknowns,
+        "timeouts": stats.timeouts,
+        "rejected": stats.errors,
+        "bugs": {kind: stats.bugs.get(kind, 0) for kind in sorted(set(stats.bugs) | _KINDS)},
+        "seed_findings": stats.seed_findings,
+        "seeds": {
+            "total": seed_count,
+            "done": done,
+            # a time budget goes round the seeds again: "left" counts this pass
+            "left": (seed_count - done % seed_count) % seed_count if seed_count else 0,
+            "used": stats.seeds_used,
+            "set_aside": stats.seeds_set_aside,
+            "malformed": stats.seeds_malformed,
+        },
+        "strategies": {
+            name: {
+                "positions": s.positions,
+                "cases": s.cases,
+                "accepted_share": round(_share(s.accepted, s.cases), 4),
+                "expected_share": round(_share(s.expected, s.cases), 4),
+                "bugs": s.verdicts,
+                "solver_calls": s.solver_calls,
+                "solver_seconds": round(s.solver_seconds, 3),
+            }
+            for name, s in sorted(stats.strategies.items())
+        },
+    }
+
+
+_KINDS = {"crash", "soundness", "invalid-model"}
+
+
+class StatusWriter:
+    """Rewrites `<root>/status.json` every `every` seconds from a timer thread (so a long
+    solver call does not freeze it) with the counters `latest()` returns; `every` 0 writes it
+    only at the start and the end. Use as a context manager; the last write says
+    `running: false`."""
+
+    def __init__(
+        self,
+        root: Path,
+        latest: Callable[[], Stats],
+        *,
+        every: float,
+        seed_count: int,
+        jobs: int,
+        budget: tuple[float | None, int | None],
+        ray: str | None = None,
+    ) -> None:
+        self.root, self.latest, self.every = root, latest, every
+        self.head = {
+            "schema": SCHEMA,
+            "campaign": str(root),
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": time.time(),
+            "jobs": jobs,
+            "ray": ray,
+            "budget": {"seconds": budget[0], "mutants": budget[1]},
+        }
+        self.seed_count = seed_count
+        self._started = time.monotonic()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def write(self, *, running: bool = True) -> None:
+        elapsed = time.monotonic() - self._started
+        document = {
+            **self.head,
+            "running": running,
+            "updated": time.time(),
+            **figures(self.latest(), elapsed, self.seed_count),
+        }
+        with self._lock:  # the timer and the last write never interleave their renames
+            write_atomic(self.root / STATUS_NAME, json.dumps(document, indent=2) + "\n")
+
+    def __enter__(self) -> StatusWriter:
+        self.write()
+        if self.every > 0:
+            self._thread = threading.Thread(target=self._tick, daemon=True, name="status")
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.write(running=False)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.every):
+            self.write()
+
+
+def read_status(root: Path) -> dict[str, Any]:
+    """The status of the campaign in `root`: `status.json` while its process runs; else a
+    document of the same schema from the store (`running` false, `source` "store"), with
+    the last status file's start, pid and host when there is one. Raises `StoreError` when
+    `root` holds no campaign."""
+    path = root / STATUS_NAME
+    last: dict[str, Any] | None = None
+    if path.is_file():
+        try:
+            last = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            last = None  # being replaced, or cut by a full disk: the store still knows
+    if last is not None and is_locked(root):
+        return {**last, "running": True, "source": STATUS_NAME}
+    with Store(root) as store:
+        stats = _stored_counters(store, last)
+        counts = store.seed_status_counts()
+        bugs = [str(row.kind) for row in store.bugs()]
+        runs = store.runs()
+    seed_count = int(last["seeds"]["total"]) if last else sum(counts.values())
+    document = {
+        "schema": SCHEMA,
+        "campaign": str(root),
+        "pid": last["pid"] if last else None,
+        "host": last["host"] if last else None,
+        "started": last["started"] if last else (runs[0][1] if runs else None),
+        "jobs": last["jobs"] if last else (runs[-1][2] if runs else None),
+        "ray": last["ray"] if last else None,
+        "budget": last["budget"] if last else {"seconds": None, "mutants": None},
+        "running": False,
+        "updated": last["updated"] if last else None,
+        # the last status file's clock; without one, the workers' summed seconds of work
+        **figures(stats, float(last["elapsed"]) if last else stats.wall_time, seed_count),
+        "source": "store",
+    }
+    # the store's bugs, not the counters: a killed run's last minute of counters is lost,
+    # its bugs never are
+    document["bugs"] = {k: bugs.count(k) for k in sorted(set(bugs) | _KINDS)}
+    return document
+
+
+def _stored_counters(store: Store, last: dict[str, Any] | None) -> Stats:
+    """Every run's last per-minute counters; for the last run, the last status file's when
+    they are further along (a run killed mid-minute wrote its status after its last row)."""
+    final: dict[int, Stats] = {}
+    for run, _minute, stats in store.stats_rows():  # ordered by run and minute
+        final[run] = stats
+    runs = store.runs()
+    current = final.pop(runs[-1][0], Stats()) if runs else Stats()
+    if last is not None and int(last.get("mutants", 0)) > current.mutants:
+        current = _counters_of(last)
+    total = Stats()
+    for stats in [*final.values(), current]:
+        total.add(stats)
+    return total
+
+
+def _counters_of(document: dict[str, Any]) -> Stats:
+    """The counters a status document holds, back as `Stats` (shares times their base)."""
+    seeds = document["seeds"]
+    stats = Stats(
+        mutants=document["mutants"],
+        solver_calls=document["solver_calls"],
+        accepted=round(document["accepted_share"] * document["mutants"]),
+        unknowns=document["unknowns"],
+        timeouts=document["timeouts"],
+        errors=document["rejected"],
+        seeds_used=seeds["used"],
+        seeds_set_aside=seeds["set_aside"],
+        seeds_malformed=seeds["malformed"],
+        seed_findings=document["seed_findings"],
+    )
+    for name, s in document["strategies"].items():
+        stats.strategies[name] = StrategyStats(
+            positions=s["positions"],
+            cases=s["cases"],
+            accepted=round(s["accepted_share"] * s["cases"]),
+            expected=round(s["expected_share"] * s["cases"]),
+            verdicts=s["bugs"],
+            solver_calls=s["solver_calls"],
+            solver_seconds=s["solver_seconds"],
+        )
+    return stats
