@@ -148,6 +148,9 @@ def _summary(store: Store, root: Path, line: Timeline, groups: list[BugGroup],
                               f"{stats.seeds_malformed} malformed, {stats.seed_findings} findings")],
         ["bugs", escape(f"{bugs}; {stats.duplicates} duplicate crash hits; "
                         f"{len(groups)} distinct bugs")],
+        # verdicts a trusted solver contradicted on their own formula (never stored)
+        ["construction doubts", escape("; ".join(f"{c}: {n}" for c, n in sorted(
+            stats.doubts.items())) or "none")],
     ]  # fmt: skip
     solvers = _table(["solver", "version"], _solver_rows(config, facts))
     facts_table = "<table><tbody>" + "".join(

@@ -74,8 +74,9 @@ class CampaignConfig:
     # terms; "sphinx,fusion=2,storm" mixes in the seed papers' strategies.
     strategies: str = "sphinx"
     scheduler: str = "fixed"  # "bandit": choose strategies by what they found
-    # The solver that labels seeds sat/unsat (fusion, sae, janus) and gives STORM its models;
-    # not a target. The newest z3 by default: a release under test must not vouch for itself.
+    # The solvers that label seeds sat/unsat (fusion, sae, janus), give STORM its models and
+    # re-run a verdict's formula against its construction (doubts); not targets. The newest z3
+    # by default: a release under test must not vouch for itself. "z3;cvc5" names two.
     trusted: str = "z3"
 
     def to_json(self) -> dict[str, object]:
@@ -130,18 +131,14 @@ class CampaignConfig:
         a CampaignError (with `setting` naming the culprit) when one is unusable."""
         specs = target_specs(self.solvers)
         mix = StrategyMix.parse(self.strategies, self.scheduler)
-        trusted = None
+        trusted: tuple[SolverSpec, ...] = ()
         if mix.needs_trusted:
             try:
-                found = parse_specs(self.trusted)
+                trusted = tuple(parse_specs(self.trusted))
             except ValueError as exc:
                 raise CampaignError(f"trusted {self.trusted!r}: {exc}", setting="trusted") from None
-            if len(found) != 1:
-                raise CampaignError(
-                    f"trusted {self.trusted!r}: names {len(found)} solvers, give one",
-                    setting="trusted",
-                )
-            trusted = found[0]
+            if not trusted:
+                raise CampaignError(f"trusted {self.trusted!r}: names no solver", setting="trusted")
         try:
             seed_files = collect_seeds(list(self.seeds))
         except SeedsError as exc:
@@ -177,7 +174,8 @@ class Campaign:
     generators: tuple[CatalogueEntry, ...]  # the theories every target supports
     theory_options: dict[str, tuple[str, ...]]  # solver options a theory's document asks for
     mix: StrategyMix = StrategyMix(((SPHINX, 1.0),))
-    trusted: SolverSpec | None = None  # labels and models (`CampaignConfig.trusted`)
+    # labels, models and doubts (`CampaignConfig.trusted`, "z3;cvc5": several)
+    trusted: tuple[SolverSpec, ...] = ()
 
 
 MIN_MUTANT_TIMEOUT = 0.5
