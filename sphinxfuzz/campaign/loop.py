@@ -40,6 +40,7 @@ from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed,
 from sphinxfuzz.mutate.mutant import ready_to_run, with_needed_options
 from sphinxfuzz.mutate.trim import trimmed
 from sphinxfuzz.oracle import Expected, Judgement, Verdict, VerdictKind, judge, normalise_failure
+from sphinxfuzz.oracle.backtrace import Backtrace, gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.oracle.doubt import SLOW_FACTOR, doubtful, needs_more_time, slow_verdict
 from sphinxfuzz.smtlib import Script, print_script
@@ -193,7 +194,20 @@ class Worker:
     def _judge(self, text: str, results: list[SolverResult], *, fresh: bool = False) -> Judgement:
         judgement = judge(text, results, lambda spec, check: self._run(spec, check, fresh=fresh))
         self.stats.unconfirmed += judgement.unconfirmed
+        # a crash that printed nothing is told apart by its stack (`oracle.backtrace`)
+        judgement.verdicts = identified(
+            judgement.verdicts, results, lambda spec: for_family(text, spec.family), self._debug
+        )
         return judgement
+
+    def _debug(self, spec: SolverSpec, text: str) -> Backtrace | None:
+        started = time.monotonic()
+        try:
+            return gdb_backtrace(
+                spec, text, timeout=self.config.timeout, memory_mb=self.config.memory_mb
+            )
+        finally:
+            self.stats.solver_time += time.monotonic() - started
 
     def _confirmed(
         self,
@@ -211,8 +225,10 @@ class Worker:
         root cause hit a thousand times must not cost a thousand fresh runs."""
         if not judgement.verdicts or not self.persistent:
             return results, judgement
-        if all(
-            v.kind == VerdictKind.CRASH and store.has_signature(v.signature)
+        if all(  # a coarse signature may hide another bug (`Store` keeps a few)
+            v.kind == VerdictKind.CRASH
+            and store.has_signature(v.signature)
+            and not v.evidence.get("coarse")
             for v in judgement.verdicts
         ):
             return results, judgement

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.oracle.expected import UNSOLVED, ModelChecker, judge_expected
 from sphinxfuzz.oracle.judge import CheckRunner, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
@@ -129,6 +131,11 @@ def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult
     results = [run(solver, text) for solver in specs]
     if spec.expected is None:
         verdicts = judge(text, results, run).verdicts
+        if spec.kind == VerdictKind.CRASH:  # a stack signature must stay the same stack
+            verdicts = identified(
+                verdicts, results, lambda s: for_family(text, s.family),
+                lambda s, t: gdb_backtrace(s, t, timeout=spec.timeout, memory_mb=spec.memory_mb),
+            )  # fmt: skip
     elif spec.kind == VerdictKind.INCOMPLETENESS:
         verdicts = _still_unsolved(spec, spec.expected, results)
     else:
