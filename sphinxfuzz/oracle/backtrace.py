@@ -97,6 +97,8 @@ def bare_name(text: str) -> str:
         elif depth == 0:
             out.append(char)
     words = "".join(out).replace("operator\0", "operator()").split()
+    while words and words[-1] in ("const", "volatile", "&", "&&", "noexcept"):
+        words.pop()  # qualifiers of a member function, after its parameter list
     return words[-1] if words else text.strip()
 
 
