@@ -15,6 +15,7 @@ from html import escape
 from pathlib import Path
 
 from sphinxfuzz.bugs.issue_text import BugFacts, bisect_summary, issue_text, load_facts
+from sphinxfuzz.bugs.listing import alive_first
 from sphinxfuzz.bugs.record import FINDINGS_DIR, Bisection, is_bug_folder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store, StoreError
@@ -244,10 +245,11 @@ def _group_rows(groups: list[BugGroup], facts: dict[str, BugFacts], first: float
             escape(", ".join(group.theories) or "-"),
             f"<code>{escape(group.key)}</code>",
             escape(bisect_summary(rep.bisect) or "-"),
+            escape(rep.record.today.sentence() if rep.record.today else "not checked"),
             _size(rep),
         ])  # fmt: skip
     header = ["group", "kind", "solver", "version", "hits", "bugs", "first seen",
-              "theories", "signature / shape", "bisect", "formula"]  # fmt: skip
+              "theories", "signature / shape", "bisect", "newest release", "formula"]  # fmt: skip
     return _table(header, rows, numeric={4, 5})
 
 
@@ -344,7 +346,8 @@ def render_report(root: Path) -> str:
                 f"{root}: the store lists bug(s) {', '.join(missing)} but their folders under "
                 f"{root / 'bugs'} are missing; restore them from a backup"
             )
-        groups = group_bugs(bugs)
+        # alive in the newest release first, then not known, then fixed; slow ones last
+        groups = [group for group, _ in alive_first(group_bugs(bugs), bugs)[0]]
         facts = {bug.id: load_facts(bug.folder) for bug in bugs}
         line = timeline(store)
         first = min((s for _, s, _ in store.runs()), default=0.0)

@@ -78,6 +78,9 @@ class CampaignConfig:
     # re-run a verdict's formula against its construction (doubts); not targets. The newest z3
     # by default: a release under test must not vouch for itself. "z3;cvc5" names two.
     trusted: str = "z3"
+    # The newest release of each family a stored bug is replayed on (alive or fixed today,
+    # `bugs.refresh`): "" is the newest installed wheel of each; "z3@5.4.1;cvc5" names some.
+    newest: str = ""
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)

@@ -18,6 +18,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphinxfuzz.bugs.record import BUGS_DIR, FINDINGS_DIR, VERDICT
+from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.cases import CaseJudge
@@ -377,7 +379,9 @@ class Worker:
             verdicts.append(Verdict(VerdictKind.DISAGREEMENT, None, "seed disagreement", evidence))
         if verdicts:
             for verdict in verdicts:
-                store.record_seed_finding(seed.path, seed.text, verdict, results)
+                ident = store.record_seed_finding(seed.path, seed.text, verdict, results)
+                if verdict.solver is not None and ident:
+                    self._refresh(self.root / FINDINGS_DIR / ident)
             self.stats.seed_findings += len(verdicts)
             kinds = ", ".join(f"{v.kind} ({v.solver or 'all'})" for v in verdicts)
             self._say(f"seed finding in {seed.path}: {kinds}")
@@ -571,7 +575,21 @@ class Worker:
             self.stats.duplicates += 1
         else:
             self.stats.bugs[str(verdict.kind)] += 1
-            self._say(f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}")
+            today = self._refresh(self.root / BUGS_DIR / ident)
+            self._say(
+                f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}{today}"
+            )
+
+    def _refresh(self, folder: Path) -> str:
+        """Replay a new bug on the newest release of its family (`bugs.refresh`); a worker
+        whose findings are written elsewhere (a Ray node) leaves it to `bugs refresh`."""
+        if not (folder / VERDICT).is_file():
+            return ""
+        try:
+            today = refresh_bug(self.root, folder, newest_specs(self.config.newest))
+        except RefreshError as exc:
+            return f" (not replayed on the newest release: {exc})"
+        return f" ({today.sentence()})"
 
     # -- strategies (`--strategies`) ------------------------------------------------------
     def _fuzz_position(
