@@ -255,6 +255,11 @@ def issue_text(facts: BugFacts) -> str:
         formula,
         "```",
         "",
+        *(
+            [f"The reduced formula is {facts.reduction.reference_sentence()}.", ""]
+            if facts.reduction and facts.reduction.reference
+            else []
+        ),
         "Command:",
         "```sh",
         f"{command} bug.smt2",

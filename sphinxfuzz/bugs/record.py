@@ -390,6 +390,9 @@ class Reduction:
     check: dict[str, object]  # the interestingness check spec
     results: list[SolverSummary]  # the solvers on the reduced formula
     verdict: Verdict
+    # the reference that read the reduced formula (`reduce`): solver, version, accepted,
+    # detail; None for a reduction made before references (or with no reference at all)
+    reference: dict[str, object] | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -404,7 +407,20 @@ class Reduction:
             "check": self.check,
             "results": [r.to_json() for r in self.results],
             "verdict": self.verdict.to_json(),
+            "reference": self.reference,
         }
+
+    def reference_sentence(self) -> str:
+        """ "accepted by cvc5 1.3.0 without an error line" and the like, for reports."""
+        ref = self.reference
+        if not ref:
+            return "not checked by a reference solver"
+        if not ref.get("solver"):
+            return f"no reference solver: {ref.get('detail', '')}".rstrip(": ")
+        who = f"{ref['solver']} {ref.get('version', '')}".strip()
+        if ref.get("accepted"):
+            return f"accepted by {who} without an error line"
+        return f"NOT accepted by {who}: {ref.get('detail', '')}"
 
 
 def _size(fields: _Fields, key: str) -> Size:
@@ -430,6 +446,7 @@ def load_reduction(folder: Path) -> Reduction | None:
         check=fields.get("check", dict, {}),
         results=_summaries(fields, "results"),
         verdict=_verdict(fields),
+        reference=fields.get("reference", (dict, type(None)), None),
     )
 
 

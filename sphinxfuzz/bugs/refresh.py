@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sphinxfuzz.bugs.bisect import BisectError, try_solver
+from sphinxfuzz.bugs.newest import RefreshError, newest_specs
 from sphinxfuzz.bugs.record import (
     ALIVE,
     BUG,
@@ -29,33 +30,11 @@ from sphinxfuzz.bugs.record import (
     write_today,
 )
 from sphinxfuzz.bugs.reduce import ReduceError, check_spec
-from sphinxfuzz.errors import InputError
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.solvers import SolverSpecError, parse_specs
+
+__all__ = ["RefreshError", "newest_specs", "refresh_bug"]
 from sphinxfuzz.solvers.versions import solver_version
-
-
-class RefreshError(InputError):
-    """A `--newest` list that does not parse, or names a family twice."""
-
-
-def newest_specs(text: str = "") -> dict[str, str]:
-    """Family -> the spec of its newest release: the families' own names (the newest
-    installed wheel) unless `text` ("z3@5.4.1;cvc5") names one."""
-    chosen = {"z3": "z3", "cvc5": "cvc5", "yices": "yices"}
-    if not text.strip():
-        return chosen
-    try:
-        specs = parse_specs(text)
-    except (SolverSpecError, ValueError) as exc:
-        raise RefreshError(f"newest {text!r}: {exc}") from None
-    seen: set[str] = set()
-    for spec in specs:
-        if spec.family in seen:
-            raise RefreshError(f"newest {text!r}: names two {spec.family} solvers, give one")
-        seen.add(spec.family)
-        chosen[spec.family] = spec.text
-    return chosen
 
 
 def _blamed_family(record: BugRecord) -> str | None:

@@ -265,8 +265,11 @@ def _evidence(facts: BugFacts) -> str:
     which = "reduced formula" if facts.reduction else "formula (not reduced yet)"
     issue = issue_text(facts)
     rows = min(issue.count("\n") + 1, 40)
+    reference = (f"<p>Reference: {escape(facts.reduction.reference_sentence())}</p>"
+                 if facts.reduction else "")  # fmt: skip
     return (
         f"<h4>{which} of <code>{escape(facts.id)}</code></h4><pre>{escape(facts.formula)}</pre>"
+        f"{reference}"
         f"{_bisect_table(facts.bisect)}"
         f'<h4>Issue text</h4><textarea readonly rows="{rows}">{escape(issue)}</textarea>'
     )
