@@ -12,7 +12,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from typing import Any
 
 from sphinxfuzz.campaign.mix import SPHINX, StrategyMix
@@ -142,6 +142,15 @@ class CampaignConfig:
                 raise CampaignError(f"trusted {self.trusted!r}: {exc}", setting="trusted") from None
             if not trusted:
                 raise CampaignError(f"trusted {self.trusted!r}: names no solver", setting="trusted")
+            # a trusted solver named like a different target (pip's cvc5 beside /usr/bin/cvc5)
+            # gets a name of its own: names tell runs apart, and it must never pass for it
+            targets = {spec.name: spec for spec in specs}
+            trusted = tuple(
+                replace(t, name=f"{t.name} (trusted)")
+                if t.name in targets and targets[t.name].argv != t.argv
+                else t
+                for t in trusted
+            )
         try:
             seed_files = collect_seeds(list(self.seeds))
         except SeedsError as exc:
