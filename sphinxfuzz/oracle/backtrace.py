@@ -87,7 +87,7 @@ class Backtrace:
 def bare_name(text: str) -> str:
     """A demangled function with its template arguments and parameter list removed:
     `void f<int>(a::b) const` -> `f`; `ns::C::operator()(x)` -> `ns::C::operator()`."""
-    text = text.replace("operator()", "operator\0")
+    text = text.replace("operator()", "operator\0").replace("(anonymous namespace)", "{anon}")
     out, depth = [], 0
     for char in text:
         if char in "<(":

@@ -138,6 +138,7 @@ def test_bare_names_drop_templates_parameters_and_return_types() -> None:
     )
     assert bare_name("qe::nlqsat::operator()(ref<goal> const&)") == "qe::nlqsat::operator()"
     assert bare_name("main") == "main"
+    assert bare_name("(anonymous namespace)::mam_impl::match(app*)") == "{anon}::mam_impl::match"
 
 
 def test_identified_signs_bare_signals_only() -> None:
