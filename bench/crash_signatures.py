@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from sphinxfuzz.oracle.backtrace import gdb_backtrace  # noqa: E402
 from sphinxfuzz.oracle.crash import bare_signal, crash_signature, normalise_failure  # noqa: E402
 from sphinxfuzz.oracle.dialect import for_family  # noqa: E402
-from sphinxfuzz.solvers import Outcome, parse_specs, run_solver  # noqa: E402
+from sphinxfuzz.solvers import Outcome, SolverSpec, parse_specs, run_solver  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "seeds" / "bug-triggers"
 
@@ -44,6 +44,12 @@ def main() -> None:
     parser.add_argument("--issues", default="0-99999", help="issue number range, a-b")
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument("--cache", type=Path, required=True)
+    parser.add_argument(
+        "--store",
+        type=Path,
+        help="also store every signal crash into this campaign folder"
+        " the way a campaign does (judge, stack signature, record_bug) and count its bugs",
+    )
     args = parser.parse_args()
     (spec,) = parse_specs(args.solver)
     low, high = (int(x) for x in args.issues.split("-"))
@@ -89,6 +95,36 @@ def main() -> None:
               f"{len({r[key] for r in signalled})}")  # fmt: skip
     for signature, count in Counter(str(r["new"]) for r in signalled).most_common():
         print(f"    {count:3} x {signature[:150]}")
+    if args.store is not None:
+        store_crashes(spec, [CORPUS / str(r["file"]) for r in signalled], args)
+
+
+def store_crashes(spec: SolverSpec, files: list[Path], args: argparse.Namespace) -> None:
+    """Judge each file as the campaign loop does and store its verdicts in one campaign:
+    how many bugs the store keeps of them, with the old rule and the new."""
+    from sphinxfuzz.bugs import Store
+    from sphinxfuzz.oracle import judge
+    from sphinxfuzz.oracle.backtrace import identified
+
+    args.store.mkdir(parents=True, exist_ok=True)
+    with Store(args.store, create=True) as store:
+        for number, path in enumerate(files):
+            text = for_family(path.read_text(errors="replace"), spec.family)
+            results = [run_solver(spec, text, timeout=args.timeout, memory_mb=2048)]
+            verdicts = identified(
+                judge(text, results, lambda s, t: run_solver(s, t, timeout=args.timeout)).verdicts,
+                results, lambda s, text=text: text,
+                lambda s, t: gdb_backtrace(s, t, timeout=args.timeout * 3),
+            )  # fmt: skip
+            for verdict in verdicts:
+                ident = store.record_bug(
+                    verdict, mutant_text=text, seed_file=str(path), position=number, mutant=0,
+                    theories=[], results=results, campaign_seed=0,
+                )  # fmt: skip
+                print(f"  {path.name}: {verdict.signature[:120]} -> "
+                      f"{'bugs/' + ident if ident else 'a hit of a stored bug'}")  # fmt: skip
+        rows = store.bugs()
+    print(f"stored in {args.store}: {len(rows)} bugs from {len(files)} signal crashes")
 
 
 if __name__ == "__main__":
