@@ -145,6 +145,8 @@ def _show(console: Console, record: BugRecord) -> None:
     console.print(f"[bold]{record.id}[/]  {record.folder}", highlight=False)
     console.print(f"kind: {verdict.kind}   blamed: {verdict.solver}", highlight=False)
     console.print(f"signature: {verdict.signature}", highlight=False, markup=False)
+    if record.today is not None:
+        console.print(f"today: {record.today.sentence()}", highlight=False, markup=False)
     if not isinstance(record, SeedFindingRecord):
         console.print(
             f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "

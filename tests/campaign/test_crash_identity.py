@@ -12,6 +12,7 @@ import pytest
 from campaign_helpers import FIXTURES, config_for
 
 from sphinxfuzz.bugs import Store, load_record
+from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.store import COARSE_TRIGGERS
 from sphinxfuzz.campaign import Budget, run_campaign
 
@@ -51,6 +52,8 @@ def test_two_silent_segfaults_are_two_bugs_by_their_stacks(tmp_path: Path) -> No
     for verdict in by_site.values():
         assert verdict.evidence["signal"] == "SIGSEGV" and verdict.evidence["backtrace"]
         assert "coarse" not in verdict.evidence
+    # replay takes the stack again: the same signature, so the bug reproduces
+    assert all(replay(folder).reproduced for folder in folders)
 
 
 def test_without_a_debugger_a_coarse_signature_keeps_a_few_triggers(
