@@ -662,6 +662,10 @@ class Worker:
                     self.stats.mutation_errors += 1
                     self._say(f"{name} at {seed.path}: {exc}")
                     return True
+                except RecursionError:  # a seed nested deeper than a strategy's walk goes
+                    self.stats.mutation_errors += 1
+                    self._say(f"{name} at {seed.path}: nested too deeply, left alone")
+                    return True
                 if case is None:
                     return True
                 script = ready_to_run(case.script, self._needed_options)
