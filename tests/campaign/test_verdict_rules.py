@@ -13,7 +13,8 @@ from sphinxfuzz.oracle import Expected, VerdictKind, judge, judge_expected, norm
 from sphinxfuzz.oracle.backtrace import Backtrace, Frame, bare_name, identified, parse_gdb
 from sphinxfuzz.oracle.crash import bare_signal, crash_message, crash_signature
 from sphinxfuzz.oracle.doubt import doubtful, needs_more_time, slow_verdict
-from sphinxfuzz.oracle.expected import ModelChecker, judge_related
+from sphinxfuzz.oracle.expected import ModelChecker, judge_again, judge_related, reference_for
+from sphinxfuzz.oracle.semantic_check import SEMANTICS
 from sphinxfuzz.oracle.trusted import agreed_label, claimed_answer, clean_answer
 from sphinxfuzz.oracle.verdict import Verdict
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
@@ -50,6 +51,7 @@ def test_a_bare_signal_and_an_exit_status_are_told_apart() -> None:
     assert crash_signature(result(Z3, code=-6)) == "z3: killed by signal 6"
     exited = SolverResult(Z3, Outcome.CRASH, exit_code=3)
     assert crash_signature(exited) == "z3: exit 3" and not bare_signal(exited)
+    assert not bare_signal(result(Z3, "sat\n"))  # a clean exit is no signal
 
 
 def _z3_assertion(path: str, line: int, condition: str, address: str = "0x1") -> str:
@@ -87,6 +89,8 @@ def test_cvc5_fatal_failures_keep_function_place_and_check() -> None:
 def test_c_asserts_and_sanitizer_reports() -> None:
     stderr = "solver: ../src/util/vec.cpp:42: void vec::push(int): Assertion `n < cap' failed.\n"
     assert crash_message("", stderr) == "Assertion failed at vec.cpp:42 in vec::push: n < cap"
+    stderr = "s: a/b.cc:7: static unsigned int ns::f(int): Assertion `x' failed.\n"
+    assert crash_message("", stderr) == "Assertion failed at b.cc:7 in ns::f: x"
     report = (
         "==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020 at pc 0x1\n"
         "    #0 0x55d in node::kind() const /src/ast/node.h:12:5\n"
@@ -157,6 +161,11 @@ def test_identified_signs_bare_signals_only() -> None:
     signed = identified(verdicts, [killed, told], lambda spec: FORMULA, debugger)
     assert asked == ["z3"]  # the crash with a message needs no debugger
     assert signed[0].signature == trace.signature("z3") and signed[1] == verdicts[1]
+    # only crash verdicts are signed: a soundness verdict against a killed run is left alone
+    wrong = Verdict(VerdictKind.SOUNDNESS, "z3", "z3: unsat but cvc5's model holds")
+    asked.clear()
+    assert identified([wrong], [killed], lambda spec: FORMULA, debugger) == [wrong]
+    assert asked == []
     coarse = identified(verdicts, [killed, told], lambda spec: FORMULA, lambda s, t: None)
     assert coarse[0].signature == "z3: killed by signal 11" and coarse[0].evidence["coarse"]
 
@@ -175,6 +184,11 @@ def test_disagreement_decided_by_the_model_check() -> None:
     assert [(v.kind, v.solver) for v in holds.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
     fails = judge(FORMULA, [sat, unsat], _checks({"z3": "unsat", "cvc5": "unsat"}))
     assert [(v.kind, v.solver) for v in fails.verdicts] == [(VerdictKind.INVALID_MODEL, "z3")]
+
+
+def test_a_sat_answer_without_a_model_blames_nobody() -> None:
+    judgement = judge(FORMULA, [result(Z3, "sat\n"), result(CVC5, "unsat\n")], _checks({}))
+    assert judgement.verdicts == [] and judgement.unconfirmed
 
 
 def test_an_undecided_model_check_blames_nobody() -> None:
@@ -214,6 +228,47 @@ def test_a_contrary_sat_is_soundness_unless_its_model_holds() -> None:
     undecided = ModelChecker(FORMULA, _checks({"z3": "unknown", "cvc5": "unknown"}))
     (verdict,) = judge_expected([target, other], FUSION, undecided)
     assert verdict.evidence["model_check"] == "undecided"
+
+
+WRONG_MODEL = "(\n  (define-fun x () Int 0)\n)"
+
+
+def test_the_executable_semantics_refutes_a_model_only_where_sat_is_expected() -> None:
+    sat_expected = Expected("sat", "storm", "true under a model")
+    liar = result(Z3, f"sat\n{WRONG_MODEL}\n")
+    holds = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "sat"}))
+    (verdict,) = judge_expected([liar, result(CVC5, "sat\n")], sat_expected, holds)
+    assert verdict.kind == VerdictKind.INVALID_MODEL and verdict.solver == "z3"
+    assert verdict.evidence["source"] == SEMANTICS
+    # a sat with a good model, or an expected unsat, asks nothing of the semantics
+    good = result(Z3, f"sat\n{MODEL}\n")
+    assert judge_expected([good, result(CVC5, "sat\n")], sat_expected, holds) == []
+    fails = ModelChecker(FORMULA, _checks({"z3": "unsat", "cvc5": "unsat"}))
+    kinds = [v.kind for v in judge_expected([liar, result(CVC5, "unsat\n")], FUSION, fails)]
+    assert kinds == [VerdictKind.SOUNDNESS]
+
+
+def test_the_reference_is_another_solver_with_the_expected_answer() -> None:
+    results = [result(Z3, "unsat\n"), result(CVC5, "unknown\n"), result(YICES, "sat\n")]
+    assert reference_for(results, "z3", "sat") == "yices"
+    assert reference_for(results[:2], "z3", "sat") is None  # unknown vouches for nothing
+    assert reference_for(results, "yices", "sat") is None  # never the blamed one
+
+
+def test_every_solver_against_a_related_answer_is_blamed() -> None:
+    implied = Expected("sat", "janus", "a weakened sat seed")
+    wrong = [result(Z3, "unsat\n"), result(CVC5, "unsat\n")]
+    verdicts = judge_related(wrong, wrong, implied)
+    assert [(v.kind, v.solver) for v in verdicts] == [
+        (VerdictKind.SOUNDNESS, "z3"), (VerdictKind.SOUNDNESS, "cvc5"),
+    ]  # fmt: skip
+
+
+def test_judging_again_without_an_expected_answer_is_plain_judging() -> None:
+    sat, unsat = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    stored = Verdict(VerdictKind.SOUNDNESS, "cvc5", "cvc5: unsat but z3's model holds")
+    again = judge_again(stored, FORMULA, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert [(v.kind, v.solver) for v in again.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
 
 
 def test_a_rejected_input_makes_no_expected_verdict() -> None:
