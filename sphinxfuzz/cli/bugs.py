@@ -106,11 +106,19 @@ def list_bugs(
         console.print("seed findings (the unmutated seed already misbehaves)", style="bold")
         _print_rows(
             console,
-            ("id", "kind", "solver", "seed", "signature"),
-            [(i, k, s or "-", Path(f).name, sig) for i, f, k, s, sig in findings],
+            ("id", "today", "kind", "solver", "seed", "signature"),
+            [
+                (i, _today_text(root / FINDINGS_DIR / i), k, s or "-", Path(f).name, sig)
+                for i, f, k, s, sig in findings
+            ],  # fmt: skip
         )
     if not rows and not findings:
         console.print("no bugs stored yet")
+
+
+def _today_text(folder: Path) -> str:
+    today = today_of(folder)
+    return today.sentence() if today else "not checked"
 
 
 def _print_rows(console: Console, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
