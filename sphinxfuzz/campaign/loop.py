@@ -44,7 +44,13 @@ from sphinxfuzz.mutate.trim import trimmed
 from sphinxfuzz.oracle import Expected, Judgement, Verdict, VerdictKind, judge, normalise_failure
 from sphinxfuzz.oracle.backtrace import Backtrace, gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.oracle.doubt import SLOW_FACTOR, doubtful, needs_more_time, slow_verdict
+from sphinxfuzz.oracle.doubt import (
+    DOUBTED,
+    SLOW_FACTOR,
+    doubtful,
+    needs_more_time,
+    slow_verdict,
+)
 from sphinxfuzz.smtlib import Script, print_script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, reaper, run_solver
 from sphinxfuzz.solvers.options import needed_options
@@ -728,6 +734,8 @@ class Worker:
         solver answers its formula against the construction (counted, the first of each
         cause kept in `doubts/`); a SLOW finding when ten times the limit solves a timed-out
         incompleteness."""
+        if verdict.kind not in DOUBTED or verdict.expected is None:
+            return verdict  # a crash, or a verdict that rests on no construction
         trusted = [self._run(spec, formula, fresh=True) for spec in self.campaign.trusted]
         found = doubtful(verdict, trusted)
         if found is not None:
