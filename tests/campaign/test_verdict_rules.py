@@ -186,6 +186,15 @@ def test_disagreement_decided_by_the_model_check() -> None:
     assert [(v.kind, v.solver) for v in fails.verdicts] == [(VerdictKind.INVALID_MODEL, "z3")]
 
 
+def test_a_model_between_two_checks_answers_the_first() -> None:
+    twice = "(declare-const x Int)\n(assert (> x 1))\n(check-sat)\n(get-model)\n(check-sat)\n"
+    sat, unsat = result(Z3, f"sat\n{MODEL}\nsat\n"), result(CVC5, "unsat\nunsat\n")
+    judgement = judge(twice, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
+    late = twice.replace("(get-model)\n(check-sat)", "(check-sat)\n(get-model)")
+    assert judge(late, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"})).unconfirmed
+
+
 def test_a_sat_answer_without_a_model_blames_nobody() -> None:
     judgement = judge(FORMULA, [result(Z3, "sat\n"), result(CVC5, "unsat\n")], _checks({}))
     assert judgement.verdicts == [] and judgement.unconfirmed
@@ -285,6 +294,9 @@ def test_only_clean_runs_give_labels() -> None:
     assert clean_answer(result(Z3, "unknown\n")) is None
     assert clean_answer(result(Z3, "sat\n", code=-9)) is None
     assert clean_answer(result(Z3, "sat\n", "ASSERTION VIOLATION\nFile: a.cpp\n")) is None
+    assert clean_answer(result(Z3, "sat\n", code=1)) is None  # answered, then exited badly
+    noted = SolverResult(Z3, Outcome.SAT, ["sat"], "sat\n", failure_line="memory limit")
+    assert clean_answer(noted) is None
 
 
 @pytest.mark.parametrize(
