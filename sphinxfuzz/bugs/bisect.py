@@ -98,15 +98,23 @@ def _blamed(spec: CheckSpec, family: str) -> tuple[int, list[str]]:
 
 def try_version(spec: CheckSpec, family: str, version: str, text: str) -> Tried:
     """Run the trigger with `family@version` in place of the blamed solver."""
+    return try_solver(spec, family, f"{family}@{version}", text, version)
+
+
+def try_solver(spec: CheckSpec, family: str, solver: str, text: str, label: str) -> Tried:
+    """Run the trigger with the spec `solver` (`z3@5.4.1`, `cvc5`) in place of the blamed
+    solver, with the blamed solver's options; the result is labelled `label`."""
     index, options = _blamed(spec, family)
-    name = f"{family}@{version}"
-    line = " ".join([name, *(shlex.quote(o) for o in options)])
+    line = " ".join([solver, *(shlex.quote(o) for o in options)])
     solvers = list(spec.solvers)
     solvers[index] = line
+    specs = parse_specs(";".join(solvers))
+    name = specs[index].name
     # the check runs the blamed solver alone, or every solver (names follow the spec list)
     alone = tuple(spec.run) == (spec.solver,)
-    names = (name,) if alone else tuple(s.name for s in parse_specs(";".join(solvers)))
+    names = (name,) if alone else tuple(s.name for s in specs)
     swapped = replace(spec, solver=name, solvers=tuple(solvers), run=names)
+    version = label
     found, results = check(swapped, text)
     if found is not None:
         return Tried(version, BUG, found.signature)

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.record import (
+    ALIVE,
+    FIXED,
     Bisection,
     BugRecord,
     Reduction,
     SolverSummary,
+    Today,
     load_bisection,
     load_record,
     load_reduction,
@@ -223,6 +226,16 @@ def bisect_summary(bisect: Bisection | None) -> str:
     return f"{sentence}. Releases tried ({len(tried)}): {listing}."
 
 
+def today_sentence(today: Today, name: str) -> str:
+    """What the newest release does with the formula (`bugs refresh`), for the issue."""
+    release = f"{name} {today.version}".strip()
+    if today.status == ALIVE:
+        return f"Still happens with {release}, the newest release (`{today.solver}`)."
+    if today.status == FIXED:
+        return f"Fixed in {release}, the newest release: it answers {today.detail or 'cleanly'}."
+    return f"Not decided on {release}, the newest release: {today.detail}."
+
+
 def issue_text(facts: BugFacts) -> str:
     blamed = facts.blamed
     family = blamed.family if blamed else "other"
@@ -242,6 +255,11 @@ def issue_text(facts: BugFacts) -> str:
         formula,
         "```",
         "",
+        *(
+            [f"The reduced formula is {facts.reduction.reference_sentence()}.", ""]
+            if facts.reduction and facts.reduction.reference
+            else []
+        ),
         "Command:",
         "```sh",
         f"{command} bug.smt2",
@@ -268,5 +286,8 @@ def issue_text(facts: BugFacts) -> str:
     summary = bisect_summary(facts.bisect)
     if summary:
         lines += ["", summary]
+    today = facts.record.today
+    if today is not None:
+        lines += ["", today_sentence(today, name)]
     lines += ["", f"Found by sphinxfuzz with {name} {version}."]
     return "\n".join(lines) + "\n"

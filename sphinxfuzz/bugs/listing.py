@@ -7,12 +7,64 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.bugs.record import BugRecord, load_reduction
+from sphinxfuzz.bugs.record import (
+    ALIVE,
+    FIXED,
+    BugFileError,
+    BugRecord,
+    Today,
+    load_record,
+    load_reduction,
+)
 from sphinxfuzz.bugs.store import BugRow
 from sphinxfuzz.bugs.triage import BugGroup
+from sphinxfuzz.oracle import VerdictKind
 
 
-def _bug(row: BugRow) -> dict[str, Any]:
+def today_of(folder: Path) -> Today | None:
+    """The bug's status on the newest release (`bugs refresh`), None when never checked."""
+    try:
+        return load_record(folder).today
+    except BugFileError:
+        return None
+
+
+def status_of(todays: list[Today | None]) -> str:
+    """A group's status: alive when any member is, fixed when every member is, else the
+    status of a bug not checked (or undecided) yet: "unknown"."""
+    statuses = {t.status if t else "unknown" for t in todays}
+    if ALIVE in statuses:
+        return ALIVE
+    return FIXED if statuses == {FIXED} else "unknown"
+
+
+def _rank(kind: str, status: str) -> tuple[int, int]:
+    """Alive bugs first, then the ones not known, then fixed ones; slow findings (a
+    performance matter, not a bug) after every bug."""
+    return (kind == VerdictKind.SLOW, {ALIVE: 0, FIXED: 2}.get(status, 1))
+
+
+def alive_first(
+    groups: list[BugGroup], rows: list[BugRow], *, only_alive: bool = False
+) -> tuple[list[tuple[BugGroup, str]], list[tuple[BugRow, Today | None]]]:
+    """Groups with their status and bugs with theirs, alive first (stable otherwise);
+    `only_alive` keeps the alive ones only."""
+    todays = {row.id: today_of(row.folder) for row in rows}
+    ranked_rows = sorted(
+        ((row, todays[row.id]) for row in rows),
+        key=lambda pair: _rank(pair[0].kind, pair[1].status if pair[1] else "unknown"),
+    )
+    ranked_groups = sorted(
+        ((g, status_of([todays.get(b.id) for b in g.bugs])) for g in groups),
+        key=lambda pair: _rank(pair[0].kind, pair[1]),
+    )
+    if only_alive:
+        ranked_rows = [(r, t) for r, t in ranked_rows if t is not None and t.status == ALIVE]
+        ranked_groups = [(g, s) for g, s in ranked_groups if s == ALIVE]
+    return ranked_groups, ranked_rows
+
+
+def _bug(row: BugRow, today: Today | None = None) -> dict[str, Any]:
     return {
         "id": row.id,
         "kind": row.kind,
@@ -26,6 +78,7 @@ def _bug(row: BugRow) -> dict[str, Any]:
         "theories": list(row.theories),
         "found_at": row.found_at,
         "folder": str(row.folder),
+        "today": today.to_json() if today else None,
     }
 
 
@@ -34,7 +87,11 @@ def bugs_json(
     groups: list[BugGroup],
     rows: list[BugRow],
     findings: list[tuple[str, str, str, str | None, str]],
+    *,
+    only_alive: bool = False,
 ) -> dict[str, Any]:
+    """Alive bugs and groups first (`alive_first`); `status` / `today` say alive or fixed."""
+    ranked_groups, ranked_rows = alive_first(groups, rows, only_alive=only_alive)
     return {
         "schema": "sphinxfuzz/bugs-list/1",
         "campaign": str(root),
@@ -49,10 +106,11 @@ def bugs_json(
                 "bugs": [b.id for b in g.bugs],
                 "example": g.representative.id,
                 "first_seen": g.first_seen,
+                "status": status,
             }
-            for g in groups
+            for g, status in ranked_groups
         ],
-        "bugs": [_bug(r) for r in rows],
+        "bugs": [_bug(r, today) for r, today in ranked_rows],
         "seed_findings": [
             {
                 "id": i,
@@ -61,6 +119,9 @@ def bugs_json(
                 "solver": s,
                 "signature": sig,
                 "folder": str(root / "seed-findings" / i),
+                "today": (lambda t: t.to_json() if t else None)(
+                    today_of(root / "seed-findings" / i)
+                ),
             }
             for i, f, k, s, sig in findings
         ],  # fmt: skip

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +167,40 @@ def _verdict(fields: _Fields, key: str = "verdict") -> Verdict:
 
 # -- the verdict record -----------------------------------------------------------------------
 
+ALIVE, FIXED, UNDECIDED = "alive", "fixed", "undecided"
+
+
+@dataclass(frozen=True)
+class Today:
+    """The bug replayed on the newest release of its blamed family (`bugs.refresh`):
+    alive (it still shows), fixed (that release answers cleanly) or undecided (rejected the
+    formula, timed out, could not run), with the release and when it was checked."""
+
+    status: str  # ALIVE, FIXED or UNDECIDED
+    solver: str  # the spec it ran, "z3@5.4.1"
+    version: str  # what that solver reported, "5.4.1"
+    detail: str = ""  # the signature it showed, or what it answered
+    checked_at: float = 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, fields: _Fields) -> Today:
+        data = _Fields(fields.path, fields.get("today", dict), "today.")
+        status = data.get("status", str)
+        if status not in (ALIVE, FIXED, UNDECIDED):
+            raise data.fail("status", f"is {status!r}, not one of {ALIVE}, {FIXED}, {UNDECIDED}")
+        return cls(status, data.get("solver", str), data.get("version", str),
+                   data.get("detail", str, ""), float(data.get("checked_at", (int, float), 0.0)))  # fmt: skip
+
+    def sentence(self) -> str:
+        """ "alive in z3@5.4.1", "fixed in z3 (5.4.1)" and the like, for reports."""
+        where = self.solver if self.version in self.solver else f"{self.solver} ({self.version})"
+        return {ALIVE: f"alive in {where}", FIXED: f"fixed in {where}"}.get(
+            self.status, f"undecided in {where}: {self.detail}"
+        )
+
 
 @dataclass(frozen=True)
 class BugRecord:
@@ -183,6 +217,7 @@ class BugRecord:
     theories: list[str] = field(default_factory=list)
     check: list[SolverSummary] = field(default_factory=list)
     strategy: str = "sphinx"  # the strategy that made the formula (`fuzz --strategies`)
+    today: Today | None = None  # on the newest release of its family (`bugs.refresh`)
 
     formula_name = MUTANT  # the trigger's file in the folder
 
@@ -220,6 +255,7 @@ class BugRecord:
             "verdict": self.verdict.to_json(),
             "solvers": [s.to_json() for s in self.solvers],
             "check": [s.to_json() for s in self.check],
+            **({"today": self.today.to_json()} if self.today else {}),
         }
 
 
@@ -235,6 +271,7 @@ class SeedFindingRecord(BugRecord):
             "seed_file": self.seed_file,
             "verdict": self.verdict.to_json(),
             "solvers": [s.to_json() for s in self.solvers],
+            **({"today": self.today.to_json()} if self.today else {}),
         }
 
 
@@ -267,6 +304,7 @@ def load_record(folder: Path) -> BugRecord:
         "verdict": _verdict(fields),
         "seed_file": fields.get("seed_file", str),
         "solvers": _summaries(fields, "solvers"),
+        "today": Today.from_json(fields) if "today" in fields.data else None,
     }
     if "position" not in fields.data:  # only a mutant has an origin in the campaign
         record: BugRecord = SeedFindingRecord(**common)
@@ -283,6 +321,13 @@ def load_record(folder: Path) -> BugRecord:
     if not record.formula_path.is_file():
         raise BugFileError(record.formula_path, f"missing: {VERDICT} names a {record.formula_name}")
     return record
+
+
+def write_today(record: BugRecord, today: Today) -> BugRecord:
+    """Record the bug's status on the newest release in its verdict.json (atomically)."""
+    updated = replace(record, today=today)
+    write_atomic(record.folder / VERDICT, json.dumps(updated.to_json(), indent=2, default=str))
+    return updated
 
 
 def bug_files(
@@ -345,6 +390,9 @@ class Reduction:
     check: dict[str, object]  # the interestingness check spec
     results: list[SolverSummary]  # the solvers on the reduced formula
     verdict: Verdict
+    # the reference that read the reduced formula (`reduce`): solver, version, accepted,
+    # detail; None for a reduction made before references (or with no reference at all)
+    reference: dict[str, object] | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -359,7 +407,20 @@ class Reduction:
             "check": self.check,
             "results": [r.to_json() for r in self.results],
             "verdict": self.verdict.to_json(),
+            "reference": self.reference,
         }
+
+    def reference_sentence(self) -> str:
+        """ "accepted by cvc5 1.3.0 without an error line" and the like, for reports."""
+        ref = self.reference
+        if not ref:
+            return "not checked by a reference solver"
+        if not ref.get("solver"):
+            return f"no reference solver: {ref.get('detail', '')}".rstrip(": ")
+        who = f"{ref['solver']} {ref.get('version', '')}".strip()
+        if ref.get("accepted"):
+            return f"accepted by {who} without an error line"
+        return f"NOT accepted by {who}: {ref.get('detail', '')}"
 
 
 def _size(fields: _Fields, key: str) -> Size:
@@ -385,6 +446,7 @@ def load_reduction(folder: Path) -> Reduction | None:
         check=fields.get("check", dict, {}),
         results=_summaries(fields, "results"),
         verdict=_verdict(fields),
+        reference=fields.get("reference", (dict, type(None)), None),
     )
 
 

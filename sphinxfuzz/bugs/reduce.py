@@ -25,11 +25,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
 import sphinxfuzz
+from sphinxfuzz.bugs.newest import RefreshError, newest_specs, reference_candidates
 from sphinxfuzz.bugs.record import (
     BugRecord,
     Reduction,
@@ -43,8 +44,10 @@ from sphinxfuzz.bugs.replay import find_bug
 from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.oracle import VerdictKind
-from sphinxfuzz.oracle.interesting import CheckSpec, check
+from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
+from sphinxfuzz.solvers import SolverSpecError, parse_specs
+from sphinxfuzz.solvers.versions import solver_version
 
 INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
 
@@ -99,12 +102,42 @@ def check_spec(root: Path, record: BugRecord) -> CheckSpec:
         raise ReduceError(f"{record.folder.name}: {exc}") from None
 
 
+def _reference(
+    root: Path, record: BugRecord, spec: CheckSpec, original: str
+) -> tuple[str | None, str]:
+    """The reference every candidate must be read by without an error line: the newest
+    release of the other family, else the newest of the blamed one (a theory only it has),
+    whichever reads the stored trigger itself cleanly; (None, why) when neither does."""
+    with Store(root) as store:
+        config = store.config() or {}
+    summary = record.summary_of(record.verdict.solver)
+    family = summary.family if summary is not None else "other"
+    try:
+        newest = newest_specs(str(config.get("newest", "")))
+    except RefreshError as exc:
+        return None, str(exc)
+    tried = []
+    for candidate in reference_candidates(family, newest):
+        try:
+            reader = parse_specs(candidate)[0]
+        except (SolverSpecError, ValueError) as exc:
+            tried.append(f"{candidate}: {exc}")
+            continue
+        accepted, detail = accepts(reader, original, timeout=spec.timeout,
+                                   memory_mb=spec.memory_mb)  # fmt: skip
+        if accepted:
+            return candidate, ""
+        tried.append(f"{candidate} rejects the stored trigger ({detail})")
+    return None, "; ".join(tried) or "no reference solver known"
+
+
 def _check_limit(spec: CheckSpec) -> float:
     """ddSMT's per-candidate limit: above the check's own worst case (each solver run, then
     a model check by each solver, each under the campaign timeout), so ddSMT never kills a
     check mid-way and leaves its solver processes behind."""
-    calls = len(spec.run) * (1 if len(spec.run) == 1 else 2)
-    return calls * (spec.timeout + 2.0) + 10.0
+    calls = len(spec.run) * (1 if len(spec.run) == 1 else 2) + len(spec.parsers)
+    debugger = 20.0 + spec.timeout if spec.kind == VerdictKind.CRASH else 0.0  # a bare signal
+    return calls * (spec.timeout + 2.0) + debugger + 10.0
 
 
 def _wrapper(work: Path, spec_path: Path) -> Path:
@@ -178,6 +211,9 @@ def reduce_bug(
     spec = check_spec(root, record)
     original = record.formula()
     started = time.monotonic()
+    reader, why_none = _reference(root, record, spec, original)
+    if reader is not None:
+        spec = replace(spec, parsers=(reader,))
     still, results = check(spec, original)
     if still is None:
         now = "; ".join(f"{r.spec.name}: {r.outcome} {' '.join(r.answers)}".strip()
@@ -213,6 +249,13 @@ def reduce_bug(
         )
     seconds = time.monotonic() - started
     before, after = formula_size(original), formula_size(reduced)
+    reference: dict[str, object] = {"solver": None, "detail": why_none}
+    if reader is not None:  # checked on every kept candidate; said again for the record
+        reader_spec = parse_specs(reader)[0]
+        accepted, detail = accepts(reader_spec, reduced, timeout=spec.timeout,
+                                   memory_mb=spec.memory_mb)  # fmt: skip
+        reference = {"solver": reader, "version": solver_version(reader_spec),
+                     "accepted": accepted, "detail": detail}  # fmt: skip
     reduction = Reduction(
         bug=folder.name,
         ddsmt_version=version,
@@ -226,6 +269,7 @@ def reduce_bug(
         # what the solvers said on the reduced formula: the evidence an issue report quotes
         results=[SolverSummary.of(r) for r in final],
         verdict=still,
+        reference=reference,
     )
     write_reduction(folder, reduced, reduction)
     return ReductionResult(folder.name, before, after, seconds, version, folder, code is not None)

@@ -9,6 +9,8 @@ from pathlib import Path
 from sphinxfuzz.bugs.record import BUGS_DIR, FINDINGS_DIR, is_bug_folder, load_record
 from sphinxfuzz.bugs.store import DB_NAME, Store, StoreError
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
+from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 
@@ -98,4 +100,9 @@ def replay(folder: Path, *, timeout: float | None = None) -> Replay:
 
     results = [run(spec, text) for spec in specs]
     judgement = judge_again(record.verdict, text, results, run)
+    if record.verdict.kind == VerdictKind.CRASH:  # a stack signature is taken again
+        judgement.verdicts = identified(
+            judgement.verdicts, results, lambda spec: for_family(text, spec.family),
+            lambda spec, script: gdb_backtrace(spec, script, timeout=limit),
+        )  # fmt: skip
     return Replay(record.verdict, judgement, results)

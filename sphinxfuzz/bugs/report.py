@@ -15,6 +15,7 @@ from html import escape
 from pathlib import Path
 
 from sphinxfuzz.bugs.issue_text import BugFacts, bisect_summary, issue_text, load_facts
+from sphinxfuzz.bugs.listing import alive_first
 from sphinxfuzz.bugs.record import FINDINGS_DIR, Bisection, is_bug_folder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store, StoreError
@@ -148,6 +149,9 @@ def _summary(store: Store, root: Path, line: Timeline, groups: list[BugGroup],
                               f"{stats.seeds_malformed} malformed, {stats.seed_findings} findings")],
         ["bugs", escape(f"{bugs}; {stats.duplicates} duplicate crash hits; "
                         f"{len(groups)} distinct bugs")],
+        # verdicts a trusted solver contradicted on their own formula (never stored)
+        ["construction doubts", escape("; ".join(f"{c}: {n}" for c, n in sorted(
+            stats.doubts.items())) or "none")],
     ]  # fmt: skip
     solvers = _table(["solver", "version"], _solver_rows(config, facts))
     facts_table = "<table><tbody>" + "".join(
@@ -241,10 +245,11 @@ def _group_rows(groups: list[BugGroup], facts: dict[str, BugFacts], first: float
             escape(", ".join(group.theories) or "-"),
             f"<code>{escape(group.key)}</code>",
             escape(bisect_summary(rep.bisect) or "-"),
+            escape(rep.record.today.sentence() if rep.record.today else "not checked"),
             _size(rep),
         ])  # fmt: skip
     header = ["group", "kind", "solver", "version", "hits", "bugs", "first seen",
-              "theories", "signature / shape", "bisect", "formula"]  # fmt: skip
+              "theories", "signature / shape", "bisect", "newest release", "formula"]  # fmt: skip
     return _table(header, rows, numeric={4, 5})
 
 
@@ -260,8 +265,11 @@ def _evidence(facts: BugFacts) -> str:
     which = "reduced formula" if facts.reduction else "formula (not reduced yet)"
     issue = issue_text(facts)
     rows = min(issue.count("\n") + 1, 40)
+    reference = (f"<p>Reference: {escape(facts.reduction.reference_sentence())}</p>"
+                 if facts.reduction else "")  # fmt: skip
     return (
         f"<h4>{which} of <code>{escape(facts.id)}</code></h4><pre>{escape(facts.formula)}</pre>"
+        f"{reference}"
         f"{_bisect_table(facts.bisect)}"
         f'<h4>Issue text</h4><textarea readonly rows="{rows}">{escape(issue)}</textarea>'
     )
@@ -341,7 +349,8 @@ def render_report(root: Path) -> str:
                 f"{root}: the store lists bug(s) {', '.join(missing)} but their folders under "
                 f"{root / 'bugs'} are missing; restore them from a backup"
             )
-        groups = group_bugs(bugs)
+        # alive in the newest release first, then not known, then fixed; slow ones last
+        groups = [group for group, _ in alive_first(group_bugs(bugs), bugs)[0]]
         facts = {bug.id: load_facts(bug.folder) for bug in bugs}
         line = timeline(store)
         first = min((s for _, s, _ in store.runs()), default=0.0)

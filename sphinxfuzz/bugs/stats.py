@@ -66,6 +66,9 @@ class Stats:
     set_aside_causes: Counter[str] = field(default_factory=Counter)
     # "operator (solver)" -> generated terms drawn again because a target lacks that operator
     left_out: Counter[str] = field(default_factory=Counter)
+    # "strategy: kind: trusted family says X, expected Y" -> expected-answer verdicts a
+    # trusted solver contradicted on the formula itself (`oracle.doubt`): never stored
+    doubts: Counter[str] = field(default_factory=Counter)
     # strategy name -> what it did (`--strategies`); a sphinx-only campaign has "sphinx"
     strategies: dict[str, StrategyStats] = field(default_factory=dict)
 

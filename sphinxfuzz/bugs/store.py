@@ -29,6 +29,7 @@ from sphinxfuzz.bugs.record import (
     SeedFindingRecord,
     SolverSummary,
     bug_files,
+    load_record,
     safe_name,
 )
 from sphinxfuzz.bugs.stats import Stats
@@ -38,6 +39,8 @@ from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
 
 DB_NAME = "campaign.sqlite"
+# triggers kept per coarse crash signature (`_another_trigger`)
+COARSE_TRIGGERS = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS config (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -290,7 +293,7 @@ class Store:
                     "UPDATE signatures SET count = count + 1, last_seen = ? WHERE signature = ?",
                     (now, verdict.signature),
                 )
-                if dedupe:
+                if dedupe and not self._another_trigger(db, verdict, mutant_text):
                     return None
             else:
                 db.execute(
@@ -312,6 +315,26 @@ class Store:
                  str(folder.relative_to(self.root))),
             )  # fmt: skip
         return ident
+
+    def _another_trigger(self, db: sqlite3.Connection, verdict: Verdict, text: str) -> bool:
+        """A coarse crash signature (a bare signal no debugger could sign) may hide several
+        bugs: up to COARSE_TRIGGERS triggers are kept while their operator sets differ, and
+        triage tells them apart after reduction."""
+        if not verdict.evidence.get("coarse"):
+            return False
+        from sphinxfuzz.bugs.triage import operator_heads  # triage reads the store
+
+        folders = [
+            str(row[0])
+            for row in db.execute(
+                "SELECT folder FROM bugs WHERE signature = ?", (verdict.signature,)
+            )
+        ]
+        if len(folders) >= COARSE_TRIGGERS:
+            return False
+        mine = operator_heads(text)
+        stored = [operator_heads(load_record(self.root / f).formula()) for f in folders]
+        return all(mine != theirs for theirs in stored)
 
     def has_signature(self, signature: str) -> bool:
         row = self.db.execute("SELECT 1 FROM signatures WHERE signature = ?", (signature,))

@@ -164,13 +164,21 @@ def formula_of(bug: BugRow) -> tuple[str, bool]:
     return load_record(bug.folder).formula(), False
 
 
+def _coarse(bug: BugRow) -> bool:
+    """A crash signed only by its signal: the store kept a few triggers of it
+    (`Store._another_trigger`), told apart here by their reduced shapes."""
+    return bool(load_record(bug.folder).verdict.evidence.get("coarse"))
+
+
 def group_key(bug: BugRow) -> tuple[str, str | None, tuple[str, ...], str]:
     """(kind, solver, theories, key): theories are part of the key only while unreduced."""
     theories = tuple(sorted(set(bug.theories)))
     kind = str(bug.kind)  # the group id hashes the key: the kind's stored text
-    if bug.kind == VerdictKind.CRASH:
+    if bug.kind == VerdictKind.CRASH and not _coarse(bug):
         return kind, bug.solver, (), bug.signature
     text, reduced = formula_of(bug)
+    if bug.kind == VerdictKind.CRASH and not reduced:  # coarse: together until reduced
+        return kind, bug.solver, (), bug.signature
     if reduced:
         shape = formula_shape(text)
         if shape:

@@ -12,7 +12,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from typing import Any
 
 from sphinxfuzz.campaign.mix import SPHINX, StrategyMix
@@ -74,9 +74,13 @@ class CampaignConfig:
     # terms; "sphinx,fusion=2,storm" mixes in the seed papers' strategies.
     strategies: str = "sphinx"
     scheduler: str = "fixed"  # "bandit": choose strategies by what they found
-    # The solver that labels seeds sat/unsat (fusion, sae, janus) and gives STORM its models;
-    # not a target. The newest z3 by default: a release under test must not vouch for itself.
+    # The solvers that label seeds sat/unsat (fusion, sae, janus), give STORM its models and
+    # re-run a verdict's formula against its construction (doubts); not targets. The newest z3
+    # by default: a release under test must not vouch for itself. "z3;cvc5" names two.
     trusted: str = "z3"
+    # The newest release of each family a stored bug is replayed on (alive or fixed today,
+    # `bugs.refresh`): "" is the newest installed wheel of each; "z3@5.4.1;cvc5" names some.
+    newest: str = ""
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -130,18 +134,23 @@ class CampaignConfig:
         a CampaignError (with `setting` naming the culprit) when one is unusable."""
         specs = target_specs(self.solvers)
         mix = StrategyMix.parse(self.strategies, self.scheduler)
-        trusted = None
+        trusted: tuple[SolverSpec, ...] = ()
         if mix.needs_trusted:
             try:
-                found = parse_specs(self.trusted)
+                trusted = tuple(parse_specs(self.trusted))
             except ValueError as exc:
                 raise CampaignError(f"trusted {self.trusted!r}: {exc}", setting="trusted") from None
-            if len(found) != 1:
-                raise CampaignError(
-                    f"trusted {self.trusted!r}: names {len(found)} solvers, give one",
-                    setting="trusted",
-                )
-            trusted = found[0]
+            if not trusted:
+                raise CampaignError(f"trusted {self.trusted!r}: names no solver", setting="trusted")
+            # a trusted solver named like a different target (pip's cvc5 beside /usr/bin/cvc5)
+            # gets a name of its own: names tell runs apart, and it must never pass for it
+            targets = {spec.name: spec for spec in specs}
+            trusted = tuple(
+                replace(t, name=f"{t.name} (trusted)")
+                if t.name in targets and targets[t.name].argv != t.argv
+                else t
+                for t in trusted
+            )
         try:
             seed_files = collect_seeds(list(self.seeds))
         except SeedsError as exc:
@@ -177,7 +186,8 @@ class Campaign:
     generators: tuple[CatalogueEntry, ...]  # the theories every target supports
     theory_options: dict[str, tuple[str, ...]]  # solver options a theory's document asks for
     mix: StrategyMix = StrategyMix(((SPHINX, 1.0),))
-    trusted: SolverSpec | None = None  # labels and models (`CampaignConfig.trusted`)
+    # labels, models and doubts (`CampaignConfig.trusted`, "z3;cvc5": several)
+    trusted: tuple[SolverSpec, ...] = ()
 
 
 MIN_MUTANT_TIMEOUT = 0.5

@@ -18,6 +18,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sphinxfuzz.bugs.record import BUGS_DIR, FINDINGS_DIR, VERDICT
+from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.cases import CaseJudge
@@ -40,7 +42,15 @@ from sphinxfuzz.mutate import Mutant, MutationError, Seed, SeedError, load_seed,
 from sphinxfuzz.mutate.mutant import ready_to_run, with_needed_options
 from sphinxfuzz.mutate.trim import trimmed
 from sphinxfuzz.oracle import Expected, Judgement, Verdict, VerdictKind, judge, normalise_failure
+from sphinxfuzz.oracle.backtrace import Backtrace, gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
+from sphinxfuzz.oracle.doubt import (
+    DOUBTED,
+    SLOW_FACTOR,
+    doubtful,
+    needs_more_time,
+    slow_verdict,
+)
 from sphinxfuzz.smtlib import Script, print_script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, reaper, run_solver
 from sphinxfuzz.solvers.options import needed_options
@@ -60,6 +70,9 @@ class _Stopped(Exception):
     """A stop request or the deadline arrived while solvers ran: what they answered may
     have been cut short (`reaper.abort_all`), so nothing of it is judged or stored."""
 
+
+# where the first formula of each construction doubt's cause is kept (`oracle.doubt`)
+DOUBTS_DIR = "doubts"
 
 # Seed status values kept in the store.
 SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
@@ -117,23 +130,19 @@ class Worker:
         # Seeds are checked by the trusted solver too, when the mix has one: a target already
         # wrong on a seed makes that a seed finding, not a source of cases that only find
         # the seed's own bug again (with one target nothing else would notice).
-        trusted = campaign.trusted
-        self.seed_specs = self.specs + (
-            [trusted] if trusted and trusted.name not in {s.name for s in self.specs} else []
-        )
+        targets = {s.name for s in self.specs}
+        self.trusted = [t for t in campaign.trusted if t.name not in targets]
+        self.seed_specs = self.specs + self.trusted
         self.theory_options: dict[str, tuple[str, ...]] = campaign.theory_options
         self.theory_weights: dict[str, float] | None = None  # from the probe (adapt_theories)
         self.terms: CapableTerms | None = None  # the pool, minus features a target lacks
         self.targets = [(spec.family, solver_version(spec)) for spec in self.specs]
         self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
         self.generator_failures_in_row = 0
-        trusted = campaign.trusted
         self.strategies = Strategies(
             campaign.mix,
             # labels and models are of seeds: a seed slower than seed_timeout is not used
-            None
-            if trusted is None
-            else (lambda text: self._run(trusted, text, fresh=True, timeout=config.seed_timeout)),
+            [self._trusted_run(spec) for spec in campaign.trusted],
             self._partners,
         )
         self.pairs = PairCoverage()  # what the bandit rewards (operator pairs tried)
@@ -161,12 +170,15 @@ class Worker:
         *,
         fresh: bool = False,
         timeout: float | None = None,
+        beyond_limit: bool = False,  # `timeout` may exceed the campaign's (slow findings)
     ) -> SolverResult:
         if isinstance(script, Mutant):
             text = script.text_for(spec.family)
         else:
             text = for_family(script, spec.family)
         limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
+        if beyond_limit and timeout is not None:
+            limit = timeout
         if self.deadline is not None:  # --time holds whatever the solver does
             limit = max(0.05, min(limit, self.deadline - time.time()))
         solver = None if fresh else self.persistent.get(spec.name)
@@ -184,10 +196,26 @@ class Worker:
         stats.errors += result.outcome == Outcome.ERROR
         return result
 
+    def _trusted_run(self, spec: SolverSpec) -> Callable[[str], SolverResult]:
+        return lambda text: self._run(spec, text, fresh=True, timeout=self.config.seed_timeout)
+
     def _judge(self, text: str, results: list[SolverResult], *, fresh: bool = False) -> Judgement:
         judgement = judge(text, results, lambda spec, check: self._run(spec, check, fresh=fresh))
         self.stats.unconfirmed += judgement.unconfirmed
+        # a crash that printed nothing is told apart by its stack (`oracle.backtrace`)
+        judgement.verdicts = identified(
+            judgement.verdicts, results, lambda spec: for_family(text, spec.family), self._debug
+        )
         return judgement
+
+    def _debug(self, spec: SolverSpec, text: str) -> Backtrace | None:
+        started = time.monotonic()
+        try:
+            return gdb_backtrace(
+                spec, text, timeout=self.config.timeout, memory_mb=self.config.memory_mb
+            )
+        finally:
+            self.stats.solver_time += time.monotonic() - started
 
     def _confirmed(
         self,
@@ -205,8 +233,10 @@ class Worker:
         root cause hit a thousand times must not cost a thousand fresh runs."""
         if not judgement.verdicts or not self.persistent:
             return results, judgement
-        if all(
-            v.kind == VerdictKind.CRASH and store.has_signature(v.signature)
+        if all(  # a coarse signature may hide another bug (`Store` keeps a few)
+            v.kind == VerdictKind.CRASH
+            and store.has_signature(v.signature)
+            and not v.evidence.get("coarse")
             for v in judgement.verdicts
         ):
             return results, judgement
@@ -355,7 +385,9 @@ class Worker:
             verdicts.append(Verdict(VerdictKind.DISAGREEMENT, None, "seed disagreement", evidence))
         if verdicts:
             for verdict in verdicts:
-                store.record_seed_finding(seed.path, seed.text, verdict, results)
+                ident = store.record_seed_finding(seed.path, seed.text, verdict, results)
+                if verdict.solver is not None and ident:
+                    self._refresh(self.root / FINDINGS_DIR / ident)
             self.stats.seed_findings += len(verdicts)
             kinds = ", ".join(f"{v.kind} ({v.solver or 'all'})" for v in verdicts)
             self._say(f"seed finding in {seed.path}: {kinds}")
@@ -472,15 +504,18 @@ class Worker:
     def _keep_rejected(self, cause: str, result: SolverResult, script: Mutant | Script) -> None:
         """The first mutant of each rejection cause, as the solver saw it, goes to
         `rejected/` in the campaign folder: a rejection is a fuzzer problem to look into."""
-        name = hashlib.sha1(cause.encode("utf-8")).hexdigest()[:12]
-        folder = self.root / "rejected"
         family = result.spec.family
         seen = script.text_for(family) if isinstance(script, Mutant) else for_family(script, family)
+        first = " ".join((result.failure_line or "").split())
+        self._keep_example("rejected", cause, seen, f"first error: {first}")
+
+    def _keep_example(self, folder_name: str, cause: str, text: str, note: str) -> None:
+        """`<campaign>/<folder_name>/<hash of cause>.smt2`: one example formula of a cause."""
+        name = hashlib.sha1(cause.encode("utf-8")).hexdigest()[:12]
+        folder = self.root / folder_name
         try:
             folder.mkdir(exist_ok=True)
-            first = " ".join((result.failure_line or "").split())
-            text = f"; {cause}\n; first error: {first}\n"
-            (folder / f"{name}.smt2").write_text(text + seen)
+            (folder / f"{name}.smt2").write_text(f"; {cause}\n; {note}\n" + text)
         except OSError:
             pass  # an example only; the counter is what matters
 
@@ -546,7 +581,21 @@ class Worker:
             self.stats.duplicates += 1
         else:
             self.stats.bugs[str(verdict.kind)] += 1
-            self._say(f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}")
+            today = self._refresh(self.root / BUGS_DIR / ident)
+            self._say(
+                f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}{today}"
+            )
+
+    def _refresh(self, folder: Path) -> str:
+        """Replay a new bug on the newest release of its family (`bugs.refresh`); a worker
+        whose findings are written elsewhere (a Ray node) leaves it to `bugs refresh`."""
+        if not (folder / VERDICT).is_file():
+            return ""
+        try:
+            today = refresh_bug(self.root, folder, newest_specs(self.config.newest))
+        except RefreshError as exc:
+            return f" (not replayed on the newest release: {exc})"
+        return f" ({today.sentence()})"
 
     # -- strategies (`--strategies`) ------------------------------------------------------
     def _fuzz_position(
@@ -619,6 +668,10 @@ class Worker:
                     self.stats.mutation_errors += 1
                     self._say(f"{name} at {seed.path}: {exc}")
                     return True
+                except RecursionError:  # a seed nested deeper than a strategy's walk goes
+                    self.stats.mutation_errors += 1
+                    self._say(f"{name} at {seed.path}: nested too deeply, left alone")
+                    return True
                 if case is None:
                     return True
                 script = ready_to_run(case.script, self._needed_options)
@@ -659,7 +712,7 @@ class Worker:
             None if case.expected is None else Expected(case.expected, where.strategy, strategy.summary),
             None if case.related is None else ready_to_run(case.related.script, self._needed_options),
             self.config.timeout,
-            self.campaign.trusted,
+            self.campaign.trusted[0] if self.campaign.trusted else None,
         )  # fmt: skip
         self.stats.strategy(where.strategy).expected += case.expected is not None
         judgement = judge_case(results, False)
@@ -668,8 +721,42 @@ class Worker:
         )
         stored = judge_case.stored_results(results)
         for verdict in judgement.verdicts:
-            self._record(store, verdict, judge_case.formula_of(verdict), where, stored, judgement)
+            formula = judge_case.formula_of(verdict)
+            kept = self._not_doubtful(verdict, formula, where, stored)
+            if kept is not None:
+                self._record(store, kept, formula, where, stored, judgement)
         return True
+
+    def _not_doubtful(
+        self, verdict: Verdict, formula: str, where: Origin, results: list[SolverResult]
+    ) -> Verdict | None:
+        """The verdict to store after the doubt gate (`oracle.doubt`): None when a trusted
+        solver answers its formula against the construction (counted, the first of each
+        cause kept in `doubts/`); a SLOW finding when ten times the limit solves a timed-out
+        incompleteness."""
+        if verdict.kind not in DOUBTED or verdict.expected is None:
+            return verdict  # a crash, or a verdict that rests on no construction
+        trusted = [self._run(spec, formula, fresh=True) for spec in self.campaign.trusted]
+        found = doubtful(verdict, trusted)
+        if found is not None:
+            cause = f"{where.strategy}: {found.cause(verdict)}"
+            if cause not in self.stats.doubts:
+                self._keep_example(DOUBTS_DIR, cause, formula, found.solver)
+            self.stats.doubts[cause] += 1
+            self._say(f"construction doubt, not stored: {cause}")
+            return None
+        if not needs_more_time(verdict) or verdict.solver is None:
+            return verdict
+        blamed = next((s for s in self.specs if s.name == verdict.solver), None)
+        if blamed is None:
+            return verdict
+        limit = SLOW_FACTOR * self.config.timeout
+        longer = self._run(blamed, formula, fresh=True, timeout=limit, beyond_limit=True)
+        # the time to compare with: a trusted solver's, else the verdict's reference target's
+        reference = next((r for r in trusted if r.answers[:1] == longer.answers[:1]), None) or next(
+            (r for r in results if r.spec.name == verdict.evidence.get("reference")), None
+        )
+        return slow_verdict(verdict, longer, limit, reference) or verdict
 
 
 @dataclass(frozen=True)

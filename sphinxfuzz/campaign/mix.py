@@ -7,17 +7,18 @@ those that apply to its seed, so the position's mutants (drawn from
 `Random(f"{campaign_seed}:{position}")` as before) do not depend on the mix: a sphinx-only
 campaign makes the mutants it always made.
 
-Two kinds of help come from a trusted solver (`--trusted`, default the newest z3), never
-from a target: labels (fusion, sae and janus rewrite seeds whose answer is known; a seed is
-labelled when the trusted solver answers it and agrees with its `:status`) and STORM's
-model (its fragments are evaluated under the trusted solver's model). Labels and models
-are computed once per seed and worker.
+Two kinds of help come from the trusted solvers (`--trusted`, default the newest z3; several
+as "z3;cvc5"), never from a target: labels (fusion, sae and janus rewrite seeds whose answer
+is known; `oracle.trusted.agreed_label`: clean runs only, every trusted solver that accepts
+the seed agrees, and the seed's own `:status` confirms it) and STORM's model (its fragments
+are evaluated under the first trusted solver's model, of a seed labelled sat, from a clean
+run). Labels and models are computed once per seed and worker.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sphinxfuzz.campaign.targets import CampaignError
@@ -35,7 +36,7 @@ SCHEDULERS = ("fixed", "bandit")
 LABELLED = ("fusion", "sae", "janus")
 MODELLED = ("storm",)
 
-# trusted solver: script text -> its result
+# one trusted solver: script text -> its result
 TrustedRun = Callable[[str], SolverResult]
 
 
@@ -89,6 +90,15 @@ class StrategyMix:
         ]
 
 
+def _applies(strategy: Strategy, seed: Seed) -> bool:
+    """A seed nested too deeply for a strategy's recursive walk is one it does not apply to
+    (a campaign stopped by one regression seed of 50,000 nested terms tests nothing)."""
+    try:
+        return strategy.applies(seed)
+    except RecursionError:
+        return False
+
+
 class Strategies:
     """One worker's strategy instances, the labels and models they asked for, and the
     scheduler that chooses between them (per worker: positions of one worker only)."""
@@ -96,11 +106,11 @@ class Strategies:
     def __init__(
         self,
         mix: StrategyMix,
-        trusted: TrustedRun | None,
+        trusted: Sequence[TrustedRun],
         partners: Callable[[int], list[Seed]] = lambda position: [],
     ) -> None:
         self.mix = mix
-        self.trusted = trusted
+        self.trusted = list(trusted)
         # fusion's partners for a position: drawn from the position's own generator, so
         # they do not depend on which seeds this worker (or an earlier run) visited
         self.partners = partners
@@ -113,8 +123,8 @@ class Strategies:
             except StrategyError as exc:
                 raise CampaignError(str(exc), setting="strategies") from None
         storm = self.instances.get("storm")
-        if storm is not None and trusted is not None:
-            storm.run = lambda text: trusted(text).stdout  # type: ignore[attr-defined]
+        if storm is not None and self.trusted:
+            storm.run = self.trusted[0]  # type: ignore[attr-defined]
         weights = None if mix.scheduler == "bandit" else dict(mix.weights)
         self.scheduler = Scheduler(mix.names, weights)
         self.labels: dict[str, Answer | None] = {}
@@ -124,11 +134,9 @@ class Strategies:
         return self.mix.names == [SPHINX]
 
     def label(self, seed: Seed) -> Answer | None:
-        """The seed's answer by the trusted solver (and its `:status`), asked once."""
+        """The seed's answer by the trusted solvers (and its `:status`), asked once."""
         if seed.path not in self.labels:
-            trusted = self.trusted
-            runs = [] if trusted is None else [lambda text: list(trusted(text).answers)]
-            self.labels[seed.path] = label(seed, runs) if runs else None
+            self.labels[seed.path] = label(seed, self.trusted)
         return self.labels[seed.path]
 
     def applicable(self, seed: Seed, position: int) -> list[str]:
@@ -139,6 +147,8 @@ class Strategies:
             if strategy is None:
                 found.append(name)  # sphinx: the loop decides (a seed with no atom fails)
                 continue
+            if name in MODELLED and self.label(seed) != "sat":
+                continue  # a model only of a seed every trusted solver calls sat
             if name in LABELLED:
                 answer = self.label(seed)
                 if answer is None:
@@ -147,7 +157,7 @@ class Strategies:
                     self._fusion_partners(strategy, seed, answer, position)
                 else:
                     strategy.add(seed, answer)  # type: ignore[attr-defined]
-            if strategy.applies(seed):
+            if _applies(strategy, seed):
                 found.append(name)
         return found
 

@@ -12,8 +12,16 @@ from rich.console import Console
 from sphinxfuzz.api import replay
 from sphinxfuzz.bugs import Store, StoreError
 from sphinxfuzz.bugs.issue_text import describe
-from sphinxfuzz.bugs.listing import bug_json, bugs_json
-from sphinxfuzz.bugs.record import BugFileError, BugRecord, SeedFindingRecord, load_record
+from sphinxfuzz.bugs.listing import alive_first, bug_json, bugs_json, today_of
+from sphinxfuzz.bugs.record import (
+    ALIVE,
+    FINDINGS_DIR,
+    BugFileError,
+    BugRecord,
+    SeedFindingRecord,
+    load_record,
+)
+from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
 from sphinxfuzz.bugs.triage import group_bugs
 from sphinxfuzz.cli.errors import fail as _fail
@@ -35,7 +43,9 @@ Examples:
   sphinxfuzz bugs list -c campaigns/night --json
   sphinxfuzz bugs show 17-3-cvc5-crash
   sphinxfuzz bugs replay 17-3-cvc5-crash  (does it still happen?)
-  sphinxfuzz bugs replay campaigns/night/bugs/17-3-cvc5-crash""",
+  sphinxfuzz bugs replay campaigns/night/bugs/17-3-cvc5-crash
+  sphinxfuzz bugs refresh                 (alive or fixed in the newest release?)
+  sphinxfuzz bugs list --alive""",
     no_args_is_help=True,
 )
 
@@ -49,8 +59,13 @@ def list_bugs(
     old_campaign: OldCampaignArgument = None,
     campaign: CampaignOption = None,
     as_json: JsonOption = False,
+    alive: Annotated[
+        bool,
+        typer.Option("--alive", help="Only bugs alive in the newest release (see `bugs refresh`)."),
+    ] = False,
 ) -> None:
-    """Distinct bugs (triage groups) first, then every stored bug with its signature."""
+    """Distinct bugs (triage groups) first, then every stored bug with its signature; alive
+    bugs (still shown by the newest release) first, then unknown, then fixed, slow last."""
     console = Console(soft_wrap=True)
     try:
         root = resolve_campaign(campaign_from(campaign, old_campaign))
@@ -62,36 +77,50 @@ def list_bugs(
     except (StoreError, BugFileError) as exc:
         raise _fail(message_for(exc)) from None
     if as_json:
-        print_json(bugs_json(root, groups, rows, findings))
+        print_json(bugs_json(root, groups, rows, findings, only_alive=alive))
         return
+    ranked_groups, ranked_rows = alive_first(groups, rows, only_alive=alive)
     # plain aligned lines, never truncated: ids get copied and lines get grepped
-    if groups:
+    if ranked_groups:
         console.print(f"distinct bugs in {root}", style="bold", highlight=False)
         _print_rows(
             console,
-            ("group", "kind", "solver", "hits", "bugs", "first seen", "theories", "example",
-             "signature / shape"),
-            [(g.id, g.kind, g.solver or "-", str(g.hits), str(len(g.bugs)),
+            ("group", "status", "kind", "solver", "hits", "bugs", "first seen", "theories",
+             "example", "signature / shape"),
+            [(g.id, status, g.kind, g.solver or "-", str(g.hits), str(len(g.bugs)),
               f"{(g.first_seen - first) / 60:.1f} min", ",".join(g.theories) or "-",
-              g.representative.id, g.key) for g in groups],
+              g.representative.id, g.key) for g, status in ranked_groups],
         )  # fmt: skip
     console.print(f"bugs in {root}", style="bold", highlight=False)
     _print_rows(
         console,
-        ("id", "kind", "solver", "hits", "reduced", "seed", "signature"),
-        [(r.id, r.kind, r.solver or "-", str(r.count),
-          "yes" if r.reduced_path.is_file() else "no", Path(r.seed_file).name, r.signature)
-         for r in rows],
+        ("id", "today", "kind", "solver", "hits", "reduced", "seed", "signature"),
+        [(r.id, today.sentence() if today else "not checked", r.kind, r.solver or "-",
+          str(r.count), "yes" if r.reduced_path.is_file() else "no", Path(r.seed_file).name,
+          r.signature)
+         for r, today in ranked_rows],
     )  # fmt: skip
+    if alive:
+        findings = [
+            f for f in findings if (t := today_of(root / FINDINGS_DIR / f[0])) and t.status == ALIVE
+        ]
     if findings:
         console.print("seed findings (the unmutated seed already misbehaves)", style="bold")
         _print_rows(
             console,
-            ("id", "kind", "solver", "seed", "signature"),
-            [(i, k, s or "-", Path(f).name, sig) for i, f, k, s, sig in findings],
+            ("id", "today", "kind", "solver", "seed", "signature"),
+            [
+                (i, _today_text(root / FINDINGS_DIR / i), k, s or "-", Path(f).name, sig)
+                for i, f, k, s, sig in findings
+            ],  # fmt: skip
         )
     if not rows and not findings:
         console.print("no bugs stored yet")
+
+
+def _today_text(folder: Path) -> str:
+    today = today_of(folder)
+    return today.sentence() if today else "not checked"
 
 
 def _print_rows(console: Console, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
@@ -126,6 +155,8 @@ def _show(console: Console, record: BugRecord) -> None:
     console.print(f"[bold]{record.id}[/]  {record.folder}", highlight=False)
     console.print(f"kind: {verdict.kind}   blamed: {verdict.solver}", highlight=False)
     console.print(f"signature: {verdict.signature}", highlight=False, markup=False)
+    if record.today is not None:
+        console.print(f"today: {record.today.sentence()}", highlight=False, markup=False)
     if not isinstance(record, SeedFindingRecord):
         console.print(
             f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "
@@ -182,6 +213,41 @@ def replay_bug(
     console.print(f"[bold yellow]does not reproduce[/]: stored "
                   f"{describe(original.kind, original.solver)}; now {found}", highlight=False)  # fmt: skip
     raise typer.Exit(1)
+
+
+@bugs_app.command("refresh")
+def refresh_bugs(
+    old_campaign: OldCampaignArgument = None,
+    campaign: CampaignOption = None,
+    newest: Annotated[
+        str | None,
+        typer.Option(
+            "--newest",
+            help="Newest release per family, e.g. 'z3@5.4.1;cvc5' (default: the campaign's --newest, else the newest installed wheels).",
+        ),
+    ] = None,
+) -> None:
+    """Replay every stored bug and seed finding on the newest release of its blamed family
+    and record it as alive or fixed (in its verdict.json)."""
+    console = Console(soft_wrap=True)
+    try:
+        root = resolve_campaign(campaign_from(campaign, old_campaign))
+        with Store(root) as store:
+            config = store.config() or {}
+            folders = [row.folder for row in store.bugs()]
+            folders += [root / FINDINGS_DIR / f[0] for f in store.seed_findings()]
+        chosen = newest_specs(newest if newest is not None else str(config.get("newest", "")))
+    except (StoreError, BugFileError, RefreshError) as exc:
+        raise _fail(str(exc)) from None
+    for folder in folders:
+        try:
+            today = refresh_bug(root, folder, chosen)
+        except (RefreshError, BugFileError) as exc:
+            console.print(f"{folder.name}: skipped: {exc}", highlight=False, markup=False)
+            continue
+        console.print(f"{folder.name}: {today.sentence()}", highlight=False, markup=False)
+    if not folders:
+        console.print("no bugs stored yet")
 
 
 def register(app: typer.Typer) -> None:

@@ -37,6 +37,7 @@ SETTING_HINTS = {
     "strategies": "change --strategies",
     "scheduler": "use --scheduler fixed or bandit",
     "trusted": "change --trusted",
+    "newest": "change --newest",
     "unconfined": "--unconfined runs generators without it (only generators you have read)",
     "force": "pass --force",
     "model": "name it with --model",

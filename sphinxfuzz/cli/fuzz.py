@@ -78,9 +78,12 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
         ("repeated crash signatures", str(stats.duplicates)),
         ("verdicts re-run fresh / not reproduced", f"{stats.fresh_confirmations} / {stats.fresh_unconfirmed}"),
     ]  # fmt: skip
-    for kind in ("crash", "soundness", "invalid-model", "incompleteness"):
-        if kind != "incompleteness" or stats.bugs.get(kind):
+    for kind in ("crash", "soundness", "invalid-model", "incompleteness", "slow"):
+        if kind not in ("incompleteness", "slow") or stats.bugs.get(kind):
             rows.append((f"bugs: {kind}", str(stats.bugs.get(kind, 0))))
+    # expected-answer verdicts a trusted solver contradicted on the formula: not stored
+    for cause, count in sorted(stats.doubts.items()):
+        rows.append((f"construction doubt: {cause[:70]}", str(count)))
     if set(stats.strategies) - {"sphinx"}:  # a mix: what each strategy did
         for name, done in sorted(stats.strategies.items()):
             rows.append((f"strategy {name}", strategy_line(done)))
@@ -130,7 +133,8 @@ def fuzz(
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
     strategies: Annotated[str | None, typer.Option("--strategies", help=f"Strategies and their weights, e.g. 'sphinx,fusion=2,storm': each seed position draws one. sphinx fills skeletons with generated terms; {STRATEGY_LIST}. Default: {default_of('strategies')}.")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="fixed: draw strategies by the --strategies weights; bandit: favour the strategies whose cases found crashes, verdicts and new operator pairs per solver call. Default: fixed.")] = None,
-    trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solver that labels seeds sat/unsat (fusion, sae, janus) and gives storm its models; not a target, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
+    trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solvers (one, or several as 'z3;cvc5') that label seeds sat/unsat (fusion, sae, janus) from clean runs they agree on, give storm its models, and re-run every expected-answer verdict's formula (a trusted solver answering as the target did makes it a construction doubt, not a bug); not targets, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
+    newest: Annotated[str | None, typer.Option("--newest", help="The newest release of each solver family every stored bug is replayed on, to record it alive or fixed today, e.g. 'z3@5.4.1;cvc5'. Default: the newest installed wheel of each family.")] = None,
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the --jobs workers as actors of the Ray cluster at ADDRESS (host:port of `ray start --head`, or ray://host:10001); `--ray local` starts Ray on this machine with a CPU per job. Needs `pip install 'sphinxfuzz[ray]'`.")] = None,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
@@ -157,6 +161,7 @@ def fuzz(
         "strategies": strategies,
         "scheduler": scheduler,
         "trusted": trusted,
+        "newest": newest,
     }
     config = resumed_config(root, given) if resume else CampaignConfig.from_settings(given)
     campaign = validate(config, unconfined=unconfined)

@@ -1,11 +1,28 @@
-"""Crash signatures: the solver family plus the first failure line with numbers, addresses,
-paths and positions normalised away, so one root cause found a thousand times is stored once."""
+"""Crash signatures: the solver family plus the crash message, whole, with what varies between
+runs of one bug (addresses, temp files, directories, numbers outside a source position)
+normalised away, so one root cause found a thousand times is stored once and two root
+causes are stored twice.
+
+The message is read by its known shapes (`crash_message`):
+- z3's `ASSERTION VIOLATION` with its `File:`, `Line:` and condition lines (one signature per
+  assertion, not one for all of them);
+- cvc5's `Fatal failure within <function> at <file>:<line>` (or `Internal error`,
+  `Unreachable code`) with the check that failed;
+- a C `assert`: `file:line: function: Assertion `cond' failed.`;
+- a sanitizer report: its error kind and the functions of its top frames;
+- otherwise the first failure line, normalised.
+A bare signal has no message: `oracle.backtrace` signs it by its stack.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 
 from sphinxfuzz.solvers import SolverResult
+
+# frames of a sanitizer report kept in its signature
+SANITIZER_FRAMES = 3
 
 _NORMALISERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
@@ -18,6 +35,26 @@ _NORMALISERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
     (re.compile(r"\s+"), " "),
 ]
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_SOURCE = re.compile(r"(?:[\w.~@+-]*/)*([\w.+-]+\.(?:cpp|cc|cxx|c|h|hpp|hxx|inc)):(\d+)")
+_Z3_ASSERTION = re.compile(r"^ASSERTION VIOLATION\s*$")
+_Z3_FIELD = re.compile(r"^(File|Line):\s*(.*)$")
+_CVC5_FATAL = re.compile(
+    r"^(Fatal failure|Internal error|Unreachable code|Unhandled case)[^\n]*?"
+    r"(?: within (?P<function>.+?))?(?: at (?P<where>\S+:\d+))?\s*$",
+    re.IGNORECASE,
+)
+_C_ASSERT = re.compile(
+    r"(?P<where>[\w./+-]+:\d+):\s*(?:(?P<function>.*?):\s*)?Assertion [`'](?P<cond>.*)' failed"
+)
+_SANITIZER = re.compile(
+    r"(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|MemorySanitizer|ThreadSanitizer)[:\s]+(.*)"
+)
+_SANITIZER_FRAME = re.compile(
+    r"^\s*#\d+\s+0x[0-9a-fA-F]+\s+in\s+(.+?)(?:\s+\S+:\d+(?::\d+)?|\s+\(\S+\))?\s*$"
+)
+# lines z3 prints after an assertion that name the release or ask for a report
+_Z3_TRAILER = re.compile(r"^(?:Z3 \d|Please file|\(C\)ore|\(S\)tack|\(E\)xit|\(I\)gnore)")
 
 
 def normalise_failure(line: str) -> str:
@@ -28,12 +65,116 @@ def normalise_failure(line: str) -> str:
     return text.strip()[:300]
 
 
+def _condition(line: str) -> str:
+    """A failed condition's text: addresses vary between runs, the rest is the code's."""
+    return " ".join(_ADDRESS.sub("<addr>", line).split())[:200]
+
+
+def _source(text: str) -> str:
+    """`dir/sub/file.cpp:123` -> `file.cpp:123` (the build directory varies)."""
+    return _SOURCE.sub(lambda m: f"{m.group(1)}:{m.group(2)}", text)
+
+
+def _z3_assertion(lines: list[str], at: int) -> str:
+    fields: dict[str, str] = {}
+    condition: list[str] = []
+    for line in lines[at + 1 : at + 8]:
+        text = line.strip()
+        field = _Z3_FIELD.match(text)
+        if field and not condition:
+            fields[field.group(1)] = field.group(2).strip()
+            continue
+        if not text or _Z3_TRAILER.match(text) or _Z3_ASSERTION.match(text):
+            break
+        condition.append(_condition(text))
+    where = os.path.basename((fields.get("File", "").split() or ["?"])[0].replace("\\", "/"))
+    line_number = fields.get("Line", "?")
+    return f"ASSERTION VIOLATION {where}:{line_number} {' '.join(condition)}".strip()
+
+
+def _cvc5_failure(lines: list[str], at: int, found: re.Match[str]) -> str:
+    function = found.group("function")
+    where = found.group("where")
+    head = found.group(1)
+    parts = [head]
+    if function:
+        parts.append(f"in {_condition(function)}")
+    if where:
+        parts.append(f"at {_source(where)}")
+    checks = []
+    for line in lines[at + 1 : at + 6]:
+        text = line.strip()
+        if text and not text.lower().startswith(("check failure", "please", "cvc5 ")):
+            checks.append(_condition(text))
+            break
+    return " ".join(parts + checks)
+
+
+def _sanitizer(lines: list[str], at: int, found: re.Match[str]) -> str:
+    kind = re.sub(r"\s+on (?:address|unknown address).*$", "", found.group(2)).strip()
+    frames = []
+    for line in lines[at + 1 :]:
+        frame = _SANITIZER_FRAME.match(line)
+        if frame:
+            frames.append(frame.group(1).split("(")[0].strip())
+            if len(frames) == SANITIZER_FRAMES:
+                break
+    return f"{found.group(1)}: {normalise_failure(kind)}" + (
+        f" in {' < '.join(frames)}" if frames else ""
+    )
+
+
+def crash_message(stdout: str, stderr: str) -> str | None:
+    """The crash message of a run's output in a known shape, normalised (see the module
+    docstring); None when the output holds none of those shapes."""
+    for text in (stderr, stdout):
+        lines = text.splitlines()
+        for at, line in enumerate(lines):
+            stripped = line.strip()
+            if _Z3_ASSERTION.match(stripped):
+                return _z3_assertion(lines, at)
+            sanitizer = _SANITIZER.search(stripped)
+            if sanitizer and ("ERROR" in stripped or "runtime error" not in stripped):
+                return _sanitizer(lines, at, sanitizer)
+            assertion = _C_ASSERT.search(stripped)
+            if assertion:
+                where = _source(assertion.group("where"))
+                function = assertion.group("function")
+                inside = f" in {bare_function(function)}" if function else ""
+                return f"Assertion failed at {where}{inside}: {_condition(assertion.group('cond'))}"
+            fatal = _CVC5_FATAL.match(stripped)
+            if fatal:
+                return _cvc5_failure(lines, at, fatal)
+    return None
+
+
+def bare_function(text: str) -> str:
+    """A C or C++ function signature's name without its return type and parameters."""
+    head = text.split("(")[0].strip()
+    return head.split()[-1] if head else text.strip()
+
+
+def bare_signal(result: SolverResult) -> bool:
+    """Killed by a signal without printing any crash message: only a stack tells it apart."""
+    return (
+        result.exit_code < 0
+        and crash_message(result.stdout, result.stderr) is None
+        and (result.failure_line is None or result.failure_line.startswith("killed by signal"))
+    )
+
+
 def crash_signature(result: SolverResult) -> str:
-    """`family: normalised first failure line` (falls back to the exit status)."""
+    """`family: message` (the whole crash message, normalised), else the normalised first
+    failure line, else the exit status: `killed by signal N` (coarse: `oracle.backtrace`
+    refines it) or `exit N`."""
+    family = result.spec.family
+    message = crash_message(result.stdout, result.stderr)
+    if message is not None:
+        return f"{family}: {message}"
     line = result.failure_line
-    if not line:
-        code = result.exit_code
-        line = f"killed by signal {-code}" if code is not None and code < 0 else f"exit {code}"
-        # signal numbers identify the crash class, keep them
-        return f"{result.spec.family}: {line}"
-    return f"{result.spec.family}: {normalise_failure(line)}"
+    if line and not line.startswith("killed by signal"):
+        return f"{family}: {normalise_failure(line)}"
+    code = result.exit_code
+    # signal numbers identify the crash class, keep them
+    status = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+    return f"{family}: {status}"

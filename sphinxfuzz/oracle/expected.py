@@ -16,7 +16,7 @@ strategy's witness model) still confirms the expected answer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sphinxfuzz.oracle.judge import CheckRunner, crash_verdicts, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
@@ -204,10 +204,18 @@ def judge_again(
     expected = original.expected
     if expected is None:
         return judge(text, results, run)
-    if original.kind == VerdictKind.INCOMPLETENESS and original.related is not None:
+    related_kinds = (VerdictKind.INCOMPLETENESS, VerdictKind.SLOW)
+    if original.kind in related_kinds and original.related is not None:
         related = original.related.text
         again = [run(r.spec, related) for r in results]
-        return Judgement(judge_related(results, again, expected, texts=(text, related)))
+        verdicts = judge_related(results, again, expected, texts=(text, related))
+        if original.kind == VerdictKind.SLOW:  # still unsolved within the campaign's limit
+            verdicts = [
+                replace(v, kind=VerdictKind.SLOW, signature=original.signature)
+                for v in verdicts
+                if v.kind == VerdictKind.INCOMPLETENESS
+            ]
+        return Judgement(verdicts)
     witness = original.evidence.get("witness_model")
     verdicts = judge_expected(
         results, expected, ModelChecker(text, run),

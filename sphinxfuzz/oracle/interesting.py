@@ -15,6 +15,7 @@ solver still unsolved and the reference still answering.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
 from collections.abc import Mapping, Sequence
@@ -22,14 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.oracle.expected import UNSOLVED, ModelChecker, judge_expected
 from sphinxfuzz.oracle.judge import CheckRunner, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.oracle.semantic_check import SEMANTICS
 from sphinxfuzz.oracle.verdict import Expected, Verdict, VerdictKind
-from sphinxfuzz.smtlib import SmtParseError, parse_script
-from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
+from sphinxfuzz.smtlib import Script, SmtParseError, parse_script, print_script
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, parse_specs
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,9 @@ class CheckSpec:
     expected: Expected | None = None  # the answer known by construction
     reference: str | None = None  # the solver that confirms `expected` on a candidate
     witness_model: str | None = None  # ... or the model the strategy built it to satisfy
+    # reference solvers (spec texts) that must read a candidate without an error line, so a
+    # reduction never drifts into invalid input (`accepts`); none: no such check
+    parsers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -56,6 +62,8 @@ class CheckSpec:
         if self.expected is not None:
             data["expected"] = self.expected.to_json()
             data["reference"], data["witness_model"] = self.reference, self.witness_model
+        if self.parsers:
+            data["parsers"] = list(self.parsers)
         return data
 
     @classmethod
@@ -73,6 +81,7 @@ class CheckSpec:
             Expected.from_json(expected) if isinstance(expected, dict) else None,
             data.get("reference"),
             data.get("witness_model"),
+            tuple(str(p) for p in data.get("parsers", ())),
         )
 
     @classmethod
@@ -129,6 +138,11 @@ def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult
     results = [run(solver, text) for solver in specs]
     if spec.expected is None:
         verdicts = judge(text, results, run).verdicts
+        if spec.kind == VerdictKind.CRASH:  # a stack signature must stay the same stack
+            verdicts = identified(
+                verdicts, results, lambda s: for_family(text, s.family),
+                lambda s, t: gdb_backtrace(s, t, timeout=spec.timeout, memory_mb=spec.memory_mb),
+            )  # fmt: skip
     elif spec.kind == VerdictKind.INCOMPLETENESS:
         verdicts = _still_unsolved(spec, spec.expected, results)
     else:
@@ -143,7 +157,44 @@ def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult
          if v.kind == spec.kind and v.solver == spec.solver and v.signature == spec.signature),
         None,
     )  # fmt: skip
+    if found is not None and spec.parsers:
+        readers = parse_specs(";".join(spec.parsers))
+        if not all(accepts(r, text, timeout=spec.timeout, memory_mb=spec.memory_mb)[0]
+                   for r in readers):  # fmt: skip
+            return None, results
     return found, results
+
+
+# commands that ask the solver something: a reference only has to read the formula
+QUERIES = frozenset(
+    {"check-sat", "check-sat-assuming", "get-model", "get-value", "get-unsat-core",
+     "get-proof", "get-assignment", "get-unsat-assumptions", "get-interpolants"}
+)  # fmt: skip
+
+
+def accepts(
+    reader: SolverSpec, text: str, *, timeout: float, memory_mb: int = 4096
+) -> tuple[bool, str]:
+    """(whether `reader` reads `text` (its queries left out) without an error line or a
+    crash, what it said otherwise). A reduction keeps only candidates a reference reads:
+    a crash on a solver's error path is not the bug a maintainer is looking for."""
+    try:
+        script = parse_script(text)
+    except SmtParseError as exc:
+        return False, str(exc)
+    kept = [c for c in script.commands if c.head_name() not in QUERIES]
+    statement = print_script(Script(kept, script.filename))
+    result = run_in_dialect(reader, statement, timeout=timeout, memory_mb=memory_mb)
+    if result.outcome in (Outcome.ERROR, Outcome.CRASH):
+        return False, f"{result.outcome}: {result.failure_line or ''}".strip()
+    # z3 answers a command it does not know with `unsupported` (and no error)
+    refused = next((line for line in result.stdout.splitlines() if _REFUSAL.match(line)), None)
+    if refused is not None:
+        return False, refused.strip()
+    return True, ""
+
+
+_REFUSAL = re.compile(r"^\s*(?:unsupported\b|\(error\b)")
 
 
 def _first(result: SolverResult) -> str:

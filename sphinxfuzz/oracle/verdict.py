@@ -26,6 +26,9 @@ class VerdictKind(StrEnum):
     INCOMPLETENESS = "incompleteness"
     # sat vs unsat that the model check could not settle: only recorded for seeds
     DISAGREEMENT = "disagreement"
+    # an incompleteness on a time-out that ten times the limit solved: a performance
+    # finding, kept apart from bugs and ranked below them (`oracle.doubt`)
+    SLOW = "slow"
 
 
 # evidence["source"] of an invalid model the solver's own model check caught

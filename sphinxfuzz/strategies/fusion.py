@@ -8,17 +8,19 @@ non-zero constants, with occurrences of x and y replaced by their inverses. Unde
 constraints the inverses equal x and y, so the formula is equivalent to the disjunction.
 
 The fusion functions are proved rules (fusion_functions.json). A seed needs a label: `label`
-asks trusted solvers (all must agree, and confirm a `:status` if the seed has one) because the
-answer of a seed is not known by construction.
+asks the trusted solvers (`oracle.trusted.agreed_label`: clean runs only, all that accept the
+seed agree, and confirm the seed's claimed `:status`) because a seed's answer is not known by
+construction.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 
 from sphinxfuzz.mutate.seed import Seed
+from sphinxfuzz.oracle.trusted import agreed_label
 from sphinxfuzz.smtlib import (
     Atom,
     Node,
@@ -30,6 +32,7 @@ from sphinxfuzz.smtlib import (
     print_script,
     sym,
 )
+from sphinxfuzz.solvers import SolverResult
 from sphinxfuzz.strategies.base import Answer, OracleKind, TestCase, register
 from sphinxfuzz.strategies.rules import Rule, load_rules
 from sphinxfuzz.strategies.seedparts import (
@@ -59,22 +62,16 @@ def status_of(script: Script) -> str | None:
     return None
 
 
-def label(seed: Seed, runs: list[Callable[[str], list[str]]]) -> Answer | None:
-    """The seed's answer when every trusted solver run (script text -> answers) gives the
-    same single sat/unsat, and it matches the seed's `:status` if it has one; else None."""
-    if not single_query(seed.script):
+def label(seed: Seed, runs: Sequence[Callable[[str], SolverResult]]) -> Answer | None:
+    """The seed's answer from the trusted solvers' runs (script text -> result): only clean
+    runs count, all that accept the seed must agree, and the answer must be the one the seed
+    claims (`Seed.expected`, or a `:status` still in the script) where it claims one."""
+    if not single_query(seed.script) or not runs:
         return None
     text = print_script(seed.script)
-    found = {tuple(run(text)) for run in runs}
-    if len(found) != 1:
-        return None
-    (answers,) = found
-    if answers not in (("sat",), ("unsat",)):
-        return None
     status = status_of(seed.script)
-    if status not in (None, "unknown", answers[0]):
-        return None
-    return answers[0]  # type: ignore[return-value]
+    claimed = (*seed.expected, *([status] if status is not None else []))
+    return agreed_label([run(text) for run in runs], claimed)
 
 
 def fusable(script: Script) -> bool:

@@ -2,7 +2,8 @@
 
 Fragments are the Boolean sub-formulas of a quantifier-free seed's assertions. A trusted solver
 gives their values under one model of the seed (`(get-value ...)` after `sat`), through a
-`run(script_text) -> stdout` callable the campaign plugs its runner into. Instances are random
+`run(script_text) -> SolverResult` callable the campaign plugs its runner into; only a clean
+run (`oracle.trusted.clean_answer`: no error line, one answer) gives values. Instances are random
 `and`/`or`/`not` combinations of fragments, each asserted in the polarity the model makes true,
 so every instance is sat by construction (the model satisfies it). The incremental variant
 checks several such assertions, each inside its own push/pop.
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterator
 
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.mutate.seed import Seed
+from sphinxfuzz.oracle.trusted import claimed_answer, clean_answer
 from sphinxfuzz.smtlib import (
     Atom,
     Node,
@@ -32,6 +34,7 @@ from sphinxfuzz.smtlib import (
     print_node,
     sym,
 )
+from sphinxfuzz.solvers import SolverResult
 from sphinxfuzz.strategies.base import OracleKind, TestCase, register
 from sphinxfuzz.strategies.seedparts import is_quantifier_free, single_query, split
 
@@ -67,17 +70,20 @@ def fragments(script: Script) -> list[Node]:
     return list(seen.values())
 
 
-def fragment_values(script: Script, found: list[Node], run: Callable[[str], str]) -> list[bool]:
+def fragment_values(
+    script: Script, found: list[Node], run: Callable[[str], SolverResult]
+) -> list[bool]:
     """The value of each fragment in a model of `script`, from one trusted-solver run."""
     parts = split(script)
     lines = ["(set-option :produce-models true)", "(set-logic ALL)"]
     lines += [print_node(d) for d in parts.declarations]
     lines += [f"(assert {print_node(a)})" for a in parts.assertions]
     lines += ["(check-sat)", f"(get-value ({' '.join(print_node(f) for f in found)}))"]
-    output = run("\n".join(lines) + "\n")
-    head, _, rest = output.strip().partition("\n")
-    if head.strip() != "sat":
-        raise ModelError(f"the trusted solver answered {head.strip()!r}, not sat")
+    result = run("\n".join(lines) + "\n")
+    if clean_answer(result) != "sat":
+        what = result.failure_line or " ".join(result.answers) or str(result.outcome)
+        raise ModelError(f"the trusted solver gave no clean sat: {what!r}")
+    head, _, rest = result.stdout.strip().partition("\n")
     try:
         answer = parse_nodes(rest)
     except SmtParseError as exc:
@@ -141,12 +147,12 @@ class StormStrategy:
 
     def __init__(
         self,
-        run: Callable[[str], str] | None = None,
+        run: Callable[[str], SolverResult] | None = None,
         per_seed: int = 6,
         depth: int = 3,
         count: int = 4,
     ) -> None:
-        self.run = run  # the trusted solver: script text -> stdout; set by the campaign
+        self.run = run  # the trusted solver: script text -> result; set by the campaign
         self.per_seed, self.depth, self.count = per_seed, depth, count
         self._values: dict[str, list[tuple[Node, bool]] | None] = {}
 
@@ -162,6 +168,9 @@ class StormStrategy:
     def pool(self, seed: Seed) -> list[tuple[Node, bool]] | None:
         """Fragments with their model values (None when the seed has no model), asked once."""
         if seed.path not in self._values:
+            if claimed_answer(seed.expected) not in (None, "sat"):
+                self._values[seed.path] = None  # the seed says it has no model
+                return None
             found = fragments(seed.script)
             try:
                 values = fragment_values(seed.script, found, self.run)  # type: ignore[arg-type]

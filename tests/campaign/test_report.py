@@ -127,8 +127,8 @@ def test_report_of_a_crash_campaign_with_a_bisection(
     lifespan = ("The bug shows in z3 4.12.2 to 4.13.0; 4.13.4 is the first release after that "
                 "without it. Releases tried (4): 4.12.1 clean, 4.12.2 bug, 4.13.0 bug, 4.13.4 clean.")  # fmt: skip
     assert lifespan in text
-    issue = page.textareas[0]
-    assert lifespan in issue
+    # one issue text per group (alive ones first): the bisected bug's group says its lifespan
+    (issue,) = [t for t in page.textareas if lifespan in t]
     assert "crash: ASSERTION VIOLATION" in issue and "Expected:" in issue and "Actual:" in issue
     assert "crash_on_marker.py bug.smt2" in issue  # the exact command line, on the file shown
     assert "(declare-const crash_marker Int)" in issue  # the formula itself

@@ -36,8 +36,9 @@ def test_crash_groups_follow_signatures(crash_campaign: tuple[Path, list[str]]) 
     crash = [g for g in groups if g.kind == "crash"]
     assert {g.key for g in crash} == {b.signature for b in bugs if b.kind == "crash"}
     for group in crash:
-        assert group.hits == counts[group.key] and group.hits >= 3
+        assert group.hits == counts[group.key] >= 1
         assert group.theories  # the generators behind the crashing mutants
+    assert sum(g.hits for g in crash) == 3  # every crashing mutant, under its own assertion
 
 
 def test_soundness_bugs_group_by_shape_of_the_reduced_formula(

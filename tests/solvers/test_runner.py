@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from sphinxfuzz.oracle.backtrace import gdb_backtrace
+from sphinxfuzz.oracle.crash import crash_signature
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs, run_solver
 
 FAKES = Path(__file__).resolve().parent.parent / "fixtures" / "fake_solvers"
@@ -75,6 +79,15 @@ def test_crash_by_signal_is_a_crash() -> None:
     assert result.exit_code == -6  # SIGABRT
     assert "Assertion" in (result.failure_line or "")
     assert run_solver(spec, "(assert true)(check-sat)").outcome is Outcome.SAT
+    # two crashes at one place are one signature, a crash elsewhere is another
+    again = run_solver(spec, "(assert CRASH-ME)(check-sat)")
+    elsewhere = run_solver(spec, "(assert (* CRASH-ME 2))(check-sat)")
+    assert (
+        crash_signature(result)
+        == crash_signature(again)
+        == ("other: Assertion failed at arith.cpp:42: x != 0")
+    )
+    assert crash_signature(elsewhere) == "other: Assertion failed at mul.cpp:88: k > 0"
 
 
 def test_assertion_text_is_a_crash() -> None:
@@ -82,6 +95,28 @@ def test_assertion_text_is_a_crash() -> None:
     result = run_solver(spec, "(check-sat)")
     assert result.outcome is Outcome.CRASH
     assert result.failure_line == "ASSERTION VIOLATION"
+    # the whole message is the signature: file, line and condition, not the build folder
+    assert (
+        crash_signature(result)
+        == crash_signature(run_solver(spec, "(check-sat)"))
+        == ("other: ASSERTION VIOLATION theory_lra.cpp:1234 UNEXPECTED CODE WAS REACHED.")
+    )
+    pushed = run_solver(spec, "(push 1)(check-sat)")
+    assert crash_signature(pushed).startswith("other: ASSERTION VIOLATION theory_lra.cpp:1240 ")
+
+
+def test_a_silent_segfault_is_signed_by_its_stack() -> None:
+    if shutil.which("gdb") is None:
+        pytest.skip("needs gdb (apt-get install gdb)")
+    spec = parse_specs(f"{sys.executable} {FAKES / 'segfault_solver.py'}")[0]
+    null, other = "(assert (* 2 x))(check-sat)", "(assert x)(check-sat)"
+    results = [run_solver(spec, text) for text in (null, other)]
+    assert [r.exit_code for r in results] == [-11, -11]
+    assert {crash_signature(r) for r in results} == {"other: killed by signal 11"}
+    traces = [gdb_backtrace(spec, text, timeout=10) for text in (null, other)]
+    signatures = [t.signature("other") if t else None for t in traces]
+    assert signatures[0] is not None and signatures[0].startswith("other: SIGSEGV in string_at")
+    assert signatures[1] is not None and "faulthandler" in signatures[1]
 
 
 def test_model_check_failure_keeps_the_answer_and_flags_it() -> None:

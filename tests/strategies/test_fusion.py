@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
-from sphinxfuzz.smtlib import print_script
+from sphinxfuzz.smtlib import parse_script, print_script
+from sphinxfuzz.solvers import run_solver
 from sphinxfuzz.strategies import get
 from sphinxfuzz.strategies.fusion import FusionStrategy, fuse, fusion_functions, label
 from sphinxfuzz.strategies.rules import prove, read_table
@@ -24,9 +26,17 @@ def test_fusion_functions_are_proved_by_both_solvers() -> None:
 
 def test_label_needs_agreement() -> None:
     seed, answer = labelled()[0]
-    assert label(seed, [lambda _: [answer], lambda _: [answer]]) == answer
-    assert label(seed, [lambda _: ["sat"], lambda _: ["unsat"]]) is None
-    assert label(seed, [lambda _: ["unknown"]]) is None
+    other = "unsat" if answer == "sat" else "sat"
+    z3, cvc5 = (lambda text, spec=spec: run_solver(spec, text, timeout=10) for spec in SOLVERS)
+    assert label(seed, [z3, cvc5]) == answer
+    # a seed whose own claim contradicts the solvers is not labelled
+    assert label(replace(seed, expected=(other,)), [z3, cvc5]) is None
+    assert label(replace(seed, expected=(answer,)), [z3]) == answer
+    # a run of another formula stands for a solver answering differently
+    lying = parse_script(f"(assert {'false' if answer == 'sat' else 'true'})(check-sat)")
+    liar = lambda _: run_solver(SOLVERS[0], print_script(lying), timeout=10)  # noqa: E731
+    assert label(seed, [z3, liar]) is None
+    assert label(seed, []) is None
 
 
 def test_200_fused_formulas_keep_their_label() -> None:

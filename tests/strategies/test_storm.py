@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from sphinxfuzz.smtlib import parse_script, print_node
-from sphinxfuzz.solvers import run_solver
+from sphinxfuzz.solvers import SolverResult, run_solver
 from sphinxfuzz.strategies import get
 from sphinxfuzz.strategies.seedparts import is_quantifier_free
 from sphinxfuzz.strategies.storm import StormStrategy, fragments
@@ -14,8 +14,8 @@ from .batching import answers, assert_expected, scoped
 from .seeds import SOLVERS, fast, labelled
 
 
-def _z3(text: str) -> str:
-    return run_solver(SOLVERS[0], text, timeout=10).stdout
+def _z3(text: str) -> SolverResult:
+    return run_solver(SOLVERS[0], text, timeout=10)
 
 
 def test_fragments_are_boolean_subformulas() -> None:

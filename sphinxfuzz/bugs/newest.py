@@ -1,0 +1,41 @@
+"""The newest release of each solver family: what `bugs refresh` replays a bug on and what
+`reduce` takes as the reference that must accept every reduced formula."""
+
+from __future__ import annotations
+
+from sphinxfuzz.errors import InputError
+from sphinxfuzz.solvers import SolverSpecError, parse_specs
+
+# the families a bug of another family is checked against (reduction's reference)
+OTHER_FAMILY = {"z3": "cvc5", "cvc5": "z3", "yices": "z3", "other": "z3"}
+
+
+class RefreshError(InputError):
+    """A `--newest` list that does not parse, or names a family twice."""
+
+
+def newest_specs(text: str = "") -> dict[str, str]:
+    """Family -> the spec of its newest release: the families' own names (the newest
+    installed wheel) unless `text` ("z3@5.4.1;cvc5") names one."""
+    chosen = {"z3": "z3", "cvc5": "cvc5", "yices": "yices"}
+    if not text.strip():
+        return chosen
+    try:
+        specs = parse_specs(text)
+    except (SolverSpecError, ValueError) as exc:
+        raise RefreshError(f"newest {text!r}: {exc}") from None
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.family in seen:
+            raise RefreshError(f"newest {text!r}: names two {spec.family} solvers, give one")
+        seen.add(spec.family)
+        chosen[spec.family] = spec.text
+    return chosen
+
+
+def reference_candidates(family: str, newest: dict[str, str]) -> list[str]:
+    """The reference solvers for a bug of `family`, in order of preference: the newest
+    release of the other family (an independent reader of SMT-LIB), then the newest of the
+    same family (for theories or commands only that family has)."""
+    found = [newest.get(OTHER_FAMILY.get(family, "z3"), ""), newest.get(family, "")]
+    return [spec for spec in dict.fromkeys(found) if spec]

@@ -1,0 +1,108 @@
+"""Alive today (issue 25 item 5): every stored bug is replayed on the newest release of its
+family; `bugs list` (plain and --json), `bugs refresh`, the report and the issue text say
+alive or fixed, alive first. The "newest release" is a stand-in that fixed the crash for
+formulas mentioning `fixed_later`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from campaign_helpers import CRASHER, FIXTURES, config_for
+from typer.testing import CliRunner
+
+from sphinxfuzz.bugs import Store, load_record
+from sphinxfuzz.bugs.issue_text import issue_text, load_facts
+from sphinxfuzz.bugs.record import ALIVE, FIXED
+from sphinxfuzz.bugs.report import render_report
+from sphinxfuzz.campaign import Budget, run_campaign
+from sphinxfuzz.cli import app
+
+NEWEST = str(FIXTURES / "crash_fixed_later.py")
+SEED = """(set-logic ALL)
+(declare-const crash_marker Int)
+(declare-const {name} Int)
+(assert (> {name} (+ crash_marker 2)))
+(check-sat)
+"""
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("alive")
+    seeds = base / "seeds"
+    seeds.mkdir()
+    for name in ("fixed_later", "still_there"):
+        (seeds / f"{name}.smt2").write_text(SEED.format(name=name))
+    root = base / "c"
+    config = replace(config_for([seeds], f"z3;{CRASHER}", seed=7, per_seed=2), newest=NEWEST)
+    run_campaign(config, root, Budget())
+    return root
+
+
+def _statuses(root: Path) -> dict[str, str]:
+    with Store(root) as store:
+        rows = store.bugs()
+    found = {}
+    for row in rows:
+        record = load_record(row.folder)
+        assert record.today is not None, row.id  # replayed right after storing
+        expected = FIXED if "fixed_later" in record.formula() else ALIVE
+        assert record.today.status == expected, (row.id, record.today)
+        assert record.today.solver == NEWEST and record.today.version
+        found[row.id] = record.today.status
+    return found
+
+
+def test_new_bugs_are_recorded_alive_or_fixed_and_listed_alive_first(campaign: Path) -> None:
+    statuses = _statuses(campaign)
+    assert set(statuses.values()) == {ALIVE, FIXED}
+    listed = runner.invoke(app, ["bugs", "list", "--campaign", str(campaign), "--json"])
+    assert listed.exit_code == 0, listed.output
+    document = json.loads(listed.output)
+    order = [bug["today"]["status"] for bug in document["bugs"]]
+    assert order == sorted(order, key=lambda s: s != ALIVE)  # alive first
+    assert [g["status"] for g in document["groups"]][0] == ALIVE
+    assert {g["status"] for g in document["groups"]} == {ALIVE, FIXED}
+    alive = runner.invoke(app, ["bugs", "list", "--campaign", str(campaign), "--json", "--alive"])
+    assert {b["today"]["status"] for b in json.loads(alive.output)["bugs"]} == {ALIVE}
+    plain = runner.invoke(app, ["bugs", "list", "--campaign", str(campaign)])
+    lines = [line for line in plain.output.splitlines() if "-crash" in line and " in " in line]
+    firsts = [("alive" if "alive in" in line else "fixed") for line in lines]
+    assert "alive" in firsts and "fixed" in firsts
+    bug_lines = [line for line in plain.output.splitlines() if line.split()[0] in statuses]
+    kinds = ["alive" if " alive in " in line else "fixed" for line in bug_lines]
+    assert kinds == sorted(kinds)  # "alive" sorts before "fixed"
+
+
+def test_the_report_and_the_issue_text_say_alive_or_fixed(campaign: Path) -> None:
+    statuses = _statuses(campaign)
+    report = render_report(campaign)
+    assert report.index("alive in ") < report.index("fixed in ")  # alive groups first
+    for ident, status in statuses.items():
+        text = issue_text(load_facts(campaign / "bugs" / ident))
+        sentence = "Still happens with" if status == ALIVE else "Fixed in"
+        assert sentence in text and "the newest release" in text, text
+
+
+def test_bugs_refresh_rechecks_on_the_release_it_is_given(campaign: Path, tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "c"
+    shutil.copytree(campaign, root)
+    # replayed on the release the campaign ran (the crash everywhere): every bug is alive
+    result = runner.invoke(app, ["bugs", "refresh", "--campaign", str(root), "--newest", CRASHER])
+    assert result.exit_code == 0, result.output
+    with Store(root) as store:
+        rows = store.bugs()
+    for row in rows:
+        today = load_record(row.folder).today
+        assert today is not None and today.status == ALIVE and today.solver == CRASHER
+        assert f"{row.id}: alive in " in result.output
+    bad = runner.invoke(
+        app, ["bugs", "refresh", "--campaign", str(root), "--newest", "z3;z3@4.12.2"]
+    )
+    assert bad.exit_code == 2 and "names two z3 solvers" in bad.output

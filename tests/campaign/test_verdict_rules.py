@@ -1,0 +1,393 @@
+"""Every rule that turns solver output into a verdict, on its own (issue 25 item 7).
+
+The outputs are written here the way the solvers print them (our own text, never taken from
+a solver's test suite); the campaign tests show the same rules on real runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from sphinxfuzz.oracle import Expected, VerdictKind, judge, judge_expected, normalise_failure
+from sphinxfuzz.oracle.backtrace import Backtrace, Frame, bare_name, identified, parse_gdb
+from sphinxfuzz.oracle.crash import bare_signal, crash_message, crash_signature
+from sphinxfuzz.oracle.doubt import doubtful, needs_more_time, slow_verdict
+from sphinxfuzz.oracle.expected import ModelChecker, judge_again, judge_related, reference_for
+from sphinxfuzz.oracle.semantic_check import SEMANTICS
+from sphinxfuzz.oracle.trusted import agreed_label, claimed_answer, clean_answer
+from sphinxfuzz.oracle.verdict import Verdict
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
+from sphinxfuzz.solvers.classify import classify
+
+Z3 = SolverSpec("z3", "z3", "z3", ("z3",))
+CVC5 = SolverSpec("cvc5", "cvc5", "cvc5", ("cvc5",))
+YICES = SolverSpec("yices", "yices", "yices", ("yices-smt2",))
+FORMULA = "(declare-const x Int)\n(assert (> x 1))\n(check-sat)\n(get-model)\n"
+MODEL = "(\n  (define-fun x () Int 2)\n)"
+
+
+def result(spec: SolverSpec, stdout: str = "", stderr: str = "", code: int = 0) -> SolverResult:
+    """A result classified from output, as the runner does it."""
+    found = classify(stdout, stderr, code, False)
+    return SolverResult(
+        spec, found.outcome, found.answers, stdout, stderr, code, 0.1, found.model,
+        failure_line=found.failure_line, model_check_failed=found.model_check_failed,
+        annotation_conflict=found.annotation_conflict,
+    )  # fmt: skip
+
+
+# -- crash signatures ------------------------------------------------------------------------
+def test_normalising_removes_numbers_addresses_and_paths() -> None:
+    assert normalise_failure("error at step 17 of 3.5") == "error at step <n> of <n>"
+    assert normalise_failure("bad node 0x7f3a in /home/me/x/y.cpp") == "bad node <addr> in <path>"
+    assert normalise_failure("  spaced   out  ") == "spaced out"
+
+
+def test_a_bare_signal_and_an_exit_status_are_told_apart() -> None:
+    killed = result(Z3, code=-11)
+    assert killed.outcome == Outcome.CRASH and bare_signal(killed)
+    assert crash_signature(killed) == "z3: killed by signal 11"
+    assert crash_signature(result(Z3, code=-6)) == "z3: killed by signal 6"
+    exited = SolverResult(Z3, Outcome.CRASH, exit_code=3)
+    assert crash_signature(exited) == "z3: exit 3" and not bare_signal(exited)
+    assert not bare_signal(result(Z3, "sat\n"))  # a clean exit is no signal
+
+
+def _z3_assertion(path: str, line: int, condition: str, address: str = "0x1") -> str:
+    return (
+        f"ASSERTION VIOLATION\nFile: {path}\nLine: {line}\n{condition} at {address}\n"
+        "Z3 4.8.9.0\nPlease file an issue with this message\n"
+    )
+
+
+def test_z3_assertions_keep_file_line_and_condition() -> None:
+    one = result(Z3, _z3_assertion("/b1/src/smt/theory_lra.cpp", 120, "lo <= hi", "0xff"), code=1)
+    same = result(Z3, _z3_assertion("../src/smt/theory_lra.cpp", 120, "lo <= hi", "0xa"), code=1)
+    other_line = result(Z3, _z3_assertion("../src/smt/theory_lra.cpp", 121, "lo <= hi"), code=1)
+    other_file = result(Z3, _z3_assertion("../src/smt/theory_bv.cpp", 120, "lo <= hi"), code=1)
+    assert crash_signature(one) == "z3: ASSERTION VIOLATION theory_lra.cpp:120 lo <= hi at <addr>"
+    assert crash_signature(same) == crash_signature(one)
+    assert len({crash_signature(r) for r in (one, other_line, other_file)}) == 3
+
+
+def test_cvc5_fatal_failures_keep_function_place_and_check() -> None:
+    def fatal(function: str, where: str, check: str) -> SolverResult:
+        text = f"Fatal failure within {function} at {where}\nCheck failure\n\n  {check}\n"
+        return result(CVC5, stderr=text, code=-6)
+
+    one = fatal("void cvc5::internal::Foo::bar(int)", "/h/u/cvc5/src/theory/a.cpp:88", "n > 0")
+    again = fatal("void cvc5::internal::Foo::bar(int)", "/tmp/x/src/theory/a.cpp:88", "n > 0")
+    elsewhere = fatal("void cvc5::internal::Foo::baz()", "/tmp/x/src/theory/a.cpp:90", "n > 0")
+    assert crash_signature(one) == (
+        "cvc5: Fatal failure in void cvc5::internal::Foo::bar(int) at a.cpp:88 n > 0"
+    )
+    assert crash_signature(again) == crash_signature(one) != crash_signature(elsewhere)
+    assert not bare_signal(one)  # a message: no debugger needed
+
+
+def test_c_asserts_and_sanitizer_reports() -> None:
+    stderr = "solver: ../src/util/vec.cpp:42: void vec::push(int): Assertion `n < cap' failed.\n"
+    assert crash_message("", stderr) == "Assertion failed at vec.cpp:42 in vec::push: n < cap"
+    stderr = "s: a/b.cc:7: static unsigned int ns::f(int): Assertion `x' failed.\n"
+    assert crash_message("", stderr) == "Assertion failed at b.cc:7 in ns::f: x"
+    report = (
+        "==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020 at pc 0x1\n"
+        "    #0 0x55d in node::kind() const /src/ast/node.h:12:5\n"
+        "    #1 0x55e in rewriter::step(node*) /src/rw/rewriter.cpp:300:7\n"
+        "    #2 0x55f in main /src/main.cpp:9:1\n"
+        "    #3 0x560 in __libc_start_main\n"
+    )
+    assert crash_message("", report) == (
+        "AddressSanitizer: heap-use-after-free in node::kind < rewriter::step < main"
+    )
+    assert crash_message("sat\n", "") is None
+
+
+GDB_OUTPUT = """
+Program received signal SIGSEGV, Segmentation fault.
+0x00007ffff7a1 in __strlen_avx2 () from /lib/x86_64-linux-gnu/libc.so.6
+#0  0x00007ffff7a10000 in __strlen_avx2 () from /lib/x86_64-linux-gnu/libc.so.6
+#1  0x0000555555601234 in void sat::solver::propagate<true>(unsigned int) ()
+#2  0x00007ffff6002000 in ?? () from /opt/lib/libz3.so
+#3  0x0000555555609999 in smt::context::check(unsigned int, expr* const*) (this=0x1) at ../src/smt/smt_context.cpp:300
+#4  0x0000555555500000 in main ()
+process 1234
+Mapped address spaces:
+          Start Addr           End Addr       Size     Offset objfile
+      0x555555554000     0x555555700000   0x1ac000        0x0 /opt/bin/z3
+      0x7ffff6000000     0x7ffff6100000   0x100000        0x0 /opt/lib/libz3.so
+      0x7ffff7a00000     0x7ffff7b00000   0x100000        0x0 /lib/x86_64-linux-gnu/libc.so.6
+"""
+
+
+def test_gdb_backtraces_name_frames_or_module_offsets() -> None:
+    trace = parse_gdb(GDB_OUTPUT)
+    assert trace.signal == "SIGSEGV"
+    assert [f.text() for f in trace.frames] == [
+        "__strlen_avx2", "sat::solver::propagate", "libz3.so+0x2000", "smt::context::check", "main",
+    ]  # fmt: skip
+    assert trace.frames[0].runtime and not trace.frames[1].runtime
+    # the C library's frame says how, not where: it is skipped
+    assert trace.signature("z3") == (
+        "z3: SIGSEGV in sat::solver::propagate < libz3.so+0x2000 < smt::context::check"
+    )
+    assert Backtrace(None, trace.frames).signature("z3") is None
+    assert Backtrace("SIGSEGV", (Frame(None, "", None),)).signature("z3") is None
+
+
+def test_bare_names_drop_templates_parameters_and_return_types() -> None:
+    assert bare_name("void std::vector<int>::push_back(int const&) const") == (
+        "std::vector::push_back"
+    )
+    assert bare_name("qe::nlqsat::operator()(ref<goal> const&)") == "qe::nlqsat::operator()"
+    assert bare_name("main") == "main"
+    assert bare_name("(anonymous namespace)::mam_impl::match(app*)") == "{anon}::mam_impl::match"
+
+
+def test_identified_signs_bare_signals_only() -> None:
+    killed, told = result(Z3, code=-11), result(CVC5, stderr="Fatal failure within f at a.cpp:1")
+    verdicts = [
+        Verdict(VerdictKind.CRASH, "z3", crash_signature(killed)),
+        Verdict(VerdictKind.CRASH, "cvc5", crash_signature(told)),
+    ]
+    trace = parse_gdb(GDB_OUTPUT)
+    asked: list[str] = []
+
+    def debugger(spec: SolverSpec, text: str) -> Backtrace | None:
+        asked.append(spec.name)
+        return trace
+
+    signed = identified(verdicts, [killed, told], lambda spec: FORMULA, debugger)
+    assert asked == ["z3"]  # the crash with a message needs no debugger
+    assert signed[0].signature == trace.signature("z3") and signed[1] == verdicts[1]
+    # only crash verdicts are signed: a soundness verdict against a killed run is left alone
+    wrong = Verdict(VerdictKind.SOUNDNESS, "z3", "z3: unsat but cvc5's model holds")
+    asked.clear()
+    assert identified([wrong], [killed], lambda spec: FORMULA, debugger) == [wrong]
+    assert asked == []
+    coarse = identified(verdicts, [killed, told], lambda spec: FORMULA, lambda s, t: None)
+    assert coarse[0].signature == "z3: killed by signal 11" and coarse[0].evidence["coarse"]
+
+
+# -- sat against unsat -----------------------------------------------------------------------
+def _checks(answers: dict[str, str]):  # noqa: ANN202 - a CheckRunner
+    def run(spec: SolverSpec, script: str) -> SolverResult:
+        return result(spec, answers[spec.name] + "\n")
+
+    return run
+
+
+def test_disagreement_decided_by_the_model_check() -> None:
+    sat, unsat = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    holds = judge(FORMULA, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert [(v.kind, v.solver) for v in holds.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
+    fails = judge(FORMULA, [sat, unsat], _checks({"z3": "unsat", "cvc5": "unsat"}))
+    assert [(v.kind, v.solver) for v in fails.verdicts] == [(VerdictKind.INVALID_MODEL, "z3")]
+
+
+def test_a_model_between_two_checks_answers_the_first() -> None:
+    twice = "(declare-const x Int)\n(assert (> x 1))\n(check-sat)\n(get-model)\n(check-sat)\n"
+    sat, unsat = result(Z3, f"sat\n{MODEL}\nsat\n"), result(CVC5, "unsat\nunsat\n")
+    judgement = judge(twice, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
+    late = twice.replace("(get-model)\n(check-sat)", "(check-sat)\n(get-model)")
+    assert judge(late, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"})).unconfirmed
+
+
+def test_a_sat_answer_without_a_model_blames_nobody() -> None:
+    judgement = judge(FORMULA, [result(Z3, "sat\n"), result(CVC5, "unsat\n")], _checks({}))
+    assert judgement.verdicts == [] and judgement.unconfirmed
+
+
+def test_an_undecided_model_check_blames_nobody() -> None:
+    sat, unsat = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    for answers in ({"z3": "unknown", "cvc5": "unknown"}, {"z3": "sat", "cvc5": "unsat"}):
+        judgement = judge(FORMULA, [sat, unsat], _checks(answers))
+        assert judgement.verdicts == [] and judgement.unconfirmed, answers
+
+
+def test_a_solver_outside_the_disagreement_breaks_the_tie() -> None:
+    sat, unsat, third = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n"), result(YICES)
+    third = SolverResult(YICES, Outcome.UNKNOWN, ["unknown"], "unknown\n")
+    # the parties disagree on the check; yices, which took no side, says the model holds
+    judgement = judge(
+        FORMULA, [sat, unsat, third], _checks({"z3": "sat", "cvc5": "unsat", "yices": "sat"})
+    )
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
+    # ... and when it says the model fails, the sat side's model is invalid
+    judgement = judge(
+        FORMULA, [sat, unsat, third], _checks({"z3": "sat", "cvc5": "sat", "yices": "unsat"})
+    )
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [(VerdictKind.INVALID_MODEL, "z3")]
+
+
+# -- expected answers ------------------------------------------------------------------------
+FUSION = Expected("unsat", "fusion", "disjunction of two unsat seeds")
+
+
+def test_a_contrary_sat_is_soundness_unless_its_model_holds() -> None:
+    target, other = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    holds = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "sat"}))
+    assert judge_expected([target, other], FUSION, holds) == []
+    fails = ModelChecker(FORMULA, _checks({"z3": "unsat", "cvc5": "unsat"}))
+    (verdict,) = judge_expected([target, other], FUSION, fails)
+    assert verdict.kind == VerdictKind.SOUNDNESS and verdict.evidence["model_check"] == "fails"
+    assert verdict.evidence["reference"] == "cvc5"
+    undecided = ModelChecker(FORMULA, _checks({"z3": "unknown", "cvc5": "unknown"}))
+    (verdict,) = judge_expected([target, other], FUSION, undecided)
+    assert verdict.evidence["model_check"] == "undecided"
+
+
+WRONG_MODEL = "(\n  (define-fun x () Int 0)\n)"
+
+
+def test_the_executable_semantics_refutes_a_model_only_where_sat_is_expected() -> None:
+    sat_expected = Expected("sat", "storm", "true under a model")
+    liar = result(Z3, f"sat\n{WRONG_MODEL}\n")
+    holds = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "sat"}))
+    (verdict,) = judge_expected([liar, result(CVC5, "sat\n")], sat_expected, holds)
+    assert verdict.kind == VerdictKind.INVALID_MODEL and verdict.solver == "z3"
+    assert verdict.evidence["source"] == SEMANTICS
+    # a sat with a good model, or an expected unsat, asks nothing of the semantics
+    good = result(Z3, f"sat\n{MODEL}\n")
+    assert judge_expected([good, result(CVC5, "sat\n")], sat_expected, holds) == []
+    fails = ModelChecker(FORMULA, _checks({"z3": "unsat", "cvc5": "unsat"}))
+    kinds = [v.kind for v in judge_expected([liar, result(CVC5, "unsat\n")], FUSION, fails)]
+    assert kinds == [VerdictKind.SOUNDNESS]
+
+
+def test_the_reference_is_another_solver_with_the_expected_answer() -> None:
+    results = [result(Z3, "unsat\n"), result(CVC5, "unknown\n"), result(YICES, "sat\n")]
+    assert reference_for(results, "z3", "sat") == "yices"
+    assert reference_for(results[:2], "z3", "sat") is None  # unknown vouches for nothing
+    assert reference_for(results, "yices", "sat") is None  # never the blamed one
+
+
+def test_every_solver_against_a_related_answer_is_blamed() -> None:
+    implied = Expected("sat", "janus", "a weakened sat seed")
+    wrong = [result(Z3, "unsat\n"), result(CVC5, "unsat\n")]
+    verdicts = judge_related(wrong, wrong, implied)
+    assert [(v.kind, v.solver) for v in verdicts] == [
+        (VerdictKind.SOUNDNESS, "z3"), (VerdictKind.SOUNDNESS, "cvc5"),
+    ]  # fmt: skip
+
+
+def test_judging_again_without_an_expected_answer_is_plain_judging() -> None:
+    sat, unsat = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    stored = Verdict(VerdictKind.SOUNDNESS, "cvc5", "cvc5: unsat but z3's model holds")
+    again = judge_again(stored, FORMULA, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert [(v.kind, v.solver) for v in again.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
+
+
+def test_a_rejected_input_makes_no_expected_verdict() -> None:
+    rejected = result(CVC5, '(error "unknown sort")\nsat\n')
+    assert rejected.outcome == Outcome.ERROR
+    assert judge_expected([result(Z3, "sat\n"), rejected], FUSION) == []
+
+
+# -- labels from trusted runs ----------------------------------------------------------------
+def test_only_clean_runs_give_labels() -> None:
+    assert clean_answer(result(Z3, "unsat\n")) == "unsat"
+    assert clean_answer(result(Z3, "(error \"line 2: unknown sort 'String'\")\nsat\n")) is None
+    assert clean_answer(result(Z3, "sat\nsat\n")) is None  # more than one answer
+    assert clean_answer(result(Z3, "unknown\n")) is None
+    assert clean_answer(result(Z3, "sat\n", code=-9)) is None
+    assert clean_answer(result(Z3, "sat\n", "ASSERTION VIOLATION\nFile: a.cpp\n")) is None
+    assert clean_answer(result(Z3, "sat\n", code=1)) is None  # answered, then exited badly
+    noted = SolverResult(Z3, Outcome.SAT, ["sat"], "sat\n", failure_line="memory limit")
+    assert clean_answer(noted) is None
+
+
+@pytest.mark.parametrize(
+    ("outputs", "claimed", "label"),
+    [
+        (["sat\n"], (), "sat"),
+        (["sat\n", "sat\n"], (), "sat"),
+        (["sat\n", "unsat\n"], (), None),  # trusted solvers disagree
+        (["unsat\n"], ("unsat",), "unsat"),
+        (["sat\n"], ("unsat",), None),  # the seed's own :status contradicts it
+        (["sat\n"], ("unknown",), "sat"),  # a claim of nothing
+        (["sat\n"], ("sat", "unsat"), None),  # contradicting claims
+        (['(error "unknown sort")\nsat\n'], ("unsat",), None),  # today's false label
+        (['(error "unknown sort")\nsat\n'], (), None),  # a rejection abstains: nobody left
+        (['(error "unknown sort")\n', "unsat\n"], ("unsat",), "unsat"),  # the other vouches
+        (["unsat\n", "unknown\n"], (), None),  # an accepting solver without an answer
+        ([], (), None),
+    ],
+)
+def test_labels_need_every_accepting_trusted_solver(
+    outputs: Sequence[str], claimed: tuple[str, ...], label: str | None
+) -> None:
+    runs = [result(spec, out) for spec, out in zip((Z3, CVC5), outputs, strict=False)]
+    assert agreed_label(runs, claimed) == label
+
+
+def test_claimed_answers() -> None:
+    assert claimed_answer(()) is None and claimed_answer(("unknown",)) is None
+    assert claimed_answer(("sat", "sat")) == "sat" and claimed_answer(("sat", "unsat")) is False
+
+
+# -- doubts and slow findings ----------------------------------------------------------------
+SAT_FUSION = Expected("sat", "fusion", "conjunction of two sat seeds")
+
+
+def _soundness(expected: Expected = SAT_FUSION) -> Verdict:
+    return Verdict(VerdictKind.SOUNDNESS, "z3@4.8.8", "z3: unsat where fusion expects sat",
+                   {}, expected)  # fmt: skip
+
+
+def test_a_trusted_solver_answering_as_the_target_did_makes_a_doubt() -> None:
+    verdict = _soundness()
+    doubt = doubtful(verdict, [result(CVC5, "unsat\n")])
+    assert doubt is not None and (doubt.solver, doubt.answer) == ("cvc5", "unsat")
+    assert doubt.cause(verdict) == "soundness: trusted cvc5 says unsat, expected sat"
+    # a trusted run that also printed an error still raises the doubt
+    assert doubtful(verdict, [result(CVC5, '(error "x")\nunsat\n')]) is not None
+    # agreeing with the construction, or not answering, raises none
+    assert doubtful(verdict, [result(CVC5, "sat\n"), result(YICES, "unknown\n")]) is None
+    # the blamed solver never vouches against itself
+    blamed = SolverSpec("z3@4.8.8", "z3@4.8.8", "z3", ("z3",))
+    assert doubtful(verdict, [result(blamed, "unsat\n")]) is None
+    # verdicts without a construction are never doubted
+    crash = Verdict(VerdictKind.CRASH, "z3", "z3: killed by signal 11")
+    assert doubtful(crash, [result(CVC5, "unsat\n")]) is None
+    assert doubtful(Verdict(VerdictKind.SOUNDNESS, "z3"), [result(CVC5, "unsat\n")]) is None
+
+
+def test_doubts_cover_invalid_models_and_incompleteness() -> None:
+    for kind in (VerdictKind.INVALID_MODEL, VerdictKind.INCOMPLETENESS):
+        verdict = Verdict(kind, "z3", "sig", {}, SAT_FUSION)
+        assert doubtful(verdict, [result(CVC5, "unsat\n")]) is not None, kind
+
+
+def _incompleteness(outcome: Outcome) -> Verdict:
+    implied = Expected("sat", "janus", "a weakened sat seed")
+    (verdict,) = judge_related(
+        [SolverResult(Z3, outcome, [] if outcome == Outcome.TIMEOUT else ["unknown"])],
+        [result(Z3, "sat\n")],
+        implied,
+        texts=("original", "related"),
+    )
+    return verdict
+
+
+def test_only_a_time_out_asks_for_more_time() -> None:
+    timed_out = _incompleteness(Outcome.TIMEOUT)
+    assert timed_out.kind == VerdictKind.INCOMPLETENESS and needs_more_time(timed_out)
+    assert not needs_more_time(_incompleteness(Outcome.UNKNOWN))
+    assert not needs_more_time(_soundness())
+
+
+def test_an_answer_with_ten_times_the_limit_is_a_slow_finding() -> None:
+    verdict = _incompleteness(Outcome.TIMEOUT)
+    longer = SolverResult(Z3, Outcome.SAT, ["sat"], "sat\n", elapsed=39.2)
+    quick = SolverResult(CVC5, Outcome.SAT, ["sat"], "sat\n", elapsed=0.1)
+    slow = slow_verdict(verdict, longer, 100.0, quick)
+    assert slow is not None and slow.kind == VerdictKind.SLOW and slow.solver == "z3"
+    assert slow.evidence["slow"]["summary"] == "sat in 39.2 s; cvc5 0.1 s"  # type: ignore[index]
+    assert slow.signature == "z3: slow, sat only after the time limit"
+    # still unsolved, or answering against the construction: the verdict stands as it was
+    assert slow_verdict(verdict, SolverResult(Z3, Outcome.TIMEOUT), 100.0, quick) is None
+    wrong = SolverResult(Z3, Outcome.UNSAT, ["unsat"], "unsat\n", elapsed=50)
+    assert slow_verdict(verdict, wrong, 100.0, quick) is None
