@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sphinxfuzz.generators.confine import VIOLATION_SIGNAL, ConfinementError
-from sphinxfuzz.generators.static_check import ALLOWED_MODULES, FORBIDDEN_NAMES
+from sphinxfuzz.generators.static_check import ALLOWED_BUILTINS, ALLOWED_MODULES, FORBIDDEN_NAMES
 
 CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 PROBE_TIMEOUT = 20.0
@@ -51,6 +51,7 @@ def header(
         "confine": not unconfined,
         "allowed_modules": sorted(ALLOWED_MODULES),
         "forbidden_names": sorted(FORBIDDEN_NAMES),
+        "allowed_builtins": sorted(ALLOWED_BUILTINS),
         **fields,
     }
 

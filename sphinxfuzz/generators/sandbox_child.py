@@ -111,7 +111,10 @@ def apply_limits(memory_mb: int, cpu_seconds: int | None) -> None:
             pass  # containers without CAP_SETUID: the other layers still hold
 
 
-def safe_builtins(forbidden: list[str], allowed_modules: set[str]) -> dict[str, Any]:
+def safe_builtins(
+    forbidden: list[str], allowed_modules: set[str], allowed: list[str]
+) -> dict[str, Any]:
+    """The builtins of the static check's allow-list (and what class statements need)."""
     real_import = builtins.__import__
 
     def guarded_import(
@@ -125,7 +128,8 @@ def safe_builtins(forbidden: list[str], allowed_modules: set[str]) -> dict[str, 
             raise ImportError(f"import of {name!r} is not allowed in a generator")
         return real_import(name, globals, locals, fromlist, level)
 
-    table = {k: v for k, v in vars(builtins).items() if k not in forbidden}
+    admitted = {*allowed, "__build_class__", "__name__"} - set(forbidden)
+    table = {k: v for k, v in vars(builtins).items() if k in admitted}
     table["__import__"] = guarded_import
     return table
 
@@ -262,7 +266,9 @@ def main() -> None:
         return
     preload(header["allowed_modules"])
     apply_limits(header["memory_mb"], header.get("cpu_seconds"))
-    table = safe_builtins(header["forbidden_names"], set(header["allowed_modules"]))
+    table = safe_builtins(
+        header["forbidden_names"], set(header["allowed_modules"]), header["allowed_builtins"]
+    )
     quiet_linecache()
     try:
         applied = confine.confine()
