@@ -33,22 +33,33 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-MAX_TEXT = 1_000_000  # characters per declarations/term string; protects the pipe and parent
 NOBODY = 65534
 
 
 class Channel:
-    """Line-based JSON over the private protocol descriptors."""
+    """Line-based JSON over the private protocol descriptors; every message is numbered
+    (`n`), so the parent notices a line the generator wrote to the descriptor itself."""
 
     def __init__(self, in_fd: int, out_fd: int) -> None:
         self.reader = os.fdopen(in_fd, "rb")
         self.out_fd = out_fd
+        self.number = 0
+        self.failure_chars = 20_000  # until the header says (the end of a traceback is kept)
 
     def receive(self) -> Any:
         line = self.reader.readline()
         return json.loads(line) if line else None
 
     def send(self, message: dict[str, Any]) -> None:
+        for key, text in [*message.items(), *message.get("failed", {}).items()]:
+            if isinstance(text, str) and len(text) > self.failure_chars:
+                shortened = "..." + text[-self.failure_chars :]
+                if key in message:
+                    message[key] = shortened
+                else:
+                    message["failed"][key] = shortened
+        message["n"] = self.number
+        self.number += 1
         data = (json.dumps(message) + "\n").encode("utf-8")
         while data:
             written = os.write(self.out_fd, data)
@@ -172,8 +183,9 @@ def release(exc: BaseException) -> None:
         traceback.clear_frames(exc.__traceback__)
 
 
-def check_pair(result: object) -> str | None:
-    """Why `result` is not a (declarations, term) pair of strings, or None."""
+def check_pair(result: object, max_text: int) -> str | None:
+    """Why `result` is not a (declarations, term) pair of strings of at most `max_text`
+    characters each, or None."""
     if not isinstance(result, tuple) or len(result) != 2:
         kind = type(result).__name__
         size = f" of length {len(result)}" if isinstance(result, tuple | list) else ""
@@ -181,8 +193,8 @@ def check_pair(result: object) -> str | None:
     for label, value in zip(("declarations", "term"), result, strict=True):
         if not isinstance(value, str):
             return f"{label} is {type(value).__name__}, expected str"
-        if len(value) > MAX_TEXT:
-            return f"{label} has {len(value)} characters (limit {MAX_TEXT})"
+        if len(value) > max_text:
+            return f"{label} has {len(value)} characters (limit {max_text})"
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -206,6 +218,7 @@ def run_sample(channel: Channel, header: dict[str, Any], table: dict[str, Any]) 
         return
     rng = random.Random(header["seed"])
     spent = 0.0
+    budget = header["sample_chars"]  # characters all samples of the run may take
     for index in range(header["n"]):
         start = time.perf_counter()
         try:
@@ -216,7 +229,12 @@ def run_sample(channel: Channel, header: dict[str, Any], table: dict[str, Any]) 
             channel.send({"kind": classify(exc), "failure": failure, "spent": spent})
             return
         spent += time.perf_counter() - start
-        problem = check_pair(result)
+        problem = check_pair(result, header["term_chars"])
+        if problem is None:
+            budget -= len(result[0]) + len(result[1])
+            if budget < 0:
+                limit = header["sample_chars"]
+                problem = f"the samples so far have more than {limit} characters (limit per run)"
         if problem is not None:
             channel.send(
                 {"kind": "bad-output", "failure": f"sample {index}: {problem}", "spent": spent}
@@ -249,7 +267,7 @@ def run_pool(channel: Channel, header: dict[str, Any], table: dict[str, Any]) ->
                 {"kind": classify(exc), "failure": describe_failure(exc, generator.filename)}
             )
             continue
-        problem = check_pair(result)
+        problem = check_pair(result, header["term_chars"])
         if problem is not None:
             channel.send({"kind": "bad-output", "failure": problem})
         else:
@@ -264,6 +282,7 @@ def main() -> None:
     header = channel.receive()
     if header is None:
         return
+    channel.failure_chars = header["failure_chars"]
     preload(header["allowed_modules"])
     apply_limits(header["memory_mb"], header.get("cpu_seconds"))
     table = safe_builtins(

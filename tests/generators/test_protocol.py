@@ -1,0 +1,202 @@
+"""The parent trusts no byte from the sandbox child (issue 29).
+
+The modules of `tests/fixtures/hostile/protocol/` write their own lines to the child's
+protocol pipe. With the static check taken out (it refuses them), each one must end as a
+refused generator with the cause, through `sample_terms` and through the pool, never as an
+exception in the parent; a forged sample is never taken as a sample.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sphinxfuzz.generators import pool as pool_module
+from sphinxfuzz.generators import sandbox
+from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
+from sphinxfuzz.generators.protocol import (
+    MAX_DEPTH,
+    SHAPES,
+    Limits,
+    ProtocolViolation,
+    nesting,
+    parse,
+)
+from sphinxfuzz.generators.sandbox import sample_terms
+from sphinxfuzz.generators.static_check import check_source
+
+PROTOCOL = Path(__file__).resolve().parents[1] / "fixtures" / "hostile" / "protocol"
+CAUSES = {
+    "garbage": "is not JSON",
+    "deep": "nested deeper than",
+    "wrong_shape": "has the fields",
+    "forged_sample": "has the fields",
+    "forged_numbered": "out of order",
+    "flood": "longer than",
+}
+ALL = frozenset(SHAPES)
+
+
+@dataclass(frozen=True)
+class Entry:
+    theory: str
+    source: str
+    path: str
+
+
+def hostile(name: str) -> str:
+    return (PROTOCOL / f"{name}.py").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def no_static_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "require_safe", lambda source, filename="": None)
+    monkeypatch.setattr(pool_module, "require_safe", lambda source, filename="": None)
+
+
+@pytest.mark.parametrize("name", sorted(CAUSES))
+def test_static_check_refuses_the_pipe_writers(name: str) -> None:
+    assert "'enum.bltns' is not on the allow-list" in str(check_source(hostile(name)))
+
+
+@pytest.mark.usefixtures("no_static_check")
+@pytest.mark.parametrize("name", sorted(CAUSES))
+def test_sample_refuses_a_child_that_breaks_the_protocol(name: str) -> None:
+    report = sample_terms(hostile(name), 3, seed=0, timeout=30)
+    assert report.kind == "refused", report.failure
+    assert "broke the protocol" in (report.failure or "")
+    assert CAUSES[name] in (report.failure or ""), report.failure
+    assert ("", "(forged)") not in report.samples
+
+
+@pytest.mark.usefixtures("no_static_check")
+@pytest.mark.parametrize("name", sorted(CAUSES))
+def test_pool_refuses_a_child_that_breaks_the_protocol_and_keeps_serving(
+    name: str, toy_source: Callable[[str], str]
+) -> None:
+    good = Entry("Toy", toy_source("    return '', 'true'\n"), "Toy/generator.py")
+    bad = Entry("Hostile", hostile(name), "Hostile/generator.py")
+    with GeneratorPool([good, bad], timeout=20) as pool:
+        with pytest.raises(GeneratorFailure) as info:
+            pool.generate("Hostile", 1)
+        assert info.value.kind == "refused"
+        assert "broke the protocol" in info.value.detail
+        assert pool.theories == ["Toy"] and "Hostile" in pool.refused
+        assert pool.generate("Toy", 2) == ("", "true")
+        with pytest.raises(GeneratorFailure, match="refused"):
+            pool.generate("Hostile", 3)
+
+
+def test_large_samples_stop_at_the_run_limit(toy_source: Callable[[str], str]) -> None:
+    # two texts of 999,000 characters per sample: 40 samples would be 80 million characters
+    body = "    return 'x' * 999_000, 'y' * 999_000\n"
+    report = sample_terms(toy_source(body), 40, seed=0, timeout=60)
+    assert report.kind == "bad-output"
+    assert "limit per run" in (report.failure or "")
+    assert len(report.samples) == 8  # 8 * 1,998,000 <= 16,000,000 < 9 * 1,998,000
+
+
+def test_size_limits_are_settings(toy_source: Callable[[str], str]) -> None:
+    body = "    return '', '(= x ' + str(rng.randint(1000, 9999)) + ')'\n"
+    assert sample_terms(toy_source(body), 2, seed=0).ok
+    report = sample_terms(toy_source(body), 2, seed=0, limits=Limits(term_chars=8))
+    assert report.kind == "bad-output" and "limit 8" in (report.failure or "")
+    report = sample_terms(toy_source(body), 4, seed=0, limits=Limits(sample_chars=25))
+    assert report.kind == "bad-output" and len(report.samples) == 2
+    with pytest.raises(ValueError, match="positive"):
+        Limits(term_chars=0)
+
+
+# --- the parser on its own --------------------------------------------------------------
+
+
+def line(**fields: object) -> bytes:
+    return json.dumps(fields).encode()
+
+
+@pytest.mark.parametrize(
+    ("raw", "number", "cause"),
+    [
+        (b"not json", 0, "message 0 is not JSON"),
+        (b'{"a": ' * 5 + b"1" + b"}" * 5, 0, "nested deeper"),
+        (b"[1, 2]", 0, "is a JSON list, not an object"),
+        (b'"text"', 0, "is a JSON str"),
+        (line(ok=["", "true"]), 0, "has the fields (ok)"),
+        (line(ok=["", "true"], n=1), 0, "numbered 1: out of order"),
+        (line(ok=["", "true"], n=True), 1, "out of order"),
+        (line(ok=["", "true"], n=0.0), 0, "out of order"),
+        (line(ok=["", "true"], n="0"), 0, "out of order"),
+        (line(ok=5, n=0), 0, "field 'ok' has the wrong type"),
+        (line(ok=["", 5], n=0), 0, "field 'ok' has the wrong type"),
+        (line(ok=["a", "b", "c"], n=0), 0, "field 'ok' has the wrong type"),
+        (line(sample=["", "x"], spent=-1, n=0), 0, "field 'spent'"),
+        (line(sample=["", "x"], spent=True, n=0), 0, "field 'spent'"),
+        (line(sample=["", "x"], spent="1", n=0), 0, "field 'spent'"),
+        (b'{"sample": ["", "x"], "spent": NaN, "n": 0}', 0, "field 'spent'"),
+        (line(kind="ok!", failure="", n=0), 0, "field 'kind'"),
+        (line(kind="exception", failure=3, n=0), 0, "field 'failure'"),
+        (line(ready=["A", 1], failed={}, n=0), 0, "field 'ready'"),
+        (line(ready=["A"], failed={"B": 1}, n=0), 0, "field 'failed'"),
+        (line(ready=["A"], failed=[], n=0), 0, "field 'failed'"),
+        (line(loading=1, n=0), 0, "field 'loading'"),
+        (line(ok=["", "t"], n=0, extra=1), 0, "has the fields (extra, n, ok)"),
+        (line(ok=["x" * 40, "t"], n=0), 0, "has a text of 40 characters (limit 10)"),
+        (line(kind="exception", failure="x" * 20_004, n=0), 0, "text of 20004 characters"),
+        (line(ready=["x" * 20_004], failed={}, n=0), 0, "text of 20004 characters"),
+        (line(ready=[], failed={"x" * 20_004: ""}, n=0), 0, "text of 20004 characters"),
+    ],
+)
+def test_parse_refuses_with_the_cause(raw: bytes, number: int, cause: str) -> None:
+    limits = Limits(term_chars=10)
+    with pytest.raises(ProtocolViolation) as info:
+        parse(raw, number, ALL, limits)
+    assert cause in info.value.cause
+
+
+def test_parse_refuses_deep_nesting_before_decoding() -> None:
+    with pytest.raises(ProtocolViolation, match="nested deeper than 4 levels"):
+        parse(b"[" * 200_000, 0, ALL, Limits())
+
+
+def test_parse_refuses_a_shape_not_expected_here() -> None:
+    with pytest.raises(ProtocolViolation, match="expected answer or end"):
+        parse(line(sample=["", "x"], spent=0, n=0), 0, frozenset({"answer", "end"}), Limits())
+
+
+def test_parse_refuses_a_message_over_the_byte_cap() -> None:
+    limits = Limits(term_chars=10)
+    raw = line(ok=["", "t" * 250_000], n=0)
+    cap = 12 * (2 * 10 + 20_000) + 4096
+    with pytest.raises(ProtocolViolation, match=rf"has {len(raw)} bytes \(limit {cap}\)"):
+        parse(raw, 0, ALL, limits)
+
+
+def test_parse_accepts_every_message_the_child_writes() -> None:
+    limits = Limits()
+    cases = [
+        (line(loading="Ints", n=0), "loading", "theory", "Ints"),
+        (line(ready=["Ints"], failed={"UF": "trace"}, n=0), "ready", "failed", {"UF": "trace"}),
+        (line(ok=["(declare-const x Int)", "(> x 0)"], n=0), "answer", "pair", None),
+        (line(sample=["", "true"], spent=0.5, n=0), "sample", "spent", 0.5),
+        (line(kind="exception", failure="boom", n=0), "end", "failure", "boom"),
+        (line(kind="bad-output", failure="x", spent=1, n=0), "end-timed", "spent", 1.0),
+        (line(kind="ok", spent=2.0, n=0), "done", "kind", "ok"),
+        (line(kind="ok", confinement="seccomp", n=0), "probe", "confinement", "seccomp"),
+    ]
+    for raw, shape, name, value in cases:
+        message = parse(raw, 0, ALL, limits)
+        assert message.shape == shape and message.number == 0
+        if value is not None:
+            assert getattr(message, name) == value
+    answer = parse(line(ok=["a", "b"], n=7), 7, ALL, limits)
+    assert answer.pair == ("a", "b") and answer.kind == "" and answer.spent is None
+
+
+def test_nesting_ignores_brackets_inside_strings() -> None:
+    assert nesting(b'{"a": "[[[[[[[[", "b": [1, {"c": "\\"[[["}]}') == 3
+    assert nesting(b"[[[]]]") == 3 and nesting(b"{}") == 1 and nesting(b"1") == 0
+    assert nesting(b"[" * (MAX_DEPTH + 1)) == MAX_DEPTH + 1
