@@ -64,6 +64,7 @@ def header(
         "term_chars": limits.term_chars,
         "sample_chars": limits.sample_chars,
         "failure_chars": FAILURE_CHARS,
+        "parent": os.getpid(),
         "memory_mb": memory_mb,
         "cpu_seconds": cpu_seconds,
         "confine": not unconfined,
