@@ -28,9 +28,11 @@ def latest_campaign(parent: Path = DEFAULT_CAMPAIGNS) -> Path:
 def resolve_campaign(campaign: str | None) -> Path:
     if campaign is None:
         return latest_campaign()
+    if not campaign.strip():
+        raise StoreError("an empty campaign folder name; name the folder with -c/--campaign")
     path = Path(campaign)
     if not (path / DB_NAME).is_file():
-        raise StoreError(f"{path}: not a campaign folder (no {DB_NAME})")
+        Store(path, read_only=True).close()  # says why: missing index, a folder, ...
     return path
 
 
@@ -44,7 +46,7 @@ def find_bug(bug: str, campaign: str | None) -> Path:
         folder = root / kind / bug
         if is_bug_folder(folder):
             return folder
-    with Store(root) as store:
+    with Store(root, read_only=True) as store:
         known = [row.id for row in store.bugs()] + [f[0] for f in store.seed_findings()]
     if not known:
         raise StoreError(f"{root}: no bug {bug!r}; it has no bugs yet")
@@ -78,7 +80,7 @@ class Replay:
 def _stored_timeout(folder: Path) -> float:
     for root in (folder.parent.parent,):
         if (root / DB_NAME).is_file():
-            with Store(root) as store:
+            with Store(root, read_only=True) as store:
                 config = store.config() or {}
             return float(config.get("timeout", 10.0))  # type: ignore[arg-type]
     return 10.0

@@ -192,6 +192,20 @@ def _stop_hard() -> None:
     os._exit(STOPPED_HARD)
 
 
+def check_folder(root: Path, *, resume: bool) -> None:
+    """Refuse, before anything is written, a campaign folder that cannot be used: the
+    current folder (what an empty name gives), or for a resume one whose index does not
+    open (`Store` says what is wrong and the way out)."""
+    if Path(root) == Path():
+        raise CampaignError(
+            "the current folder as campaign folder (an empty name means it): the index and "
+            "the lock would be mixed into its files; name a folder of its own",
+            setting="campaign",
+        )
+    if resume:
+        Store(root, read_only=True).close()
+
+
 def check_jobs(jobs: int, ray: str | None = None) -> None:
     """`jobs` within bounds: at least 1, and for local workers at most `JOBS_PER_CORE` per
     core (a Ray cluster's size is its own)."""
@@ -228,6 +242,7 @@ def run_campaign(
     `validate`) is run as it is, without checking it again. `ray`: run the `jobs` workers as
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`)."""
     check_jobs(jobs, ray)
+    check_folder(root, resume=resume)
     campaign = validate(config, unconfined=unconfined)
     with CampaignLock(root, create=not resume):
         return _locked_run(

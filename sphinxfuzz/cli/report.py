@@ -22,7 +22,7 @@ HELP = (
     "\b\n"
     "Examples:\n"
     "  sphinxfuzz report                              (newest campaign in campaigns/)\n"
-    "  sphinxfuzz report -c campaigns/night --out /tmp/night.html"
+    "  sphinxfuzz report -c campaigns/night --out night.html"
 )
 
 
