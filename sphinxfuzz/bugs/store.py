@@ -100,10 +100,26 @@ def bug_folder_count(root: Path) -> int:
     return count
 
 
-def _disk_full(exc: BaseException) -> bool:
+def _disk_full(exc: BaseException, root: Path) -> bool:
+    """Whether `exc` comes from a full disk (SQLite may only say "disk I/O error")."""
     if isinstance(exc, OSError):
         return exc.errno in (errno.ENOSPC, errno.EDQUOT)
-    return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    if "full" in str(exc):
+        return True
+    try:
+        space = os.statvfs(root)
+    except OSError:
+        return False
+    return space.f_bavail * space.f_frsize < 64 * 1024
+
+
+def disk_full_message(root: Path) -> str:
+    return (
+        f"{root}: the disk is full; free space, then continue with "
+        f"`sphinxfuzz fuzz --resume -c {root}`"
+    )
 
 
 @dataclass(frozen=True)
@@ -213,8 +229,8 @@ class Store:
 
     def _open_error(self, db: Path, exc: sqlite3.DatabaseError) -> StoreError:
         text = str(exc)
-        if _disk_full(exc):
-            return StoreError(f"{db}: the disk is full; free space, then resume")
+        if _disk_full(exc, self.root):
+            return StoreError(disk_full_message(self.root))
         if isinstance(exc, sqlite3.OperationalError) and (
             "unable to open" in text or "readonly" in text or "read-only" in text
         ):
@@ -245,11 +261,8 @@ class Store:
                 raise
             self.db.execute("COMMIT")
         except (OSError, sqlite3.DatabaseError) as exc:
-            if _disk_full(exc):
-                raise StoreError(
-                    f"{self.root}: the disk is full ({exc}); free space, then continue with "
-                    f"`sphinxfuzz fuzz --resume -c {self.root}`"
-                ) from None
+            if _disk_full(exc, self.root):
+                raise StoreError(disk_full_message(self.root)) from None
             if isinstance(exc, sqlite3.OperationalError):
                 raise StoreError(f"{self.root / DB_NAME}: cannot be written ({exc})") from None
             raise

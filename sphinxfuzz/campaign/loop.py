@@ -779,7 +779,7 @@ def worker_main(
             unconfined=unconfined,
         ).run()
         report(Event("done", worker, None))
-    except CampaignError as exc:  # a clear message needs no traceback
+    except SphinxfuzzError as exc:  # a clear message (a full disk too) needs no traceback
         report(Event("failed", worker, str(exc)))
     except BaseException:
         report(Event("failed", worker, traceback.format_exc()))

@@ -396,7 +396,9 @@ def _run_spawned(
                     running.discard(event.worker)
                 elif event.kind == "failed":
                     running.discard(event.worker)
-                    failures.append(f"worker {event.worker} failed:\n{event.payload}")
+                    text = str(event.payload)  # a message, or a traceback of a defect
+                    failures.append(text if "\n" not in text else f"worker {event.worker} "
+                                    f"failed:\n{text}")  # fmt: skip
                     stop.set()
         finally:
             stop.set()
@@ -407,5 +409,6 @@ def _run_spawned(
                 if process.is_alive():
                     process.kill()
                     process.join()
-    if failures:
-        raise CampaignError("\n".join(failures))
+    if failures:  # one line when every worker failed alike (a full disk, a broken index)
+        distinct = list(dict.fromkeys(failures))
+        raise CampaignError(distinct[0] if len(distinct) == 1 else "\n".join(distinct))
