@@ -13,10 +13,12 @@ recognised by its hit and stored once), what it had not handed over yet is made 
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, cast
 
 from sphinxfuzz.bugs.store import Store
@@ -271,7 +273,20 @@ def run_on_ray(
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise CampaignError(f"Ray cluster {address!r}: {exc}", setting="ray") from None
     say(f"ray: connected in {time.monotonic() - started:.1f} s, {len(plans)} actor(s)")
+    session = _session_dir(ray) if local else None
     try:
         RayCoordinator(campaign, store, plans, update, say, stop).run()
     finally:
         ray.shutdown()
+        if session is not None:  # the cluster was ours: so are its logs and sockets
+            shutil.rmtree(session, ignore_errors=True)
+
+
+def _session_dir(ray: Any) -> Path | None:
+    """The session folder of the local cluster this process started (Ray writes it under
+    its temporary folder and leaves it behind after shutdown)."""
+    try:
+        node = ray._private.worker._global_node
+        return Path(node.get_session_dir_path()) if node is not None else None
+    except AttributeError:
+        return None
