@@ -23,6 +23,7 @@ from sphinxfuzz.generators.static_check import (
 
 FIXTURE_THEORIES = ("FixedSizeBitVectors", "Ints", "Strings")
 HEADER = 'import random\n\nTHEORY = "Toy"\nSOLVERS = ("z3", "cvc5")\n\n\n'
+SOLVERS_SHAPE = 'SOLVERS must be a non-empty tuple of solver family names like ("z3", "cvc5")'
 GOOD = HEADER + "def generate(rng):\n    return '(declare-const x Int)', '(> x 0)'\n"
 
 
@@ -243,3 +244,142 @@ def test_shipped_generators_pass_the_allow_list() -> None:
     assert len(paths) == 22
     for path in paths:
         assert check_source(path.read_text(encoding="utf-8"), str(path)) == [], path
+
+
+def test_positions_are_exact_at_odd_columns() -> None:
+    # a problem's column is the AST offset + 1, also where the offset is odd
+    source = GOOD + "xy = eval('1')\nimport os; zz = open\n"
+    lines = source.count("\n")
+    found = {(p.line, p.col, p.message.split(" (")[0]) for p in check_source(source)}
+    assert (lines - 1, 6, "use of 'eval' is not allowed") in found
+    assert (lines, 1, "import of 'os' is not allowed") in found
+    assert (lines, 17, "use of 'open' is not allowed") in found
+
+
+@pytest.mark.parametrize(
+    ("source", "where", "expected"),
+    [
+        ('THEORY = "T"\nSOLVERS = ("z3",)\nasync def generate(rng):\n    pass\n', (3, 1),
+         "generate must be a plain function, not async"),
+        ('THEORY = "T"\nSOLVERS = ("z3",)\ndef generate(a, b):\n    pass\n', (3, 1),
+         "generate must take exactly one parameter (rng)"),
+        ('THEORY = "T"\nTHEORY = "U"\nSOLVERS = ("z3",)\ndef generate(rng):\n    pass\n', (1, 1),
+         "THEORY must be assigned exactly once"),
+        ('THEORY = "T"\nSOLVERS = ("z3",)\nSOLVERS = ("cvc5",)\ndef generate(rng):\n    pass\n',
+         (2, 1), "SOLVERS must be assigned exactly once"),
+        ('THEORY = "T"\nSOLVERS = ("z3",)\ndef generate(rng):\n    pass\ndef generate(rng):\n'
+         "    pass\n", (5, 1), "generate is defined more than once"),
+        ('THEORY: str = "T"\nSOLVERS = ("z3",)\ndef generate(rng, *more):\n    pass\n', (3, 1),
+         "generate must take exactly one parameter (rng)"),
+        ('THEORY = "T"\nSOLVERS = ("z3",)\ndef generate(rng=None):\n    pass\n', (3, 1),
+         "generate must take exactly one parameter (rng)"),
+        ('THEORY = "T"\nSOLVERS = ("z3",)\ndef generate(rng, **extra):\n    pass\n', (3, 1),
+         "generate must take exactly one parameter (rng)"),
+        ('THEORY = "T"\nSOLVERS = ("z3",)\ndef generate(rng, *, k):\n    pass\n', (3, 1),
+         "generate must take exactly one parameter (rng)"),
+        ('THEORY = ""\nSOLVERS = ("z3",)\ndef generate(rng):\n    pass\n', (1, 1),
+         "THEORY must be a non-empty string literal"),
+        ('THEORY = "T"\nSOLVERS = ()\ndef generate(rng):\n    pass\n', (2, 1), SOLVERS_SHAPE),
+        ('THEORY = "T"\nSOLVERS = ("Z3",)\ndef generate(rng):\n    pass\n', (2, 1), SOLVERS_SHAPE),
+        ('THEORY = "T"\nSOLVERS = (f(),)\ndef generate(rng):\n    pass\n', (2, 1), SOLVERS_SHAPE),
+    ],
+)  # fmt: skip
+def test_contract_problems_have_their_line(
+    source: str, where: tuple[int, int], expected: str
+) -> None:
+    found = [(p.line, p.col, p.message) for p in check_source(source)]
+    assert (*where, expected) in found, found
+
+
+def test_a_three_times_assigned_theory_is_reported_once() -> None:
+    source = 'THEORY = "A"\nTHEORY = "B"\nTHEORY = "C"\nSOLVERS = ("z3",)\ndef generate(rng):\n    pass\n'
+    assert messages(source).count("THEORY must be assigned exactly once") == 1
+    assert read_header(GOOD).theory == "Toy"
+    with pytest.raises(UnsafeGenerator, match="assigned exactly once"):
+        read_header(source)
+
+
+@pytest.mark.parametrize(
+    ("snippet", "shown"),
+    [
+        ("from . import sibling\n", "import from '.' is not allowed (allowed: bisect, "),
+        ("from .. import parent\n", "import from '..' is not allowed"),
+        ("from .pkg import name\n", "import from '.pkg' is not allowed"),
+        ("from os.path import join\n", "import from 'os.path' is not allowed"),
+        ("import os.path\n", "import of 'os.path' is not allowed (allowed: bisect, "),
+        ("import collections.os\n", "import of 'collections.os' is not allowed"),
+    ],
+)
+def test_import_refusals_name_the_module_and_the_allowed_ones(snippet: str, shown: str) -> None:
+    found = messages(GOOD + snippet)
+    assert any(shown in message for message in found), found
+    refusal = next(m for m in found if "is not allowed (allowed:" in m)
+    assert "__future__" not in refusal and "unicodedata" in refusal and "random" in refusal
+
+
+def test_private_and_star_imports_are_refused_but_future_annotations_pass() -> None:
+    assert "import of private name '_inst' is not allowed" in messages(
+        GOOD + "from random import _inst\n"
+    )
+    assert any("import *" in m for m in messages(GOOD + "from string import *\n"))
+    assert messages("from __future__ import annotations\n" + GOOD) == []
+    assert "import of 'eval' is not allowed" in messages(GOOD + "from math import eval\n")
+    assert "import of 'sys' is not allowed" in messages(GOOD + "from enum import sys\n")
+
+
+def test_unreadable_sources_are_problems_not_exceptions() -> None:
+    (nul,) = check_source("x = 1\0\n")
+    assert (nul.line, nul.col) == (1, 1) and "null bytes" in nul.message
+    deep = "x = " + "(" * 2000 + "1" + ")" * 2000 + "\n"
+    problems = check_source(GOOD + deep)
+    assert problems and all(isinstance(p, Problem) for p in problems)
+    (syntax,) = check_source("def f(:\n")
+    assert syntax.line == 1 and syntax.col >= 1
+
+
+def test_problems_come_sorted_by_position() -> None:
+    source = GOOD + "y = open\nimport os\nx = eval\n"
+    found = check_source(source)
+    assert [(p.line, p.col) for p in found] == sorted((p.line, p.col) for p in found)
+    assert [p.message.split("'")[1] for p in found] == ["open", "os", "eval"]
+
+
+def test_format_templates_are_checked_in_nested_specs() -> None:
+    assert messages(GOOD + "s = '{:>{w}}'.format(1, w=3)\n") == []
+    assert any("'.format'" in m for m in messages(GOOD + "s = '{:{0.real}}'.format(1)\n"))
+    assert any("'.format'" in m for m in messages(GOOD + "s = '{'.format(1)\n"))
+    assert any("'.format_map'" in m for m in messages(GOOD + "s = '{a.b}'.format_map({})\n"))
+    assert messages(GOOD + "s = '{a}'.format_map({'a': 1})\n") == []
+
+
+def test_reflection_builtins_need_a_literal_harmless_name() -> None:
+    assert messages(GOOD + "x = getattr(rng, 'random')\n") == []
+    assert messages(GOOD + "x = hasattr(rng, 'seed')\n") == []
+    assert any("literal attribute name" in m for m in messages(GOOD + "x = getattr(rng)\n"))
+    assert any("'_inst'" in m for m in messages(GOOD + "x = getattr(rng, '_inst')\n"))
+    assert any("'gi_frame'" in m for m in messages(GOOD + "x = getattr(rng, 'gi_frame')\n"))
+    assert any("use of 'eval'" in m for m in messages(GOOD + "x = getattr(eval, 'x')\n"))
+    assert messages(GOOD + "class A:\n    def __init__(self):\n        self.__name__ = 'a'\n") == []
+
+
+def test_dunder_strings_and_names() -> None:
+    assert messages(GOOD + "s = '__main__'\nt = __name__\nu = b'__init__'\n") == []
+    assert any("'__class__'" in m for m in messages(GOOD + "s = b'__class__'\n"))
+    one = messages(GOOD + "s = '__class__ __dict__'\n")
+    assert sum("interpreter internal" in m for m in one) == 1
+    assert any("use of '__spec__'" in m for m in messages(GOOD + "x = __spec__\n"))
+    assert any("access to attribute '__dict__'" in m for m in messages(GOOD + "x = rng.__dict__\n"))
+
+
+def test_match_class_keywords_are_attribute_reads() -> None:
+    body = "match rng:\n    case object(__class__=c):\n        pass\n"
+    assert any("'__class__'" in m for m in messages(GOOD + body))
+    fine = "match rng:\n    case object(real=c):\n        pass\n"
+    assert messages(GOOD + fine) == []
+
+
+def test_require_safe_caches_but_never_mixes_sources() -> None:
+    require_safe(GOOD, "a.py")
+    with pytest.raises(UnsafeGenerator):
+        require_safe(GOOD + "import os\n", "a.py")
+    require_safe(GOOD, "a.py")
