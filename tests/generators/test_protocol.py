@@ -9,6 +9,9 @@ exception in the parent; a forged sample is never taken as a sample.
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +22,12 @@ from sphinxfuzz.generators import pool as pool_module
 from sphinxfuzz.generators import sandbox
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.generators.protocol import (
+    CHUNK,
     MAX_DEPTH,
     SHAPES,
     Limits,
     ProtocolViolation,
+    Reader,
     nesting,
     parse,
 )
@@ -200,3 +205,93 @@ def test_nesting_ignores_brackets_inside_strings() -> None:
     assert nesting(b'{"a": "[[[[[[[[", "b": [1, {"c": "\\"[[["}]}') == 3
     assert nesting(b"[[[]]]") == 3 and nesting(b"{}") == 1 and nesting(b"1") == 0
     assert nesting(b"[" * (MAX_DEPTH + 1)) == MAX_DEPTH + 1
+
+
+# --- the reader on a real pipe -----------------------------------------------------------
+
+
+def pipe_with(data: bytes) -> int:
+    """A pipe's read end holding `data` (written by a thread when it is over the pipe size)."""
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        with os.fdopen(write_end, "wb") as out:
+            out.write(data)
+
+    threading.Thread(target=write, daemon=True).start()
+    return read_end
+
+
+def soon() -> float:
+    return time.monotonic() + 10
+
+
+def test_reader_numbers_messages_and_ends_at_the_end_of_the_pipe() -> None:
+    data = line(loading="A", n=0) + b"\n" + line(ready=["A"], failed={}, n=1) + b"\n"
+    reader = Reader(pipe_with(data), Limits())
+    first = reader.receive(ALL, soon())
+    second = reader.receive(ALL, soon())
+    assert first is not None and first.shape == "loading" and first.theory == "A"
+    assert second is not None and second.shape == "ready" and second.number == 1
+    assert reader.receive(ALL, soon()) is None
+    assert reader.read_bytes == len(data)
+
+
+def test_reader_keeps_a_line_split_over_many_chunks() -> None:
+    text = "x" * (3 * CHUNK + 17)
+    reader = Reader(pipe_with(line(ok=["", text], n=0) + b"\n"), Limits())
+    message = reader.receive(ALL, soon())
+    assert message is not None and message.pair == ("", text)
+
+
+def test_reader_drops_a_line_cut_short_by_a_kill() -> None:
+    data = line(ok=["", "a"], n=0) + b"\n" + b'{"ok": ["", "b'
+    reader = Reader(pipe_with(data), Limits())
+    assert reader.receive(ALL, soon()) is not None
+    assert reader.receive(ALL, soon()) is None
+
+
+def test_reader_refuses_a_line_over_the_cap_without_reading_it_all() -> None:
+    limits = Limits(term_chars=10)
+    cap = limits.message_bytes
+    reader = Reader(pipe_with(b"x" * (cap + 10 * CHUNK)), limits)
+    with pytest.raises(ProtocolViolation, match=rf"message 0 is longer than {cap} bytes"):
+        reader.receive(ALL, soon())
+    assert cap < reader.read_bytes <= cap + CHUNK
+    exact = Reader(pipe_with(line(ok=["", "t" * 10], n=0) + b"\n"), limits)
+    assert exact.receive(ALL, soon()) is not None
+
+
+def test_reader_refuses_more_than_the_run_may_write() -> None:
+    one = line(sample=["", "t"], spent=0, n=0) + b"\n"
+    reader = Reader(pipe_with(one * 3), Limits(), total_bytes=2 * len(one))
+    with pytest.raises(ProtocolViolation, match=rf"more than {2 * len(one)} bytes"):
+        for _ in range(3):
+            reader.receive(ALL, soon())
+    assert reader.read_bytes > 2 * len(one)
+    exact = Reader(pipe_with(one), Limits(), total_bytes=len(one))
+    assert exact.receive(ALL, soon()) is not None
+
+
+def test_reader_times_out_when_the_child_says_nothing() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        reader = Reader(read_end, Limits())
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            reader.receive(ALL, time.monotonic() + 0.3)
+        assert 0.25 < time.monotonic() - started < 3
+        with pytest.raises(TimeoutError):
+            reader.receive(ALL, time.monotonic() - 1)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_limits_give_the_byte_caps() -> None:
+    limits = Limits(term_chars=100, sample_chars=1000)
+    assert limits.message_bytes == 12 * (2 * 100 + 20_000) + 4096
+    assert limits.total_bytes == 12 * 1000 + 2 * limits.message_bytes
+    with pytest.raises(ValueError, match="positive"):
+        Limits(sample_chars=0)
+    assert Limits(term_chars=1, sample_chars=1).term_chars == 1
