@@ -161,6 +161,8 @@ def check_source(source: str, filename: str = "generator.py") -> list[Problem]:
         return [Problem(exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}", filename)]
     except ValueError as exc:  # e.g. NUL bytes in the source
         return [Problem(1, 1, f"unreadable source: {exc}", filename)]
+    except (RecursionError, MemoryError):  # the parser itself gives up on deep nesting
+        return [Problem(1, 1, "source is nested too deeply to check", filename)]
     checker = _SafetyVisitor(filename, _bound_names(tree))
     try:
         checker.visit(tree)
@@ -189,6 +191,9 @@ def read_header(source: str, filename: str = "generator.py") -> Header:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
         problem = Problem(exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}", filename)
+        raise UnsafeGenerator(filename, [problem]) from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        problem = Problem(1, 1, f"unreadable source: {type(exc).__name__}", filename)
         raise UnsafeGenerator(filename, [problem]) from None
     problems = _contract_problems(tree, filename)
     if problems:

@@ -383,3 +383,50 @@ def test_require_safe_caches_but_never_mixes_sources() -> None:
     with pytest.raises(UnsafeGenerator):
         require_safe(GOOD + "import os\n", "a.py")
     require_safe(GOOD, "a.py")
+
+
+def test_deep_nesting_is_a_problem_at_the_start() -> None:
+    for deep in ("x = " + "-" * 3000 + "1\n", "x = " + "+".join(["1"] * 20000) + "\n"):
+        (problem,) = check_source(deep)
+        assert (problem.line, problem.col) == (1, 1)
+        assert problem.message == "source is nested too deeply to check"
+        with pytest.raises(UnsafeGenerator):
+            read_header(deep)
+    with pytest.raises(UnsafeGenerator) as info:
+        read_header("x = 1\0")
+    assert [(p.line, p.col) for p in info.value.problems] == [(1, 1)]
+
+
+def test_missing_contract_names_are_reported_at_the_top() -> None:
+    found = {(p.line, p.col, p.message) for p in check_source("x = 1\n\n\ny = 2\n")}
+    assert (1, 1, 'missing module-level SOLVERS = ("z3", "cvc5", ...)') in found
+    assert (1, 1, 'missing module-level THEORY = "<theory name>"') in found
+    assert (1, 1, "missing module-level function 'def generate(rng):'") in found
+
+
+def test_every_name_of_an_import_line_is_checked() -> None:
+    found = messages(GOOD + "import os, random\nr = random.random()\n")
+    assert any("import of 'os'" in m for m in found)
+    assert any("shared global generator" in m for m in found)
+    found = messages(GOOD + "from math import sys, floor, pi\nx = floor(pi)\n")
+    assert found == ["import of 'sys' is not allowed"]
+
+
+def test_only_the_random_module_gives_random() -> None:
+    assert "'typing.Random' is not on the allow-list" in " ".join(
+        messages(GOOD + "from typing import Random\n")
+    )
+    found = messages(GOOD + "import random\nx = random.BPF()\n")
+    assert not any("without a seed" in m for m in found)
+    assert any("'random.BPF' uses the shared global generator" in m for m in found)
+
+
+def test_reflection_checks_the_object_not_the_name() -> None:
+    assert any("'.format'" in m for m in messages(GOOD + "f = getattr('{0.x}', 'format')\n"))
+    assert messages(GOOD + "f = getattr('{0}', 'format')\n") == []
+
+
+def test_dunder_means_two_underscores_around_a_name() -> None:
+    assert messages(GOOD + "____ = 1\nx = ____\n") == []
+    assert any("'__a__'" in m for m in messages(GOOD + "x = rng.__a__\n"))
+    assert any("'_a_'" in m for m in messages(GOOD + "x = rng._a_\n"))
