@@ -430,3 +430,38 @@ def test_dunder_means_two_underscores_around_a_name() -> None:
     assert messages(GOOD + "____ = 1\nx = ____\n") == []
     assert any("'__a__'" in m for m in messages(GOOD + "x = rng.__a__\n"))
     assert any("'_a_'" in m for m in messages(GOOD + "x = rng._a_\n"))
+
+
+def test_a_tree_too_deep_for_the_visitor_is_a_problem_at_the_start() -> None:
+    # parses, but walking it would recurse past the interpreter's limit
+    source = GOOD + "x = " + "+".join(["1"] * 600) + "\n"
+    assert [(p.line, p.col, p.message) for p in check_source(source)] == [
+        (1, 1, "source is nested too deeply to check")
+    ]
+    deep = "x = " + "-" * 3000 + "1\n"
+    with pytest.raises(UnsafeGenerator) as info:
+        read_header(deep)
+    assert [(p.line, p.col) for p in info.value.problems] == [(1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("source", "where", "expected"),
+    [
+        ('SOLVERS = ("z3",)\n\nTHEORY = 3\ndef generate(rng):\n    pass\n', (3, 1),
+         "THEORY must be a non-empty string literal"),
+        ('THEORY = "T"\n\nSOLVERS = ("z3",)\nSOLVERS = ("z3",)\ndef generate(rng):\n    pass\n',
+         (3, 1), "SOLVERS must be assigned exactly once"),
+        ('THEORY: str\nSOLVERS = ("z3",)\ndef generate(rng):\n    pass\n', (1, 1),
+         'missing module-level THEORY = "<theory name>"'),
+    ],
+)  # fmt: skip
+def test_contract_problems_point_at_the_assignment(
+    source: str, where: tuple[int, int], expected: str
+) -> None:
+    assert (*where, expected) in [(p.line, p.col, p.message) for p in check_source(source)]
+
+
+def test_other_module_level_assignments_are_no_contract_matter() -> None:
+    assert messages(GOOD + "a, b = 1, 2\nc = d = 3\nTHEORY_NAME = 'x'\n") == []
+    found = messages(GOOD.replace("import random\n", "import random\nx = random.random()\n"))
+    assert not any("without a seed" in m for m in found)
