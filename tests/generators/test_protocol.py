@@ -295,3 +295,20 @@ def test_limits_give_the_byte_caps() -> None:
     with pytest.raises(ValueError, match="positive"):
         Limits(sample_chars=0)
     assert Limits(term_chars=1, sample_chars=1).term_chars == 1
+
+
+def test_parse_holds_pairs_and_failure_texts_to_their_exact_bounds() -> None:
+    limits = Limits()
+    for short in (["x"], []):
+        with pytest.raises(ProtocolViolation, match="field 'ok'"):
+            parse(line(ok=short, n=0), 0, ALL, limits)
+    at_limit = parse(line(kind="exception", failure="x" * 20_003, n=0), 0, ALL, limits)
+    assert len(at_limit.failure) == 20_003
+    assert parse(line(kind="exception", failure="x" * 7_000, n=0), 0, ALL, limits).failure
+    assert Limits().term_chars == 1_000_000 and Limits().sample_chars == 16_000_000
+
+
+def test_reader_refuses_an_empty_line() -> None:
+    reader = Reader(pipe_with(b"\n" + line(ok=["", "t"], n=0) + b"\n"), Limits())
+    with pytest.raises(ProtocolViolation, match="message 0 is not JSON"):
+        reader.receive(ALL, soon())
