@@ -14,6 +14,7 @@ from sphinxfuzz.bugs.record import BugFileError
 from sphinxfuzz.bugs.replay import resolve_campaign
 from sphinxfuzz.bugs.report import write_report
 from sphinxfuzz.cli.options import CampaignOption, OldCampaignArgument, campaign_from
+from sphinxfuzz.visible import visible
 
 HELP = (
     "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
@@ -39,7 +40,7 @@ def report_command(
         target = write_report(root, out if out is not None else root / "report.html")
     except (StoreError, BugFileError, OSError) as exc:
         Console(stderr=True, soft_wrap=True).print(
-            f"[bold red]error:[/] {escape(str(exc))}", highlight=False
+            f"[bold red]error:[/] {escape(visible(str(exc)))}", highlight=False
         )
         raise typer.Exit(2) from None
     Console(soft_wrap=True).print(f"report written to {target}", highlight=False)
