@@ -32,7 +32,13 @@ setup(
     ],
     package_dir={f"sphinxfuzz._data.{d}": d for d in DATA_FOLDERS},
     package_data={
-        "sphinxfuzz": ["schemas/*.json", "solvers/*.json", "strategies/*.json", "py.typed"],
+        "sphinxfuzz": [
+            "schemas/*.json",
+            "solvers/*.json",
+            "generators/*.json",
+            "strategies/*.json",
+            "py.typed",
+        ],
         **{f"sphinxfuzz._data.{d}": _files(d) for d in DATA_FOLDERS},
     },
 )

@@ -158,12 +158,19 @@ def _wrapper(work: Path, spec_path: Path) -> Path:
 
 
 def _run_ddsmt(
-    argv: list[str], time_limit: float | None, echo: Callable[[str], None] | None
+    argv: list[str],
+    time_limit: float | None,
+    echo: Callable[[str], None] | None,
+    scratch: Path | None = None,
 ) -> tuple[int | None, str]:
-    """(exit code or None when stopped by the time limit, ddSMT's output)."""
+    """(exit code or None when stopped by the time limit, ddSMT's output). ddSMT's own
+    temporary folders go into `scratch`, which the caller removes (unless its path is too
+    long for the sockets ddSMT's worker pool makes there: 107 bytes at most)."""
+    short = scratch is not None and len(str(scratch)) <= 60
+    env = {**os.environ, "TMPDIR": str(scratch)} if short else None
     process = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True,
+        start_new_session=True, env=env,
     )  # fmt: skip
     lines: list[str] = []
     deadline = None if time_limit is None else time.monotonic() + time_limit
@@ -232,7 +239,7 @@ def reduce_bug(
         argv = [sys.executable, "-m", "ddsmt", "--ignore-output", "-j", str(max(1, jobs)),
                 "--timeout", f"{_check_limit(spec):.0f}", str(source), str(target),
                 str(_wrapper(work, spec_path))]  # fmt: skip
-        code, output = _run_ddsmt(argv, time_limit, echo)
+        code, output = _run_ddsmt(argv, time_limit, echo, work)
         if code not in (0, None):
             tail = "\n".join(output.strip().splitlines()[-8:])
             raise ReduceError(f"{folder.name}: ddSMT failed (exit {code}):\n{tail}")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.record import BUGS_DIR, FINDINGS_DIR, is_bug_folder, load_record
-from sphinxfuzz.bugs.store import DB_NAME, Store, StoreError
+from sphinxfuzz.bugs.store import DB_NAME, Store, StoreError, bug_folder_count
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
 from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
@@ -32,9 +32,13 @@ def latest_campaign(parent: Path = DEFAULT_CAMPAIGNS) -> Path:
 def resolve_campaign(campaign: str | None) -> Path:
     if campaign is None:
         return latest_campaign()
+    if not campaign.strip():
+        raise StoreError("an empty campaign folder name; name the folder with -c/--campaign")
     path = Path(campaign)
     if not (path / DB_NAME).is_file():
-        raise StoreError(f"{path}: not a campaign folder (no {DB_NAME})", setting="campaign_folder")
+        if not (path / DB_NAME).exists() and bug_folder_count(path) == 0:
+            raise StoreError(f"{path}: not a campaign folder (no {DB_NAME})", setting="campaign_folder")
+        Store(path, read_only=True).close()  # says why: a lost index beside bug folders, ...
     return path
 
 
@@ -48,7 +52,7 @@ def find_bug(bug: str, campaign: str | None) -> Path:
         folder = root / kind / bug
         if is_bug_folder(folder):
             return folder
-    with Store(root) as store:
+    with Store(root, read_only=True) as store:
         known = [row.id for row in store.bugs()] + [f[0] for f in store.seed_findings()]
     if not known:
         raise StoreError(f"{root}: no bug {bug!r}; it has no bugs yet")
@@ -82,7 +86,7 @@ class Replay:
 def _stored_timeout(folder: Path) -> float:
     for root in (folder.parent.parent,):
         if (root / DB_NAME).is_file():
-            with Store(root) as store:
+            with Store(root, read_only=True) as store:
                 config = store.config() or {}
             return float(config.get("timeout", 10.0))  # type: ignore[arg-type]
     return 10.0

@@ -341,7 +341,7 @@ def _strategies(stats: Stats) -> str:
 
 def render_report(root: Path) -> str:
     """The report of the campaign in `root` as one HTML document."""
-    with Store(root) as store:
+    with Store(root, read_only=True) as store:
         bugs = store.bugs()
         missing = [bug.id for bug in bugs if not bug.folder.is_dir()]
         if missing:  # every bug's files are written before its row: someone removed them

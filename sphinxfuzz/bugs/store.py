@@ -8,23 +8,32 @@ Layout:
 A bug folder is written (staged, then renamed) before its index row is committed, so the
 index never names a missing folder. SQLite runs in WAL mode so `--jobs` workers, each with
 its own connection, write concurrently.
+
+The bug folders are the source of truth; the index can be rebuilt from them (`bugs.reindex`).
+Opening checks the index (`PRAGMA quick_check` and its tables): a damaged, missing or empty
+index while bug folders exist is a `StoreError` that names the file and the way out, never
+a database exception. `read_only` opens it without writing (read-only media included).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from sphinxfuzz.bugs.record import (
     BUGS_DIR,
     FINDINGS_DIR,
     REDUCED,
+    VERDICT,
     BugRecord,
     SeedFindingRecord,
     SolverSummary,
@@ -73,6 +82,49 @@ class StoreError(InputError):
     """A campaign folder that cannot be used as asked (missing, or config mismatch)."""
 
 
+TABLES = frozenset(
+    {"config", "runs", "bugs", "signatures", "hits", "stats", "seed_findings", "seed_status",
+     "progress", "mutants"}
+)  # fmt: skip
+
+
+def reindex_hint(root: Path) -> str:
+    return f"rebuild it from the bug folders with `sphinxfuzz bugs reindex -c {root}`"
+
+
+def bug_folder_count(root: Path) -> int:
+    """How many bug and seed-finding folders `root` holds (they outlive a lost index)."""
+    count = 0
+    for kind in (BUGS_DIR, FINDINGS_DIR):
+        try:
+            count += sum(1 for p in (root / kind).iterdir() if (p / VERDICT).is_file())
+        except OSError:
+            pass
+    return count
+
+
+def _disk_full(exc: BaseException, root: Path) -> bool:
+    """Whether `exc` comes from a full disk (SQLite may only say "disk I/O error")."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    if "full" in str(exc):
+        return True
+    try:
+        space = os.statvfs(root)
+    except OSError:
+        return False
+    return space.f_bavail * space.f_frsize < 64 * 1024
+
+
+def disk_full_message(root: Path) -> str:
+    return (
+        f"{root}: the disk is full; free space, then continue with "
+        f"`sphinxfuzz fuzz --resume -c {root}`"
+    )
+
+
 @dataclass(frozen=True)
 class BugRow:
     id: str
@@ -100,17 +152,93 @@ def bug_id(position: int, mutant: int, verdict: Verdict) -> str:
 class Store:
     """One connection to a campaign folder (open one per process)."""
 
-    def __init__(self, root: Path, *, create: bool = False) -> None:
+    def __init__(self, root: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.root = Path(root)
+        self.read_only = read_only
         db = self.root / DB_NAME
+        self._check_file(db, create and not read_only)
+        try:
+            self.db = self._connect(db)
+        except sqlite3.DatabaseError as exc:
+            raise self._open_error(db, exc) from None
+        try:
+            self._check_index(db)
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _check_file(self, db: Path, create: bool) -> None:
+        """What can be told from the file system: missing, a folder, empty."""
+        if db.is_dir():
+            raise StoreError(f"{db}: is a folder, not a campaign index; {reindex_hint(self.root)}")
         if not db.exists():
+            folders = bug_folder_count(self.root)
+            if folders:
+                raise StoreError(
+                    f"{db}: missing while {folders} bug folder(s) exist; " + reindex_hint(self.root)
+                )
             if not create:
                 raise StoreError(f"{self.root}: not a campaign folder (no {DB_NAME})")
-            self.root.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(db, timeout=60.0, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.root}: cannot create the campaign folder: "
+                                 f"{exc.strerror or exc}") from None  # fmt: skip
+        elif db.stat().st_size == 0 and (folders := bug_folder_count(self.root)):
+            raise StoreError(
+                f"{db}: empty while {folders} bug folder(s) exist; " + reindex_hint(self.root)
+            )
+
+    def _connect(self, db: Path) -> sqlite3.Connection:
+        if not self.read_only:
+            connection = sqlite3.connect(db, timeout=60.0, isolation_level=None)
+            try:
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                connection.executescript(_SCHEMA)
+            except BaseException:
+                connection.close()
+                raise
+            return connection
+        uri = f"file:{quote(str(db.absolute()))}?mode=ro"
+        connection = sqlite3.connect(uri, uri=True, timeout=60.0, isolation_level=None)
+        try:
+            connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return connection
+        except sqlite3.OperationalError:
+            connection.close()
+            if os.access(self.root, os.W_OK):
+                raise
+        # read-only media: SQLite cannot even create the WAL index; nothing can change it
+        return sqlite3.connect(f"{uri}&immutable=1", uri=True, isolation_level=None)
+
+    def _check_index(self, db: Path) -> None:
+        try:
+            problems = [str(r[0]) for r in self.db.execute("PRAGMA quick_check").fetchall()]
+            tables = {
+                str(r[0])
+                for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        except sqlite3.DatabaseError as exc:
+            raise self._open_error(db, exc) from None
+        if problems != ["ok"]:
+            raise StoreError(f"{db}: damaged ({problems[0][:100]}); {reindex_hint(self.root)}")
+        if not TABLES <= tables:
+            folders = bug_folder_count(self.root)
+            if folders or tables:
+                missing = ", ".join(sorted(TABLES - tables))
+                raise StoreError(f"{db}: damaged (no table {missing}); {reindex_hint(self.root)}")
+            raise StoreError(f"{self.root}: not a campaign folder ({DB_NAME} is empty)")
+
+    def _open_error(self, db: Path, exc: sqlite3.DatabaseError) -> StoreError:
+        text = str(exc)
+        if _disk_full(exc, self.root):
+            return StoreError(disk_full_message(self.root))
+        if isinstance(exc, sqlite3.OperationalError) and (
+            "unable to open" in text or "readonly" in text or "read-only" in text
+        ):
+            return StoreError(f"{db}: cannot be opened for writing ({text})")
+        return StoreError(f"{db}: damaged ({text}); {reindex_hint(self.root)}")
 
     def close(self) -> None:
         self.db.close()
@@ -123,14 +251,24 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        # IMMEDIATE takes the write lock up front: no upgrade deadlocks between workers
-        self.db.execute("BEGIN IMMEDIATE")
+        """One write transaction; a full disk (in SQLite or in a bug folder) is a one-line
+        `StoreError` and nothing of the transaction is kept, so a resume goes on."""
         try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
+            # IMMEDIATE takes the write lock up front: no upgrade deadlocks between workers
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except (OSError, sqlite3.DatabaseError) as exc:
+            if _disk_full(exc, self.root):
+                raise StoreError(disk_full_message(self.root)) from None
+            if isinstance(exc, sqlite3.OperationalError):
+                raise StoreError(f"{self.root / DB_NAME}: cannot be written ({exc})") from None
             raise
-        self.db.execute("COMMIT")
 
     # -- config and runs ------------------------------------------------------------------
     def config(self) -> dict[str, object] | None:

@@ -201,5 +201,5 @@ def group_bugs(bugs: list[BugRow]) -> list[BugGroup]:
 
 
 def campaign_groups(root: Path) -> list[BugGroup]:
-    with Store(root) as store:
+    with Store(root, read_only=True) as store:
         return group_bugs(store.bugs())

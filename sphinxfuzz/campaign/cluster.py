@@ -13,7 +13,7 @@ recognised by its hit and stored once), what it had not handed over yet is made 
 
 from __future__ import annotations
 
-import tempfile
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -27,7 +27,7 @@ from sphinxfuzz.campaign.loop import Event, Worker
 from sphinxfuzz.campaign.sink import Forwarding, Snapshot, Write, apply
 from sphinxfuzz.campaign.targets import CampaignError, target_specs
 from sphinxfuzz.errors import SphinxfuzzError
-from sphinxfuzz.solvers import reaper
+from sphinxfuzz.solvers import reaper, scratch
 from sphinxfuzz.solvers.smoke import smoke_test
 
 POLL = 0.5  # seconds between the coordinator's drains
@@ -88,16 +88,19 @@ class FuzzActor:
     def run(self) -> None:
         plan = self.plan
         # the campaign folder is the coordinator's; `rejected/` examples stay on the node
-        scratch = Path(tempfile.mkdtemp(prefix="sphinxfuzz-actor-"))
+        folder = scratch.make("actor")
         worker = Worker(
-            self.campaign, scratch, worker=plan.index, jobs=plan.jobs,
+            self.campaign, folder, worker=plan.index, jobs=plan.jobs,
             budget=Budget(*plan.budget), deadline=plan.deadline, report=self._report,
             stop_requested=self.stopped.is_set, persistent=plan.persistent,
             unconfined=plan.unconfined, sink=lambda: self.sink,
         )  # fmt: skip
         if worker.mutant_limit is not None:
             worker.mutant_limit = max(0, worker.mutant_limit - plan.made)
-        worker.run()
+        try:
+            worker.run()
+        finally:
+            scratch.remove(folder)
 
     def take(self) -> tuple[list[Write], list[Event]]:
         with self.lock:  # events after writes: a message may name a bug folder
@@ -270,7 +273,20 @@ def run_on_ray(
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise CampaignError(f"Ray cluster {address!r}: {exc}", setting="ray") from None
     say(f"ray: connected in {time.monotonic() - started:.1f} s, {len(plans)} actor(s)")
+    session = _session_dir(ray) if local else None
     try:
         RayCoordinator(campaign, store, plans, update, say, stop).run()
     finally:
         ray.shutdown()
+        if session is not None:  # the cluster was ours: so are its logs and sockets
+            shutil.rmtree(session, ignore_errors=True)
+
+
+def _session_dir(ray: Any) -> Path | None:
+    """The session folder of the local cluster this process started (Ray writes it under
+    its temporary folder and leaves it behind after shutdown)."""
+    try:
+        node = ray._private.worker._global_node
+        return Path(node.get_session_dir_path()) if node is not None else None
+    except AttributeError:
+        return None

@@ -33,8 +33,14 @@ class CampaignLock:
         if not root.is_dir():
             if not self.create:
                 raise CampaignError(f"{root}: no such campaign folder")
-            root.mkdir(parents=True)
-        fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if not root.is_dir():
+                root.mkdir(parents=True)
+            fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:  # /proc, a read-only mount, a full disk, a file on the way
+            raise CampaignError(
+                f"{root}: cannot be written ({exc.strerror or exc})", setting="campaign"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -44,8 +50,12 @@ class CampaignLock:
                 f"{root}: another sphinxfuzz process (pid {holder}) is running this campaign; "
                 "wait for it to end or stop it (Ctrl-C, kill) before resuming"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError as exc:
+            os.close(fd)
+            raise CampaignError(f"{root}: cannot be written ({exc.strerror or exc})") from None
         self.fd = fd
         return self
 

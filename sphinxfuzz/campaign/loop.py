@@ -31,6 +31,7 @@ from sphinxfuzz.campaign.config import (
     calibrated_timeout,
 )
 from sphinxfuzz.campaign.mix import SPHINX, Strategies
+from sphinxfuzz.campaign.repeats import RepeatedMessages
 from sphinxfuzz.campaign.seeds import SeedOrder
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.campaign.targets import CampaignError
@@ -139,6 +140,7 @@ class Worker:
         self.targets = [(spec.family, solver_version(spec)) for spec in self.specs]
         self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
         self.generator_failures_in_row = 0
+        self.repeats = RepeatedMessages()  # per-seed messages: the first few, then a count
         self.strategies = Strategies(
             campaign.mix,
             # labels and models are of seeds: a seed slower than seed_timeout is not used
@@ -257,8 +259,10 @@ class Worker:
         self.stats.wall_time = time.monotonic() - self.started
         self.report(Event("stats", self.worker, self.stats.to_json()))
 
-    def _say(self, message: str) -> None:
-        self.report(Event("message", self.worker, message))
+    def _say(self, message: str, kind: str | None = None) -> None:
+        """Report `message`; one of a `kind` that repeats per seed only while few."""
+        if kind is None or self.repeats.show(kind):
+            self.report(Event("message", self.worker, message))
 
     # -- the loop -------------------------------------------------------------------------
     def _stopping(self) -> bool:
@@ -273,6 +277,8 @@ class Worker:
             return self.stats
         finally:
             reaper.cancel_when(None)
+            for line in self.repeats.summary():
+                self._say(line)
             self.close()
 
     def _loop(self) -> Stats:
@@ -342,7 +348,7 @@ class Worker:
         except SeedError as exc:
             self.stats.seeds_malformed += 1
             self.stats.set_aside_causes[f"malformed: {_cause(str(exc).partition(': ')[2])}"] += 1
-            self._say(f"skipping seed: {exc}")
+            self._say(f"skipping seed: {exc}", "skipping seed")
             store.set_seed_status(seed_file, SEED_MALFORMED, str(exc))
             return None
         seed = with_needed_options(raw, self._needed_options)
@@ -449,7 +455,8 @@ class Worker:
                 except GeneratorFailure as exc:
                     self.stats.generator_failures += 1
                     self.generator_failures_in_row += 1
-                    self._say(f"generator failure at {seed.path} mutant {number}: {exc}")
+                    self._say(f"generator failure at {seed.path} mutant {number}: {exc}",
+                              "generator failure")  # fmt: skip
                     if self.generator_failures_in_row >= MAX_GENERATOR_FAILURES:
                         raise CampaignError(
                             f"no working generator: the last {MAX_GENERATOR_FAILURES} "
@@ -462,7 +469,7 @@ class Worker:
                     if base is seed:  # nothing to gain from more attempts on this seed
                         self.stats.set_aside_causes["nothing to mutate"] += 1
                         if self.strategies.only_sphinx:  # else other strategies may use it
-                            self._say(f"setting seed aside: {exc}")
+                            self._say(f"setting seed aside: {exc}", "setting seed aside")
                             self.stats.seeds_set_aside += 1
                             store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
                         return True
@@ -666,7 +673,7 @@ class Worker:
                     case = next(cases, None)
                 except SphinxfuzzError as exc:  # a strategy's clear refusal, not a bug of it
                     self.stats.mutation_errors += 1
-                    self._say(f"{name} at {seed.path}: {exc}")
+                    self._say(f"{name} at {seed.path}: {exc}", f"{name} refused a seed")
                     return True
                 except RecursionError:  # a seed nested deeper than a strategy's walk goes
                     self.stats.mutation_errors += 1
@@ -866,7 +873,7 @@ def worker_main(
             unconfined=unconfined,
         ).run()
         report(Event("done", worker, None))
-    except CampaignError as exc:  # a clear message needs no traceback
+    except SphinxfuzzError as exc:  # a clear message (a full disk too) needs no traceback
         report(Event("failed", worker, str(exc)))
     except BaseException:
         report(Event("failed", worker, traceback.format_exc()))

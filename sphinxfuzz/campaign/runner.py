@@ -36,6 +36,9 @@ Progress = Callable[[Stats, float], None]  # (this run's counters, seconds since
 Message = Callable[[str], None]
 
 STATS_PERIOD = 60.0  # seconds between statistics rows
+JOBS_PER_CORE = 4  # local workers per CPU core at most: more only queue up and exhaust memory
+STOP_GRACE = 6.0  # seconds a stop request may take before the process ends itself
+STOPPED_HARD = 3  # exit status when the grace ran out
 
 
 def stored_config(root: Path) -> CampaignConfig:
@@ -150,15 +153,23 @@ class _Settable(Protocol):
 
 class _StopOnSignal:
     """Ctrl-C / SIGTERM ask for a graceful stop: the solvers running now are killed, the
-    mutant they ran is dropped (a resume makes it again), statistics are flushed."""
+    mutant they ran is dropped (a resume makes it again), statistics are flushed. Whatever
+    the main thread is blocked on, the process ends within `STOP_GRACE` seconds: a watchdog
+    thread then kills the workers and solvers and exits (bugs are written atomically and
+    the lock is the kernel's, so nothing stored is lost; a resume goes on)."""
 
     def __init__(self, event: _Settable) -> None:
         self.event = event
         self.previous: dict[int, object] = {}
+        self.watchdog: threading.Timer | None = None
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.event.set()
         reaper.abort_all()  # solvers of this process: their answers are not judged anyway
+        if self.watchdog is None:
+            self.watchdog = threading.Timer(STOP_GRACE, _stop_hard)
+            self.watchdog.daemon = True
+            self.watchdog.start()
 
     def __enter__(self) -> _StopOnSignal:
         if threading.current_thread() is threading.main_thread():
@@ -169,6 +180,46 @@ class _StopOnSignal:
     def __exit__(self, *exc: object) -> None:
         for sig, handler in self.previous.items():
             signal.signal(sig, handler)  # type: ignore[arg-type]
+        if self.watchdog is not None:
+            self.watchdog.cancel()
+
+
+def _stop_hard() -> None:
+    """The stop took longer than its grace: end the workers, the solvers and this process."""
+    for child in multiprocessing.active_children():
+        child.kill()
+    reaper.abort_all()
+    os.write(2, f"stopped: the campaign did not stop within {STOP_GRACE:g} s; ended\n".encode())
+    os._exit(STOPPED_HARD)
+
+
+def check_folder(root: Path, *, resume: bool) -> None:
+    """Refuse, before anything is written, a campaign folder that cannot be used: the
+    current folder (what an empty name gives), or for a resume one whose index does not
+    open (`Store` says what is wrong and the way out)."""
+    if Path(root) == Path():
+        raise CampaignError(
+            "the current folder as campaign folder (an empty name means it): the index and "
+            "the lock would be mixed into its files; name a folder of its own",
+            setting="campaign",
+        )
+    if resume:
+        Store(root, read_only=True).close()
+
+
+def check_jobs(jobs: int, ray: str | None = None) -> None:
+    """`jobs` within bounds: at least 1, and for local workers at most `JOBS_PER_CORE` per
+    core (a Ray cluster's size is its own)."""
+    if jobs < 1:
+        raise CampaignError(f"jobs {jobs}: must be at least 1", setting="jobs")
+    cores = os.cpu_count() or 1
+    if ray is None and jobs > JOBS_PER_CORE * cores:
+        raise CampaignError(
+            f"jobs {jobs}: at most {JOBS_PER_CORE} workers per CPU core run here "
+            f"({cores} core(s): at most {JOBS_PER_CORE * cores}); more would only wait "
+            "for a core and take memory",
+            setting="jobs",
+        )
 
 
 def run_campaign(
@@ -194,8 +245,8 @@ def run_campaign(
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
     `status_every`: seconds between rewrites of the folder's `status.json` (`campaign.status`;
     0: only at the start and the end)."""
-    if jobs < 1:
-        raise CampaignError(f"jobs {jobs}: must be at least 1", setting="jobs")
+    check_jobs(jobs, ray)
+    check_folder(root, resume=resume)
     campaign = validate(config, unconfined=unconfined)
     with CampaignLock(root, create=not resume):
         return _locked_run(
@@ -356,14 +407,19 @@ def _run_spawned(
                     running.discard(event.worker)
                 elif event.kind == "failed":
                     running.discard(event.worker)
-                    failures.append(f"worker {event.worker} failed:\n{event.payload}")
+                    text = str(event.payload)  # a message, or a traceback of a defect
+                    failures.append(text if "\n" not in text else f"worker {event.worker} "
+                                    f"failed:\n{text}")  # fmt: skip
                     stop.set()
         finally:
             stop.set()
+            ends = time.monotonic() + 60  # one wait for all: workers stop together
             for process in processes:
-                process.join(timeout=60)
+                if process.pid is not None:
+                    process.join(timeout=max(0.0, ends - time.monotonic()))
                 if process.is_alive():
                     process.kill()
                     process.join()
-    if failures:
-        raise CampaignError("\n".join(failures))
+    if failures:  # one line when every worker failed alike (a full disk, a broken index)
+        distinct = list(dict.fromkeys(failures))
+        raise CampaignError(distinct[0] if len(distinct) == 1 else "\n".join(distinct))

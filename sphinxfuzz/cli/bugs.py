@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from sphinxfuzz.api import replay
 from sphinxfuzz.bugs import Store, StoreError
@@ -22,8 +23,12 @@ from sphinxfuzz.bugs.record import (
     load_record,
 )
 from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
+from sphinxfuzz.bugs.reindex import reindex
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
+from sphinxfuzz.bugs.store import DB_NAME
 from sphinxfuzz.bugs.triage import group_bugs
+from sphinxfuzz.campaign.lock import CampaignLock
+from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.errors import message_for
 from sphinxfuzz.cli.options import (
@@ -33,6 +38,7 @@ from sphinxfuzz.cli.options import (
     campaign_from,
     print_json,
 )
+from sphinxfuzz.visible import visible
 
 bugs_app = typer.Typer(
     help="""List, show and replay stored bugs.
@@ -45,7 +51,8 @@ Examples:
   sphinxfuzz bugs replay 17-3-cvc5-crash  (does it still happen?)
   sphinxfuzz bugs replay campaigns/night/bugs/17-3-cvc5-crash
   sphinxfuzz bugs refresh                 (alive or fixed in the newest release?)
-  sphinxfuzz bugs list --alive""",
+  sphinxfuzz bugs list --alive
+  sphinxfuzz bugs reindex -c campaigns/night  (rebuild a damaged index)""",
     no_args_is_help=True,
 )
 
@@ -69,7 +76,7 @@ def list_bugs(
     console = Console(soft_wrap=True)
     try:
         root = resolve_campaign(campaign_from(campaign, old_campaign))
-        with Store(root) as store:
+        with Store(root, read_only=True) as store:
             rows = store.bugs()
             findings = store.seed_findings()
             groups = group_bugs(rows)
@@ -123,13 +130,40 @@ def _today_text(folder: Path) -> str:
     return today.sentence() if today else "not checked"
 
 
+@bugs_app.command("reindex")
+def reindex_bugs(campaign: CampaignOption = None) -> None:
+    """Rebuild the campaign's index (campaign.sqlite) from its bug folders, which are the
+    source of truth; what the old index still reads (configuration, progress) is kept, so
+    `fuzz --resume` goes on. The old file stays beside it as campaign.sqlite.damaged-<time>."""
+    if not campaign or not campaign.strip():
+        raise _fail("name the campaign folder to reindex with -c/--campaign")
+    root = Path(campaign)
+    try:
+        with CampaignLock(root, create=False):
+            done = reindex(root)
+    except (StoreError, CampaignError) as exc:
+        raise _fail(str(exc)) from None
+    console = Console(soft_wrap=True)
+    kept = f"; the old index is kept as {done.kept_as.name}" if done.kept_as else ""
+    carried = ", ".join(done.carried) or "nothing"
+    console.print(
+        f"{root / DB_NAME}: rebuilt from {done.bugs} bug folder(s) and {done.findings} seed "
+        f"finding(s); carried over from the old index: {carried}{kept}",
+        highlight=False,
+        markup=False,
+    )
+    for problem in done.skipped:
+        console.print(f"skipped {visible(problem)}", highlight=False, markup=False)
+
+
 def _print_rows(console: Console, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     if not rows:
         return
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     for row in [header, *rows]:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        console.print("  ".join([*cells, row[-1]]), highlight=False, markup=False, soft_wrap=True)
+        line = visible("  ".join([*cells, row[-1]]), one_line=True)
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 @bugs_app.command("show")
@@ -151,37 +185,43 @@ def show_bug(
 
 
 def _show(console: Console, record: BugRecord) -> None:
+    """Every text here was written by a solver, a generator or a seed: shown `visible`."""
     verdict = record.verdict
-    console.print(f"[bold]{record.id}[/]  {record.folder}", highlight=False)
-    console.print(f"kind: {verdict.kind}   blamed: {verdict.solver}", highlight=False)
-    console.print(f"signature: {verdict.signature}", highlight=False, markup=False)
+    console.print(f"[bold]{escape(visible(record.id))}[/]  {escape(visible(str(record.folder)))}",
+                  highlight=False)  # fmt: skip
+    console.print(visible(f"kind: {verdict.kind}   blamed: {verdict.solver}"), highlight=False,
+                  markup=False)  # fmt: skip
+    console.print(visible(f"signature: {verdict.signature}"), highlight=False, markup=False)
     if record.today is not None:
-        console.print(f"today: {record.today.sentence()}", highlight=False, markup=False)
+        console.print(visible(f"today: {record.today.sentence()}"), highlight=False, markup=False)
     if not isinstance(record, SeedFindingRecord):
         console.print(
-            f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "
-            f"position {record.position}, mutant {record.mutant}   theories: "
-            f"{', '.join(record.theories) or '-'}",
-            highlight=False,
-        )
+            visible(f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "
+                    f"position {record.position}, mutant {record.mutant}   theories: "
+                    f"{', '.join(record.theories) or '-'}"),
+            highlight=False, markup=False,
+        )  # fmt: skip
     if verdict.evidence:
         shown = {k: v for k, v in verdict.evidence.items() if k != "model"}
-        console.print("evidence: " + json.dumps(shown, indent=1), highlight=False, markup=False)
+        console.print("evidence: " + visible(json.dumps(shown, indent=1)), highlight=False,
+                      markup=False)  # fmt: skip
     console.rule(record.formula_name)
-    console.print(record.formula(), highlight=False, markup=False)
+    console.print(visible(record.formula()), highlight=False, markup=False)
     reduced = record.reduced()
     if reduced is not None:
         console.rule(f"{record.reduced_path.name} (sphinxfuzz reduce)")
-        console.print(reduced, highlight=False, markup=False)
+        console.print(visible(reduced), highlight=False, markup=False)
     for solver in record.solvers:
-        console.rule(f"{solver.name} ({solver.version})")
-        console.print(f"command: {' '.join(solver.argv)} <formula>", highlight=False, markup=False)
+        console.rule(escape(visible(f"{solver.name} ({solver.version})", one_line=True)))
+        console.print(visible(f"command: {' '.join(solver.argv)} <formula>"), highlight=False,
+                      markup=False)  # fmt: skip
         console.print(f"outcome: {solver.outcome}  exit {solver.exit_code}  "
                       f"{solver.elapsed} s", highlight=False)  # fmt: skip
         for stream in ("stdout", "stderr"):
             text = record.output(solver.name, stream)
             if text.strip():
-                console.print(f"{stream}:\n{text.rstrip()}", highlight=False, markup=False)
+                console.print(f"{stream}:\n{visible(text.rstrip())}", highlight=False,
+                              markup=False)  # fmt: skip
 
 
 @bugs_app.command("replay")
@@ -200,9 +240,9 @@ def replay_bug(
     except (StoreError, BugFileError) as exc:
         raise _fail(message_for(exc)) from None
     for result in outcome.results:
-        console.print(f"{result.spec.name}: {result.outcome} {' '.join(result.answers)}"
-                      + (f"  [{result.failure_line}]" if result.failure_line else ""),
-                      highlight=False, markup=False)  # fmt: skip
+        console.print(visible(f"{result.spec.name}: {result.outcome} {' '.join(result.answers)}"
+                              + (f"  [{result.failure_line}]" if result.failure_line else ""),
+                              one_line=True), highlight=False, markup=False)  # fmt: skip
     original = outcome.original
     now = outcome.judgement.verdicts
     if outcome.reproduced:

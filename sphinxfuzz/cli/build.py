@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
+from sphinxfuzz.visible import visible
 
 HELP = """Build term generators from the theory documents with an LLM.
 
@@ -184,21 +185,23 @@ def build_generators(
         on_start=lambda theory, specs: console.print(
             f"[bold]{theory}[/]: solvers {', '.join(s.text for s in specs)}"
         ),
-        progress=lambda theory, line: console.print(f"  {theory}: {line}", highlight=False),
+        progress=lambda theory, line: console.print(
+            f"  {theory}: {visible(line)}", highlight=False, markup=False
+        ),
     )  # fmt: skip
     for outcome in outcomes:
         if outcome.result is None or outcome.folder is None:
             failed = True
             summary.add_row(
                 outcome.theory,
-                f"[red]failed: {escape(str(outcome.error))}[/]",
+                f"[red]failed: {escape(visible(str(outcome.error)))}[/]",
                 "-",
                 "-",
                 "-",
                 "-",
                 "-",
             )
-            err.print(f"[bold red]error:[/] {outcome.error}", highlight=False, markup=False)
+            err.print(f"[bold red]error:[/] {escape(visible(str(outcome.error)))}", highlight=False)
             continue
         after = outcome.after
         summary.add_row(

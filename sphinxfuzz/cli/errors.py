@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 from sphinxfuzz.cli.options import name_values
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.generators.confine import ConfinementError
+from sphinxfuzz.visible import visible
 
 UNCONFINED_HELP = (
     "Run generator code even where the kernel confinement (seccomp, Landlock) cannot be set "
@@ -51,7 +52,7 @@ def fail(message: str) -> typer.Exit:
     """Print `message` (escaped: paths and formulas may hold `[...]`) and return the exit to
     raise."""
     Console(stderr=True, soft_wrap=True).print(
-        f"[bold red]error:[/] {escape(message)}", highlight=False
+        f"[bold red]error:[/] {escape(visible(message))}", highlight=False
     )
     return typer.Exit(2)
 

@@ -20,6 +20,7 @@ from sphinxfuzz.generators.catalogue import (
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
 from sphinxfuzz.generators.theory_solvers import solvers_for_theory
+from sphinxfuzz.visible import visible
 
 generators_app = typer.Typer(
     help="""List, sample and validate the term generators.
@@ -177,11 +178,11 @@ def sample(
     for index, (decls, term) in enumerate(report.samples):
         typer.echo(f"; sample {index} (seed {seed})")
         if decls.strip():
-            typer.echo(decls)
-        typer.echo(term)
+            typer.echo(visible(decls))
+        typer.echo(visible(term))
         typer.echo()
     if not report.ok:
-        raise _fail(f"{report.kind}: {report.failure}")
+        raise _fail(f"{report.kind}: {report.failure}")  # `fail` makes it visible
 
 
 @generators_app.command("validate")

@@ -12,6 +12,7 @@ from rich.live import Live
 from rich.text import Text
 
 from sphinxfuzz.campaign import Stats
+from sphinxfuzz.visible import visible
 
 
 def stats_line(stats: Stats, elapsed: float) -> str:
@@ -73,7 +74,7 @@ class Progress:
         if self.mode == "quiet":
             return
         target = self._live.console if self._live is not None else self.console
-        target.print(text, highlight=False, markup=False)
+        target.print(visible(text), highlight=False, markup=False)
 
     def _tick(self) -> None:
         while not self._stop.wait(self.every):

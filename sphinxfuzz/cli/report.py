@@ -16,6 +16,7 @@ from sphinxfuzz.bugs.report import write_report
 from sphinxfuzz.cli.errors import message_for
 from sphinxfuzz.cli.options import CampaignOption, OldCampaignArgument, campaign_from
 from sphinxfuzz.errors import SphinxfuzzError
+from sphinxfuzz.visible import visible
 
 HELP = (
     "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
@@ -24,7 +25,7 @@ HELP = (
     "\b\n"
     "Examples:\n"
     "  sphinxfuzz report                              (newest campaign in campaigns/)\n"
-    "  sphinxfuzz report -c campaigns/night --out /tmp/night.html"
+    "  sphinxfuzz report -c campaigns/night --out night.html"
 )
 
 
@@ -41,7 +42,7 @@ def report_command(
         target = write_report(root, out if out is not None else root / "report.html")
     except (StoreError, BugFileError, OSError) as exc:
         Console(stderr=True, soft_wrap=True).print(
-            f"[bold red]error:[/] {escape(_message(exc))}", highlight=False
+            f"[bold red]error:[/] {escape(visible(_message(exc)))}", highlight=False
         )
         raise typer.Exit(2) from None
     Console(soft_wrap=True).print(f"report written to {target}", highlight=False)

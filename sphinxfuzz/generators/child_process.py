@@ -12,11 +12,20 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import IO, Any
 
 from sphinxfuzz.generators.confine import VIOLATION_SIGNAL, ConfinementError
-from sphinxfuzz.generators.static_check import ALLOWED_MODULES, FORBIDDEN_NAMES
+from sphinxfuzz.generators.protocol import (
+    DEFAULT_LIMITS,
+    FAILURE_CHARS,
+    Limits,
+    ProtocolViolation,
+    Reader,
+)
+from sphinxfuzz.generators.static_check import ALLOWED_BUILTINS, ALLOWED_MODULES, FORBIDDEN_NAMES
 
 CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 PROBE_TIMEOUT = 20.0
@@ -40,17 +49,28 @@ def child_env() -> dict[str, str]:
 
 
 def header(
-    mode: str, memory_mb: int, cpu_seconds: int | None, *, unconfined: bool = False, **fields: Any
+    mode: str,
+    memory_mb: int,
+    cpu_seconds: int | None,
+    *,
+    unconfined: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    **fields: Any,
 ) -> dict[str, Any]:
     """The first line the child reads: limits, allow-lists and the mode's own fields.
     `unconfined`: run even where the kernel confinement cannot be set up."""
     return {
         "mode": mode,
+        "term_chars": limits.term_chars,
+        "sample_chars": limits.sample_chars,
+        "failure_chars": FAILURE_CHARS,
+        "parent": os.getpid(),
         "memory_mb": memory_mb,
         "cpu_seconds": cpu_seconds,
         "confine": not unconfined,
         "allowed_modules": sorted(ALLOWED_MODULES),
         "forbidden_names": sorted(FORBIDDEN_NAMES),
+        "allowed_builtins": sorted(ALLOWED_BUILTINS),
         **fields,
     }
 
@@ -89,6 +109,9 @@ REFUSAL = (
 )
 
 
+PROTOCOL_REFUSAL = "refused: the generator child broke the protocol"
+
+
 def unconfined_error(reason: str) -> ConfinementError:
     return ConfinementError(f"cannot confine generator code: {reason}; {UNCONFINED_HINT}")
 
@@ -97,21 +120,59 @@ def probe_confinement(*, unconfined: bool = False) -> str:
     """Start a child that confines itself and reports; returns what it applied (e.g.
     "seccomp, landlock ABI 7"). Raises `ConfinementError` when it could not confine (and
     `unconfined` is False): commands call this before they run any generator code."""
-    process = spawn(subprocess.PIPE)
-    request = header("probe", 256, None, unconfined=unconfined)
+    with tempfile.TemporaryFile() as stderr:
+        process = spawn(stderr)
+        try:
+            send_header(process, header("probe", 256, None, unconfined=unconfined))
+            assert process.stdout is not None
+            reader = Reader(process.stdout.fileno(), DEFAULT_LIMITS)
+            answer = reader.receive(PROBE_ANSWERS, time.monotonic() + PROBE_TIMEOUT)
+        except TimeoutError:
+            raise unconfined_error(
+                f"the probe child gave no answer in {PROBE_TIMEOUT:g} s"
+            ) from None
+        except ProtocolViolation as exc:
+            raise unconfined_error(f"the probe child broke the protocol: {exc.cause}") from None
+        finally:
+            close(process)
+        if answer is not None and answer.kind == "unconfined":
+            raise unconfined_error(answer.failure)
+        if answer is not None and answer.shape == "probe":
+            return answer.confinement
+        raise unconfined_error(
+            f"the probe child {describe_exit(process.returncode)}: {stderr_tail(stderr, 500)}"
+        )
+
+
+PROBE_ANSWERS = frozenset({"probe", "end"})
+
+
+def send_header(process: subprocess.Popen[bytes], first: dict[str, Any]) -> None:
+    """Write the header line; a child that died first is found out by the reads."""
+    assert process.stdin is not None
     try:
-        stdout, stderr = process.communicate(json.dumps(request).encode() + b"\n", PROBE_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        kill(process)
-        raise unconfined_error(f"the probe child gave no answer in {PROBE_TIMEOUT:g} s") from None
-    for line in stdout.splitlines():
-        answer = json.loads(line)
-        if answer.get("kind") == "unconfined":
-            raise unconfined_error(str(answer["failure"]))
-        if "confinement" in answer:
-            return str(answer["confinement"])
-    tail = stderr.decode("utf-8", "replace").strip()[-500:]
-    raise unconfined_error(f"the probe child {describe_exit(process.returncode)}: {tail}")
+        process.stdin.write(json.dumps(first).encode() + b"\n")
+        process.stdin.flush()
+    except BrokenPipeError:
+        pass
+
+
+def close(process: subprocess.Popen[bytes]) -> None:
+    """Close the pipes and kill the child's group (it may have started nothing, or hang)."""
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            try:
+                stream.close()
+            except BrokenPipeError:
+                pass
+    kill(process)
+
+
+def stderr_tail(stderr: IO[bytes], size: int) -> str:
+    """The last `size` bytes of the child's stderr file, as text."""
+    stderr.seek(0, os.SEEK_END)
+    stderr.seek(max(0, stderr.tell() - size))
+    return stderr.read().decode("utf-8", "replace").strip()
 
 
 def describe_exit(returncode: int) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import subprocess
 import tempfile
 import time
@@ -23,17 +22,28 @@ from typing import IO, Any, Protocol
 
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.generators.child_process import (
+    PROTOCOL_REFUSAL,
     REFUSAL,
     describe_exit,
     header,
     kill,
     refused,
     spawn,
+    stderr_tail,
     unconfined_error,
+)
+from sphinxfuzz.generators.protocol import (
+    DEFAULT_LIMITS,
+    Limits,
+    Message,
+    ProtocolViolation,
+    Reader,
 )
 from sphinxfuzz.generators.static_check import require_safe
 
 START_TIMEOUT = 20.0  # seconds for the child to start and execute every module once
+LOADING = frozenset({"loading", "ready", "end"})
+ANSWERS = frozenset({"answer", "end"})
 
 
 class PoolEntry(Protocol):
@@ -72,6 +82,7 @@ class GeneratorPool:
         memory_mb: int = 1024,
         fresh_state: bool = True,
         unconfined: bool = False,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         items = list(entries.values()) if isinstance(entries, Mapping) else list(entries)
         self._sources: dict[str, tuple[str, str]] = {}
@@ -85,12 +96,13 @@ class GeneratorPool:
         self.memory_mb = memory_mb
         self.fresh_state = fresh_state
         self.unconfined = unconfined
+        self.limits = limits
         self.refused: dict[str, str] = {}  # theory -> why the confinement killed it
         self.load_failures: dict[str, str] = {}  # theory -> traceback of module-level code
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
-        self._buffer = b""
+        self._reader: Reader | None = None
         self._start()
 
     @property
@@ -115,13 +127,16 @@ class GeneratorPool:
                 self.refused[theory] = failure.detail
                 self.load_failures[theory] = failure.detail
             raise
-        if "ok" in answer:
-            decls, term = answer["ok"]
-            return decls, term
-        kind = str(answer["kind"])
-        if kind == "memory":
+        if answer.pair is not None:
+            return answer.pair
+        if answer.kind == "memory":
             self._stop()  # the child's heap may be fragmented to the limit; start clean
-        raise GeneratorFailure(theory, kind, str(answer["failure"]), seed)
+        if answer.kind not in ("exception", "memory", "bad-output"):
+            self._stop()
+            detail = f"{PROTOCOL_REFUSAL}: an answer of kind {answer.kind!r}"
+            self.refused[theory] = self.load_failures[theory] = detail
+            raise GeneratorFailure(theory, "refused", detail, seed)
+        raise GeneratorFailure(theory, answer.kind, answer.failure, seed)
 
     def close(self) -> None:
         self._stop()
@@ -146,28 +161,35 @@ class GeneratorPool:
         while True:
             self._stderr = tempfile.TemporaryFile()
             self._process = spawn(self._stderr)
-            self._buffer = b""
+            assert self._process.stdout is not None
+            self._reader = Reader(self._process.stdout.fileno(), self.limits)
             generators = [[t, f, s] for t, (f, s) in self._sources.items() if t not in self.refused]
             first = header(
                 "pool", self.memory_mb, None, unconfined=self.unconfined,
-                generators=generators, fresh=self.fresh_state,
+                generators=generators, fresh=self.fresh_state, limits=self.limits,
             )  # fmt: skip
             limit = START_TIMEOUT + self.timeout * len(generators)
             loading = "(all)"
             try:
-                answer = self._ask(first, limit, loading, None)
-                while "loading" in answer:
-                    loading = str(answer["loading"])
-                    answer = self._ask(None, limit, loading, None)
+                answer = self._ask(first, limit, loading, None, LOADING)
+                while answer.shape == "loading":
+                    if answer.theory not in self._sources or answer.theory in self.refused:
+                        raise self._violation(loading, f"loading unknown {answer.theory!r}")
+                    loading = answer.theory
+                    answer = self._ask(None, limit, loading, None, LOADING)
+                if answer.shape == "end" and answer.kind == "unconfined":
+                    self._stop()
+                    raise unconfined_error(answer.failure)
+                if answer.shape != "ready" or not set(answer.ready) | set(answer.failed) <= set(
+                    self._sources
+                ):
+                    raise self._violation(loading, f"message {answer.number} is not the ready list")
             except GeneratorFailure as failure:
                 if failure.kind != "refused" or loading == "(all)":
                     raise
                 self.refused[loading] = failure.detail
                 continue
-            if answer.get("kind") == "unconfined":
-                self._stop()
-                raise unconfined_error(str(answer["failure"]))
-            self.load_failures = {**dict(answer["failed"]), **self.refused}
+            self.load_failures = {**answer.failed, **self.refused}
             return
 
     def _restart(self) -> None:
@@ -177,6 +199,7 @@ class GeneratorPool:
 
     def _stop(self) -> None:
         process = getattr(self, "_process", None)
+        self._reader = None
         if process is not None:
             for stream in (process.stdin, process.stdout):
                 if stream is not None:
@@ -189,52 +212,46 @@ class GeneratorPool:
             self._stderr = None
 
     def _ask(
-        self, message: dict[str, Any] | None, timeout: float, theory: str, seed: int | None
-    ) -> Any:
-        """Send `message` (None: only read) and read one answer line."""
-        process = self._process
-        assert process is not None and process.stdin is not None and process.stdout is not None
+        self,
+        message: dict[str, Any] | None,
+        timeout: float,
+        theory: str,
+        seed: int | None,
+        expected: frozenset[str] = ANSWERS,
+    ) -> Message:
+        """Send `message` (None: only read) and read one answer of an `expected` shape."""
+        process, reader = self._process, self._reader
+        assert process is not None and process.stdin is not None and reader is not None
         try:
             if message is not None:
                 process.stdin.write(json.dumps(message).encode() + b"\n")
                 process.stdin.flush()
-            line = self._read_line(process.stdout.fileno(), timeout)
+            answer = reader.receive(expected, time.monotonic() + timeout)
         except TimeoutError:
             self._stop()
             raise GeneratorFailure(
                 theory, "timeout", f"no answer within {timeout:g} s; child restarted", seed
             ) from None
-        except (BrokenPipeError, EOFError):
+        except ProtocolViolation as exc:
+            raise self._violation(theory, exc.cause, seed) from None
+        except BrokenPipeError:
+            answer = None
+        if answer is None:
             detail = self._death_notice(process)
             self._stop()
             kind = "refused" if refused(process.returncode) else "crash"
-            raise GeneratorFailure(
-                theory, kind, REFUSAL if kind == "refused" else detail, seed
-            ) from None
-        return json.loads(line)
+            raise GeneratorFailure(theory, kind, REFUSAL if kind == "refused" else detail, seed)
+        return answer
 
-    def _read_line(self, fd: int, timeout: float) -> bytes:
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            readable, _, _ = select.select([fd], [], [], remaining)
-            if not readable:
-                raise TimeoutError
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                raise EOFError
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        return line
+    def _violation(self, theory: str, cause: str, seed: int | None = None) -> GeneratorFailure:
+        """The child wrote what the protocol forbids while `theory` ran: stop the child and
+        refuse the generator (`generate` records it), with the cause."""
+        self._stop()
+        return GeneratorFailure(theory, "refused", f"{PROTOCOL_REFUSAL}: {cause}", seed)
 
     def _death_notice(self, process: subprocess.Popen[bytes]) -> str:
         process.wait()
-        text = ""
-        if self._stderr is not None:
-            self._stderr.seek(0)
-            text = self._stderr.read().decode("utf-8", "replace").strip()[-2000:]
+        text = stderr_tail(self._stderr, 2000) if self._stderr is not None else ""
         return f"generator child {describe_exit(process.returncode)}" + (
             f":\n{text}" if text else ""
         )

@@ -26,6 +26,7 @@ import linecache
 import os
 import random
 import resource
+import signal
 import sys
 import time
 import traceback
@@ -33,22 +34,33 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-MAX_TEXT = 1_000_000  # characters per declarations/term string; protects the pipe and parent
 NOBODY = 65534
 
 
 class Channel:
-    """Line-based JSON over the private protocol descriptors."""
+    """Line-based JSON over the private protocol descriptors; every message is numbered
+    (`n`), so the parent notices a line the generator wrote to the descriptor itself."""
 
     def __init__(self, in_fd: int, out_fd: int) -> None:
         self.reader = os.fdopen(in_fd, "rb")
         self.out_fd = out_fd
+        self.number = 0
+        self.failure_chars = 20_000  # until the header says (the end of a traceback is kept)
 
     def receive(self) -> Any:
         line = self.reader.readline()
         return json.loads(line) if line else None
 
     def send(self, message: dict[str, Any]) -> None:
+        for key, text in [*message.items(), *message.get("failed", {}).items()]:
+            if isinstance(text, str) and len(text) > self.failure_chars:
+                shortened = "..." + text[-self.failure_chars :]
+                if key in message:
+                    message[key] = shortened
+                else:
+                    message["failed"][key] = shortened
+        message["n"] = self.number
+        self.number += 1
         data = (json.dumps(message) + "\n").encode("utf-8")
         while data:
             written = os.write(self.out_fd, data)
@@ -63,6 +75,19 @@ def isolate_stdio() -> Channel:
     os.dup2(devnull, 1)
     os.close(devnull)
     return Channel(in_fd, out_fd)
+
+
+def die_with_parent(parent: int) -> None:
+    """Be killed when the thread that started this child ends (PR_SET_PDEATHSIG): a
+    generator that hangs does not outlive a fuzzer killed with SIGKILL."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the pipes still end the child when it next reads
+    if os.getppid() != parent:
+        os._exit(0)  # the parent died before the signal was armed
 
 
 def preload(modules: list[str]) -> None:
@@ -111,7 +136,10 @@ def apply_limits(memory_mb: int, cpu_seconds: int | None) -> None:
             pass  # containers without CAP_SETUID: the other layers still hold
 
 
-def safe_builtins(forbidden: list[str], allowed_modules: set[str]) -> dict[str, Any]:
+def safe_builtins(
+    forbidden: list[str], allowed_modules: set[str], allowed: list[str]
+) -> dict[str, Any]:
+    """The builtins of the static check's allow-list (and what class statements need)."""
     real_import = builtins.__import__
 
     def guarded_import(
@@ -125,7 +153,8 @@ def safe_builtins(forbidden: list[str], allowed_modules: set[str]) -> dict[str, 
             raise ImportError(f"import of {name!r} is not allowed in a generator")
         return real_import(name, globals, locals, fromlist, level)
 
-    table = {k: v for k, v in vars(builtins).items() if k not in forbidden}
+    admitted = {*allowed, "__build_class__", "__name__"} - set(forbidden)
+    table = {k: v for k, v in vars(builtins).items() if k in admitted}
     table["__import__"] = guarded_import
     return table
 
@@ -168,8 +197,9 @@ def release(exc: BaseException) -> None:
         traceback.clear_frames(exc.__traceback__)
 
 
-def check_pair(result: object) -> str | None:
-    """Why `result` is not a (declarations, term) pair of strings, or None."""
+def check_pair(result: object, max_text: int) -> str | None:
+    """Why `result` is not a (declarations, term) pair of strings of at most `max_text`
+    characters each, or None."""
     if not isinstance(result, tuple) or len(result) != 2:
         kind = type(result).__name__
         size = f" of length {len(result)}" if isinstance(result, tuple | list) else ""
@@ -177,8 +207,8 @@ def check_pair(result: object) -> str | None:
     for label, value in zip(("declarations", "term"), result, strict=True):
         if not isinstance(value, str):
             return f"{label} is {type(value).__name__}, expected str"
-        if len(value) > MAX_TEXT:
-            return f"{label} has {len(value)} characters (limit {MAX_TEXT})"
+        if len(value) > max_text:
+            return f"{label} has {len(value)} characters (limit {max_text})"
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -202,6 +232,7 @@ def run_sample(channel: Channel, header: dict[str, Any], table: dict[str, Any]) 
         return
     rng = random.Random(header["seed"])
     spent = 0.0
+    budget = header["sample_chars"]  # characters all samples of the run may take
     for index in range(header["n"]):
         start = time.perf_counter()
         try:
@@ -212,7 +243,12 @@ def run_sample(channel: Channel, header: dict[str, Any], table: dict[str, Any]) 
             channel.send({"kind": classify(exc), "failure": failure, "spent": spent})
             return
         spent += time.perf_counter() - start
-        problem = check_pair(result)
+        problem = check_pair(result, header["term_chars"])
+        if problem is None:
+            budget -= len(result[0]) + len(result[1])
+            if budget < 0:
+                limit = header["sample_chars"]
+                problem = f"the samples so far have more than {limit} characters (limit per run)"
         if problem is not None:
             channel.send(
                 {"kind": "bad-output", "failure": f"sample {index}: {problem}", "spent": spent}
@@ -245,7 +281,7 @@ def run_pool(channel: Channel, header: dict[str, Any], table: dict[str, Any]) ->
                 {"kind": classify(exc), "failure": describe_failure(exc, generator.filename)}
             )
             continue
-        problem = check_pair(result)
+        problem = check_pair(result, header["term_chars"])
         if problem is not None:
             channel.send({"kind": "bad-output", "failure": problem})
         else:
@@ -260,9 +296,13 @@ def main() -> None:
     header = channel.receive()
     if header is None:
         return
+    channel.failure_chars = header["failure_chars"]
+    die_with_parent(header["parent"])
     preload(header["allowed_modules"])
     apply_limits(header["memory_mb"], header.get("cpu_seconds"))
-    table = safe_builtins(header["forbidden_names"], set(header["allowed_modules"]))
+    table = safe_builtins(
+        header["forbidden_names"], set(header["allowed_modules"]), header["allowed_builtins"]
+    )
     quiet_linecache()
     try:
         applied = confine.confine()

@@ -1,55 +1,39 @@
 """Static safety and contract check of an untrusted generator module.
 
-Generators are written by an LLM, so before any of their code runs the AST is checked for
-(a) imports outside a small allow-list of pure standard-library modules, (b) names,
-attributes and string tricks that reach files, processes, code execution or the interpreter's
-internals, and (c) the module contract: literal `THEORY`, literal `SOLVERS` and a one-argument
-`generate`. The check is conservative: it may refuse odd but harmless code; the child-process
-sandbox (`sandbox.py`) is the second line of defence, not the first.
+Generators are written by an LLM, so before any of their code runs the AST is checked
+against an allow-list (`allowed_names.json`, a reason per entry): (a) imports of the listed
+modules only, and of each only the listed names (`module.name` or `from module import
+name`; a module object itself may not be passed around, so no public attribute such as
+`enum.bltns` or `dataclasses.inspect` is reachable), (b) builtins from the list only, plus
+the generator's own names, (c) on other objects no dunder, private or known escape
+attribute, and (d) the module contract: literal `THEORY`, literal `SOLVERS` and a
+one-argument `generate`. The check is conservative: it may refuse odd but harmless code; the
+kernel confinement of the child process (`confine.py`) stays the wall behind it.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import json
 import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from sphinxfuzz.errors import InputError
 
-# Pure modules without I/O. Left out on purpose: `sys`/`os`/`io`/`pathlib` (I/O and the
-# interpreter), `pickle`/`marshal`/`importlib`/`inspect`/`types` (code loading, frames),
-# `time`/`datetime`/`secrets`/`uuid` (non-determinism), `threading` (escapes the call).
-ALLOWED_MODULES: frozenset[str] = frozenset(
-    {
-        "__future__",
-        "abc",
-        "array",
-        "bisect",
-        "collections",
-        "collections.abc",
-        "copy",
-        "dataclasses",
-        "decimal",
-        "enum",
-        "fractions",
-        "functools",
-        "heapq",
-        "itertools",
-        "math",
-        "numbers",
-        "operator",
-        "random",
-        "re",
-        "statistics",
-        "string",
-        "struct",
-        "textwrap",
-        "typing",
-        "unicodedata",
-    }
-)
+ALLOW_LIST = Path(__file__).with_name("allowed_names.json")
+_ALLOWED = json.loads(ALLOW_LIST.read_text(encoding="utf-8"))
+
+# module -> the names a generator may use from it
+ALLOWED_NAMES: dict[str, frozenset[str]] = {
+    module: frozenset(entry["names"]) for module, entry in _ALLOWED["modules"].items()
+}
+ALLOWED_MODULES: frozenset[str] = frozenset(ALLOWED_NAMES)
+ALLOWED_BUILTINS: frozenset[str] = frozenset(_ALLOWED["builtins"])
+BUILTIN_NAMES: frozenset[str] = frozenset(dir(builtins))
 
 # Built-in names that open files, run code, read input or expose namespaces.
 FORBIDDEN_NAMES: frozenset[str] = frozenset(
@@ -132,7 +116,7 @@ HARMLESS_DUNDER_STRINGS: frozenset[str] = frozenset({"__init__", "__name__", "__
 
 # Only the seeded generator class of `random`: module-level functions share hidden global
 # state, which would make `generate(random.Random(seed))` non-deterministic.
-RANDOM_MODULE_ALLOWED: frozenset[str] = frozenset({"Random"})
+RANDOM_MODULE_ALLOWED: frozenset[str] = ALLOWED_NAMES["random"]
 
 _DUNDER_IN_STRING = re.compile(r"__[A-Za-z_]\w*__")
 _FAMILY = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -177,7 +161,9 @@ def check_source(source: str, filename: str = "generator.py") -> list[Problem]:
         return [Problem(exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}", filename)]
     except ValueError as exc:  # e.g. NUL bytes in the source
         return [Problem(1, 1, f"unreadable source: {exc}", filename)]
-    checker = _SafetyVisitor(filename)
+    except (RecursionError, MemoryError):  # the parser itself gives up on deep nesting
+        return [Problem(1, 1, "source is nested too deeply to check", filename)]
+    checker = _SafetyVisitor(filename, _bound_names(tree))
     try:
         checker.visit(tree)
     except RecursionError:
@@ -206,6 +192,9 @@ def read_header(source: str, filename: str = "generator.py") -> Header:
     except SyntaxError as exc:
         problem = Problem(exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}", filename)
         raise UnsafeGenerator(filename, [problem]) from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        problem = Problem(1, 1, f"unreadable source: {type(exc).__name__}", filename)
+        raise UnsafeGenerator(filename, [problem]) from None
     problems = _contract_problems(tree, filename)
     if problems:
         raise UnsafeGenerator(filename, problems)
@@ -216,9 +205,11 @@ def read_header(source: str, filename: str = "generator.py") -> Header:
 
 
 class _SafetyVisitor(ast.NodeVisitor):
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, bound: frozenset[str] = frozenset()) -> None:
         self.filename = filename
+        self.bound = bound  # names the module binds itself (they shadow builtins)
         self.problems: list[Problem] = []
+        self.modules: dict[str, str] = {}  # local name -> allowed module it is bound to
         self.random_aliases: set[str] = set()
         self.random_class_names: set[str] = set()
 
@@ -229,10 +220,15 @@ class _SafetyVisitor(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            if alias.name not in ALLOWED_MODULES:
+            # `import a.b` binds `a`; `import a.b as c` binds c to `a.b`
+            module = alias.name if alias.asname else alias.name.split(".")[0]
+            if alias.name not in ALLOWED_MODULES or module not in ALLOWED_MODULES:
                 self._report(node, f"import of '{alias.name}' is not allowed ({_allowed_text()})")
-            elif alias.name == "random":
-                self.random_aliases.add(alias.asname or "random")
+                continue
+            local = alias.asname or module
+            self.modules[local] = module
+            if module == "random":
+                self.random_aliases.add(local)
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
@@ -240,6 +236,7 @@ class _SafetyVisitor(ast.NodeVisitor):
         if node.level or module not in ALLOWED_MODULES:
             shown = "." * node.level + module
             self._report(node, f"import from '{shown}' is not allowed ({_allowed_text()})")
+            return
         for alias in node.names:
             name = alias.name
             if name == "*":
@@ -256,6 +253,8 @@ class _SafetyVisitor(ast.NodeVisitor):
                     f"'from random import {name}' uses the shared global generator; "
                     "make every random choice through the rng argument",
                 )
+            elif name not in ALLOWED_NAMES[module]:
+                self._report(node, _not_listed(module, name))
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -271,19 +270,36 @@ class _SafetyVisitor(ast.NodeVisitor):
             self._report(
                 node, f"'{name}' may only be called directly with a literal attribute name"
             )
+        elif isinstance(node.ctx, ast.Load) and name in self.modules:
+            # Reached only when not the owner of an attribute (see visit_Attribute): a module
+            # passed on as a value would let any of its attributes be read.
+            self._report(
+                node, f"module '{name}' may only be used as '{name}.<name>' with a listed name"
+            )
+        elif (
+            isinstance(node.ctx, ast.Load)
+            and name in BUILTIN_NAMES
+            and name not in ALLOWED_BUILTINS
+            and name not in self.bound
+            and not _is_dunder(name)
+        ):
+            self._report(node, f"use of builtin '{name}' is not on the allow-list")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        self._check_attribute_name(node, node.attr, node.value)
-        if (
-            isinstance(node.value, ast.Name)
-            and node.value.id in self.random_aliases
-            and node.attr not in RANDOM_MODULE_ALLOWED
-        ):
-            self._report(
-                node,
-                f"'{node.value.id}.{node.attr}' uses the shared global generator; "
-                "make every random choice through the rng argument",
-            )
+        owner = node.value
+        if isinstance(owner, ast.Name) and owner.id in self.modules:
+            module = self.modules[owner.id]
+            public = not node.attr.startswith("_")
+            if public and module == "random" and node.attr not in RANDOM_MODULE_ALLOWED:
+                self._report(
+                    node,
+                    f"'{owner.id}.{node.attr}' uses the shared global generator; "
+                    "make every random choice through the rng argument",
+                )
+            elif node.attr not in ALLOWED_NAMES[module]:
+                self._report(node, _not_listed(module, node.attr))
+            return  # the module name itself is used as it must be
+        self._check_attribute_name(node, node.attr, owner)
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -428,6 +444,33 @@ def _literal_assignments(tree: ast.Module) -> dict[str, tuple[object, int, int]]
                 else:
                     found[target.id] = (previous[0], previous[1], previous[2] + 1)
     return found
+
+
+def _bound_names(tree: ast.AST) -> frozenset[str]:
+    """Every name the module binds anywhere (a conservative, scope-blind over-approximation:
+    a builtin it shadows somewhere is taken as shadowed everywhere, and then is its own)."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bound.update(node.names)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+    return frozenset(bound)
+
+
+def _not_listed(module: str, name: str) -> str:
+    listed = ", ".join(sorted(ALLOWED_NAMES[module]))
+    return f"'{module}.{name}' is not on the allow-list (from '{module}' only: {listed})"
 
 
 def _is_dunder(name: str) -> bool:

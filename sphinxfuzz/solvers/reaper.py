@@ -11,6 +11,11 @@ that another thread of this program started (a bench's `subprocess.run`, a gener
 sandbox) and is left alone. The solver itself is a subreaper too, so while it lives its
 orphans stay inside its tree and reach us only when it dies.
 
+Every solver also gets `PR_SET_PDEATHSIG` (SIGKILL), so it dies with this process, SIGKILL
+included. The kernel sends that signal when the *thread* that forked the solver ends, so
+every solver is forked by one spawner thread that lives as long as the process: a worker
+thread that ends does not take the solvers it started (a persistent solver) with it.
+
 `run_bounded` never waits for an end-of-file a descendant can hold back: reading stops at
 the time limit, at the output limit, or shortly after the solver itself exited.
 `abort_all` kills every solver process running now (a stop request must not wait for them).
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import queue
 import re
 import resource
 import selectors
@@ -28,10 +34,12 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes per stream; a solver past it is killed
 EXIT_GRACE = 0.2  # seconds to read what is left in the pipes after the solver exited
@@ -60,11 +68,19 @@ def cancelled() -> bool:
     return _cancel is not None and _cancel()
 
 
-def _prctl(option: int, value: int) -> bool:
+def _libc_prctl() -> Callable[..., int] | None:
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
     except (OSError, AttributeError):
-        return False
+        return None
+
+
+# Looked up once here: a forked child (preexec) must not load libraries.
+_PRCTL = _libc_prctl()
+
+
+def _prctl(option: int, value: int) -> bool:
+    return _PRCTL is not None and _PRCTL(option, value, 0, 0, 0) == 0
 
 
 def ensure_subreaper() -> bool:
@@ -78,15 +94,51 @@ def ensure_subreaper() -> bool:
 
 
 def preexec(memory_mb: int) -> Callable[[], None]:
-    """Run in the solver process before exec: memory limit, no core files, subreaper."""
+    """Run in the solver process before exec: memory limit, no core files, subreaper, and
+    death with this process (if it already died, the solver does not start)."""
+    parent = os.getpid()
 
     def apply() -> None:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(127)  # the parent died before the signal was armed
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
     return apply
+
+
+_Request = tuple[Callable[[], subprocess.Popen[bytes]], "Future[subprocess.Popen[bytes]]"]
+_requests: queue.SimpleQueue[_Request] = queue.SimpleQueue()
+_spawner_of: int | None = None
+_spawner_lock = threading.Lock()
+
+
+def _serve() -> None:
+    while True:
+        make, result = _requests.get()
+        try:
+            result.set_result(make())
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            result.set_exception(exc)
+
+
+def _spawned(make: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """`make()` run on the spawner thread (started once per process; a daemon, so it ends
+    with the process and only then does the kernel kill the solvers it forked)."""
+    global _spawner_of
+    if threading.current_thread().name == "sphinxfuzz-solver-spawner":
+        return make()
+    with _spawner_lock:
+        if _spawner_of != os.getpid():
+            name = "sphinxfuzz-solver-spawner"
+            threading.Thread(target=_serve, name=name, daemon=True).start()
+            _spawner_of = os.getpid()
+    result: Future[subprocess.Popen[bytes]] = Future()
+    _requests.put((make, result))
+    return result.result()
 
 
 def solver_env() -> dict[str, str]:
@@ -149,8 +201,9 @@ def _marked(pid: int) -> bool:
 def start(argv: list[str], memory_mb: int, stdin: int) -> subprocess.Popen[bytes]:
     """Start a solver process (own session, limits, marker) and register it as live."""
     ensure_subreaper()
-    with _starting:
-        process = subprocess.Popen(
+
+    def make() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             argv,
             stdin=stdin,
             stdout=subprocess.PIPE,
@@ -159,6 +212,9 @@ def start(argv: list[str], memory_mb: int, stdin: int) -> subprocess.Popen[bytes
             preexec_fn=preexec(memory_mb),
             env=solver_env(),
         )
+
+    with _starting:
+        process = _spawned(make)
         _live[process.pid] = process
     return process
 

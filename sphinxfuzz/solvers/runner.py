@@ -9,12 +9,11 @@ limit"), never a verdict, like running out of memory.
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
+from sphinxfuzz.solvers import scratch
 from sphinxfuzz.solvers.classify import Classified, classify
 from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.reaper import OUTPUT_LIMIT, run_bounded
@@ -26,11 +25,11 @@ _SCRATCH: Path | None = None
 
 
 def _scratch_dir() -> Path:
-    """One folder per process for the scripts handed to solvers, removed at exit."""
+    """One folder per process for the scripts handed to solvers, removed at exit (and after
+    a kill: `scratch`)."""
     global _SCRATCH
     if _SCRATCH is None or not _SCRATCH.is_dir():
-        _SCRATCH = Path(tempfile.mkdtemp(prefix="sphinxfuzz-run-"))
-        atexit.register(shutil.rmtree, _SCRATCH, True)
+        _SCRATCH = scratch.make("run")
     return _SCRATCH
 
 
@@ -39,7 +38,7 @@ def remove_scratch_dir() -> None:
     it has reported does not wait for atexit)."""
     global _SCRATCH
     if _SCRATCH is not None:
-        shutil.rmtree(_SCRATCH, ignore_errors=True)
+        scratch.remove(_SCRATCH)
         _SCRATCH = None
 
 

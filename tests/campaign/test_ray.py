@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +23,12 @@ def cluster() -> Iterator[str]:
     nodes = cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     nodes.add_node(num_cpus=1)
     nodes.wait_for_nodes()
+    session = nodes.head_node.get_session_dir_path()
     try:
         yield str(nodes.address)
     finally:
         nodes.shutdown()
+        shutil.rmtree(session, ignore_errors=True)  # tests leave nothing outside tmp_path
 
 
 def _stored(root: Path) -> tuple[list[tuple[int, int, str]], list[str], list[str], set[int]]:

@@ -32,7 +32,16 @@ from sphinxfuzz.generators.theory_docs import default_docs_dir, load_theory_doc
 from sphinxfuzz.solvers import parse_specs
 
 HOSTILE = Path(__file__).resolve().parents[1] / "fixtures" / "hostile" / "generators"
-ESCAPES = ["escape_self", "escape_match", "escape_singledispatch"]
+ESCAPES = [
+    "escape_self",
+    "escape_match",
+    "escape_singledispatch",
+    # public attributes of allowed modules that walked around the deny-list (issue 29)
+    "escape_enum_bltns",
+    "escape_enum_eval",
+    "escape_dataclasses_inspect",
+    "escape_attrgetter",
+]
 KERNEL = [
     "kernel_write",
     "kernel_mkdir",
@@ -95,7 +104,11 @@ def test_static_check_refuses_each_escape(name: str, target: Path) -> None:
     expected = {
         "escape_self": "private attribute '_os'",
         "escape_match": "attribute '__base__'",
-        "escape_singledispatch": "'singledispatch'",
+        "escape_singledispatch": "'functools.singledispatch' is not on the allow-list",
+        "escape_enum_bltns": "'enum.bltns' is not on the allow-list",
+        "escape_enum_eval": "'enum.bltns' is not on the allow-list",
+        "escape_dataclasses_inspect": "'dataclasses.inspect' is not on the allow-list",
+        "escape_attrgetter": "'operator.attrgetter' is not on the allow-list",
         "escape_format": "'.format' is only allowed on a string literal",
     }[name]
     assert expected in messages
