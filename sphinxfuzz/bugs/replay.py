@@ -37,7 +37,9 @@ def resolve_campaign(campaign: str | None) -> Path:
     path = Path(campaign)
     if not (path / DB_NAME).is_file():
         if not (path / DB_NAME).exists() and bug_folder_count(path) == 0:
-            raise StoreError(f"{path}: not a campaign folder (no {DB_NAME})", setting="campaign_folder")
+            raise StoreError(
+                f"{path}: not a campaign folder (no {DB_NAME})", setting="campaign_folder"
+            )
         Store(path, read_only=True).close()  # says why: a lost index beside bug folders, ...
     return path
 
