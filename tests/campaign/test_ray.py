@@ -86,7 +86,8 @@ def test_a_killed_actor_is_replaced_and_nothing_stored_is_lost(
         if before or stats.mutants < 1:
             return
         pids = _actor_pids()
-        assert pids, "no actor process found"
+        if not pids:  # between two calls of the actors: try again at the next report
+            return
         with Store(root) as store:
             before.extend(f"{b.id}" for b in store.bugs())
             before.append(f"done:{sorted(store.done_positions())}")
