@@ -47,8 +47,13 @@ def test_two_silent_segfaults_are_two_bugs_by_their_stacks(tmp_path: Path) -> No
         "null_site" if "null_site" in r.formula() else "other_site": r.verdict for r in records
     }
     assert set(by_site) == {"null_site", "other_site"}
-    assert by_site["null_site"].signature.startswith("other: SIGSEGV in string_at")
-    assert by_site["other_site"].signature.startswith("other: SIGSEGV in faulthandler_")
+    # symbols where the interpreter has them, else module+offset (a stripped distribution build)
+    null_site, other_site = by_site["null_site"].signature, by_site["other_site"].signature
+    assert null_site.startswith("other: SIGSEGV in ") and other_site.startswith(
+        "other: SIGSEGV in "
+    )
+    assert "string_at" in null_site or "_ctypes" in null_site
+    assert "faulthandler" in other_site or "python3" in other_site
     for verdict in by_site.values():
         assert verdict.evidence["signal"] == "SIGSEGV" and verdict.evidence["backtrace"]
         assert "coarse" not in verdict.evidence

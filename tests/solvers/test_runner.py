@@ -115,8 +115,13 @@ def test_a_silent_segfault_is_signed_by_its_stack() -> None:
     assert {crash_signature(r) for r in results} == {"other: killed by signal 11"}
     traces = [gdb_backtrace(spec, text, timeout=10) for text in (null, other)]
     signatures = [t.signature("other") if t else None for t in traces]
-    assert signatures[0] is not None and signatures[0].startswith("other: SIGSEGV in string_at")
-    assert signatures[1] is not None and "faulthandler" in signatures[1]
+    # frames are symbols where the binary has them (string_at, faulthandler_...), else
+    # module+offset (a distribution's stripped interpreter: _ctypes...so+0x.., python3.11+0x..)
+    assert signatures[0] is not None and signatures[0].startswith("other: SIGSEGV in ")
+    assert "string_at" in signatures[0] or "_ctypes" in signatures[0]
+    assert signatures[1] is not None and signatures[1].startswith("other: SIGSEGV in ")
+    assert "faulthandler" in signatures[1] or "python3" in signatures[1]
+    assert signatures[0] != signatures[1]
 
 
 def test_model_check_failure_keeps_the_answer_and_flags_it() -> None:
