@@ -2,7 +2,7 @@
 
     pip install -e ".[mutation]"
     PYTHONPATH=. python bench/mutation.py --paths sphinxfuzz/oracle/crash.py \
-        --tests tests/campaign/test_oracle.py [--max 200] [--jobs 2] [--out mutation.json]
+        --tests tests/oracle/test_oracle.py [--max 200] [--jobs 2] [--out mutation.json]
 
 cosmic-ray (from the package index) makes the mutants: one small change each (an operator
 swapped, a comparison turned, a constant changed, a condition negated, a loop skipped, ...).

@@ -86,8 +86,8 @@ def record_hand_edit(
         str, typer.Option("--file", help="The file edited: generator.py or grammar.lark.")
     ] = "generator.py",
 ) -> None:
-    from sphinxfuzz.build.hand_edits import record_hand_edit as record
     from sphinxfuzz.generators.catalogue import default_generators_dir
+    from sphinxfuzz.synthesis.hand_edits import record_hand_edit as record
 
     folder = (out or default_generators_dir()) / theory
     entry = record(folder, by, what, file=file)
@@ -143,17 +143,17 @@ def build_generators(
     ] = 200,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:
-    from sphinxfuzz.build.batch import (
+    from sphinxfuzz.generators.catalogue import default_generators_dir
+    from sphinxfuzz.generators.child_process import probe_confinement
+    from sphinxfuzz.synthesis.batch import (
         BuildOptions,
         build_theories,
         load_inputs,
         refuse_hand_edited,
     )
-    from sphinxfuzz.build.freshness import stale_inputs
-    from sphinxfuzz.build.llm import make_llm
-    from sphinxfuzz.build.transcript import Transcript
-    from sphinxfuzz.generators.catalogue import default_generators_dir
-    from sphinxfuzz.generators.child_process import probe_confinement
+    from sphinxfuzz.synthesis.freshness import stale_inputs
+    from sphinxfuzz.synthesis.llm import make_llm
+    from sphinxfuzz.synthesis.transcript import Transcript
 
     console = Console()
     err = Console(stderr=True)

@@ -134,8 +134,8 @@ def _statuses(
     catalogue: Catalogue, corpus: dict[str, TheoryDoc], prompts_dir: Path | None
 ) -> dict[str, Any]:
     """Each generator's `freshness.Staleness` against today's inputs and releases."""
-    from sphinxfuzz.build.freshness import newest_releases, staleness
-    from sphinxfuzz.build.prompts import Prompts
+    from sphinxfuzz.synthesis.freshness import newest_releases, staleness
+    from sphinxfuzz.synthesis.prompts import Prompts
 
     prompts = Prompts(prompts_dir)
     families = {family for entry in catalogue.entries.values() for family in entry.solvers}
@@ -152,7 +152,7 @@ def review(
     generators: GeneratorsOption = None,
 ) -> None:
     """Print the REVIEW.md the last build-generators wrote for THEORY (before and after)."""
-    from sphinxfuzz.build.review import REVIEW_FILE
+    from sphinxfuzz.synthesis.review import REVIEW_FILE
 
     folder = (generators or default_generators_dir()) / theory
     path = folder / REVIEW_FILE
@@ -284,14 +284,14 @@ def validate(
 
 
 def _newest(catalogue: Catalogue, theories: list[str]) -> dict[str, Any]:
-    from sphinxfuzz.build.freshness import newest_releases
+    from sphinxfuzz.synthesis.freshness import newest_releases
 
     families = {f for t in theories for f in catalogue.entries[t].solvers}
     return newest_releases(sorted(families))
 
 
 def _release_specs(doc: TheoryDoc | None, families: tuple[str, ...], newest: dict[str, Any]) -> Any:
-    from sphinxfuzz.build.freshness import release_specs
+    from sphinxfuzz.synthesis.freshness import release_specs
 
     return release_specs(doc, families, newest)
 
@@ -306,7 +306,7 @@ def _record_validations(
     console: Console,
 ) -> None:
     """A validation entry in each theory's manifest: the releases and their validity."""
-    from sphinxfuzz.build.freshness import record_validation
+    from sphinxfuzz.synthesis.freshness import record_validation
 
     for report in reports:
         entry = catalogue.entries[report.theory]

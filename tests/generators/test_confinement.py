@@ -19,8 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from sphinxfuzz.build import pipeline
-from sphinxfuzz.build.prompts import Prompts
 from sphinxfuzz.generators import pool as pool_module
 from sphinxfuzz.generators import sandbox
 from sphinxfuzz.generators.child_process import probe_confinement
@@ -30,6 +28,8 @@ from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.static_check import check_source
 from sphinxfuzz.generators.theory_docs import default_docs_dir, load_theory_doc
 from sphinxfuzz.solvers import parse_specs
+from sphinxfuzz.synthesis import pipeline
+from sphinxfuzz.synthesis.prompts import Prompts
 
 HOSTILE = Path(__file__).resolve().parents[1] / "fixtures" / "hostile" / "generators"
 ESCAPES = [

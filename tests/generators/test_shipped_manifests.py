@@ -10,12 +10,12 @@ import re
 
 import pytest
 
-from sphinxfuzz.build.hand_edits import hand_edited, unrecorded_edit
-from sphinxfuzz.build.output import validate_manifest
 from sphinxfuzz.generators.catalogue import default_generators_dir, load_catalogue
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.term_metrics import operator_coverage
 from sphinxfuzz.generators.theory_docs import default_docs_dir, load_corpus
+from sphinxfuzz.synthesis.hand_edits import hand_edited, unrecorded_edit
+from sphinxfuzz.synthesis.output import validate_manifest
 
 CATALOGUE = load_catalogue(default_generators_dir())
 THEORIES = sorted(CATALOGUE.entries)

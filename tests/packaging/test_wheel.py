@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 _SKIP_ANYWHERE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache",
                                        ".ruff_cache", ".hypothesis")  # fmt: skip
-_SKIP_AT_TOP = {".git", "build", "dist", "campaigns", ".venv"}  # not sphinxfuzz/build/
+_SKIP_AT_TOP = {".git", "build", "dist", "campaigns", ".venv"}  # not sphinxfuzz/synthesis/
 
 
 def _skip(folder: str, names: list[str]) -> set[str]:

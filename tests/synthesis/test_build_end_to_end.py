@@ -9,9 +9,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sphinxfuzz.build.output import validate_manifest
-from sphinxfuzz.build.transcript import read_transcript
 from sphinxfuzz.cli import app
+from sphinxfuzz.synthesis.output import validate_manifest
+from sphinxfuzz.synthesis.transcript import read_transcript
 from tests.synthesis.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]

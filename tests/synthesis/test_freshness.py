@@ -9,17 +9,17 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sphinxfuzz.build.freshness import (
+from sphinxfuzz.cli import app
+from sphinxfuzz.generators.catalogue import default_generators_dir
+from sphinxfuzz.generators.theory_docs import default_docs_dir, load_corpus
+from sphinxfuzz.synthesis.freshness import (
     Release,
     newest_releases,
     record_validation,
     staleness,
     validated_releases,
 )
-from sphinxfuzz.build.prompts import Prompts, default_prompts_dir
-from sphinxfuzz.cli import app
-from sphinxfuzz.generators.catalogue import default_generators_dir
-from sphinxfuzz.generators.theory_docs import default_docs_dir, load_corpus
+from sphinxfuzz.synthesis.prompts import Prompts, default_prompts_dir
 
 THEORIES = ("Core", "UF", "Reals")
 

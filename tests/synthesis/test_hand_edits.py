@@ -7,11 +7,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sphinxfuzz.build.hand_edits import hand_edited, unrecorded_edit
-from sphinxfuzz.build.output import make_manifest, validate_manifest, write_theory
-from sphinxfuzz.build.pipeline import BuildResult, Round
 from sphinxfuzz.cli import app
 from sphinxfuzz.generators.catalogue import default_generators_dir
+from sphinxfuzz.synthesis.hand_edits import hand_edited, unrecorded_edit
+from sphinxfuzz.synthesis.output import make_manifest, validate_manifest, write_theory
+from sphinxfuzz.synthesis.pipeline import BuildResult, Round
 
 CODE = 'import random\n\nTHEORY = "Core"\nSOLVERS = ("z3",)\n\n\ndef generate(rng):\n    return "", "true"\n'
 

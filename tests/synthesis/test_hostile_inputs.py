@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sphinxfuzz.build.llm import ExchangeBackend, LLMError, ReplayBackend, load_settings
-from sphinxfuzz.build.transcript import Transcript
 from sphinxfuzz.cli import app
+from sphinxfuzz.synthesis.llm import ExchangeBackend, LLMError, ReplayBackend, load_settings
+from sphinxfuzz.synthesis.transcript import Transcript
 
 
 @pytest.mark.parametrize(

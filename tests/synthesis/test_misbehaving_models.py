@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sphinxfuzz.build.llm import OpenAIBackend, Settings
-from sphinxfuzz.build.pipeline import BuildError, TheoryBuilder
-from sphinxfuzz.build.prompts import Prompts
-from sphinxfuzz.build.transcript import Transcript, read_transcript
 from sphinxfuzz.cli import app
 from sphinxfuzz.generators.theory_docs import default_docs_dir, load_theory_doc
 from sphinxfuzz.solvers import parse_specs
+from sphinxfuzz.synthesis.llm import OpenAIBackend, Settings
+from sphinxfuzz.synthesis.pipeline import BuildError, TheoryBuilder
+from sphinxfuzz.synthesis.prompts import Prompts
+from sphinxfuzz.synthesis.transcript import Transcript, read_transcript
 from tests.synthesis.fake_openai import FakeOpenAI
 
 CORPUS: dict[str, dict[str, Any]] = json.loads(

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sphinxfuzz.build.llm import (
+from sphinxfuzz.generators.theory_docs import default_docs_dir, load_theory_doc
+from sphinxfuzz.solvers import parse_specs
+from sphinxfuzz.synthesis.llm import (
     ExchangeBackend,
     LLMError,
     Messages,
@@ -16,11 +18,9 @@ from sphinxfuzz.build.llm import (
     ReplayBackend,
     Settings,
 )
-from sphinxfuzz.build.pipeline import BuildError, TheoryBuilder, extract_block
-from sphinxfuzz.build.prompts import Prompts
-from sphinxfuzz.build.transcript import Transcript
-from sphinxfuzz.generators.theory_docs import default_docs_dir, load_theory_doc
-from sphinxfuzz.solvers import parse_specs
+from sphinxfuzz.synthesis.pipeline import BuildError, TheoryBuilder, extract_block
+from sphinxfuzz.synthesis.prompts import Prompts
+from sphinxfuzz.synthesis.transcript import Transcript
 from tests.synthesis.fake_openai import FakeOpenAI
 
 GOOD_GRAMMAR = '```lark\nstart: "(" "and" SYMBOL SYMBOL ")"\nSYMBOL: /[a-z][a-z0-9]*/\n%import common.WS\n%ignore WS\n```'
@@ -220,7 +220,7 @@ def test_exchange_round_trip(tmp_path: Path) -> None:
 def test_settings_come_from_config_file_environment_and_option(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sphinxfuzz.build.llm import load_settings
+    from sphinxfuzz.synthesis.llm import load_settings
 
     config = tmp_path / "sphinxfuzz.toml"
     config.write_text(

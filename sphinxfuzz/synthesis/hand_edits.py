@@ -15,11 +15,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.build.output import validate_manifest
-from sphinxfuzz.build.pipeline import extract_block
-from sphinxfuzz.build.transcript import read_transcript
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.synthesis.output import validate_manifest
+from sphinxfuzz.synthesis.pipeline import extract_block
+from sphinxfuzz.synthesis.transcript import read_transcript
 
 GENERATOR = "generator.py"
 GRAMMAR = "grammar.lark"

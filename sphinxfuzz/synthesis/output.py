@@ -13,9 +13,9 @@ from typing import Any
 import jsonschema
 
 from sphinxfuzz import __version__
-from sphinxfuzz.build.pipeline import BuildResult
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.synthesis.pipeline import BuildResult
 
 
 class ManifestError(InputError):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sphinxfuzz.campaign import CampaignConfig
 
-TESTS = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures" / "campaign"
 SEEDS = FIXTURES / "seeds"
 GENERATORS = TESTS / "fixtures" / "generators"

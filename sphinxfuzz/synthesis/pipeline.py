@@ -20,8 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sphinxfuzz.build.llm import LLM, Messages, UnusableAnswer
-from sphinxfuzz.build.prompts import Prompts
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.static_check import ALLOWED_MODULES, check_source
@@ -34,6 +32,8 @@ from sphinxfuzz.generators.validate import (
     grammar_conformance,
 )
 from sphinxfuzz.solvers import SolverSpec
+from sphinxfuzz.synthesis.llm import LLM, Messages, UnusableAnswer
+from sphinxfuzz.synthesis.prompts import Prompts
 
 GRAMMAR_ATTEMPTS = 3
 ANSWER_ATTEMPTS = 3  # asks per step when the answer has the wrong shape (empty, cut off, ...)

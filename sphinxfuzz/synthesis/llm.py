@@ -26,8 +26,8 @@ from typing import Any, Protocol
 
 import jsonschema
 
-from sphinxfuzz.build.transcript import Transcript, read_transcript
 from sphinxfuzz.errors import ExternalError
+from sphinxfuzz.synthesis.transcript import Transcript, read_transcript
 
 Messages = list[dict[str, str]]
 

@@ -14,19 +14,19 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.build.hand_edits import HandEditError, hand_edited, read_manifest
-from sphinxfuzz.build.llm import LLM, LLMError
-from sphinxfuzz.build.output import make_manifest, sha256_text, transcript_tokens, write_theory
-from sphinxfuzz.build.pipeline import BuildError, BuildResult, TheoryBuilder
-from sphinxfuzz.build.prompts import Prompts
-from sphinxfuzz.build.review import REVIEW_FILE, Cost, Side, measure, recommend, render
-from sphinxfuzz.build.transcript import Transcript
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.generators.catalogue import CatalogueEntry, CatalogueError, load_entry
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
 from sphinxfuzz.generators.theory_solvers import builtin_families, solvers_for_theory
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, solver_version
+from sphinxfuzz.synthesis.hand_edits import HandEditError, hand_edited, read_manifest
+from sphinxfuzz.synthesis.llm import LLM, LLMError
+from sphinxfuzz.synthesis.output import make_manifest, sha256_text, transcript_tokens, write_theory
+from sphinxfuzz.synthesis.pipeline import BuildError, BuildResult, TheoryBuilder
+from sphinxfuzz.synthesis.prompts import Prompts
+from sphinxfuzz.synthesis.review import REVIEW_FILE, Cost, Side, measure, recommend, render
+from sphinxfuzz.synthesis.transcript import Transcript
 
 
 class BuildInputError(InputError):

@@ -17,14 +17,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.build.hand_edits import MANIFEST, HandEditError, read_manifest, unrecorded_edit
-from sphinxfuzz.build.output import sha256_text, validate_manifest
-from sphinxfuzz.build.prompts import Prompts
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs, solver_version
 from sphinxfuzz.solvers.installs import installed_versions, version_key
+from sphinxfuzz.synthesis.hand_edits import MANIFEST, HandEditError, read_manifest, unrecorded_edit
+from sphinxfuzz.synthesis.output import sha256_text, validate_manifest
+from sphinxfuzz.synthesis.prompts import Prompts
 
 
 @dataclass(frozen=True)
