@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.visible import visible
 
 HELP = """Build term generators from the theory documents with an LLM.
@@ -84,15 +85,15 @@ def record_hand_edit(
     ] = None,
     file: Annotated[
         str, typer.Option("--file", help="The file edited: generator.py or grammar.lark.")
-    ] = "generator.py",
+    ] = GeneratorFolder.GENERATOR,
 ) -> None:
     from sphinxfuzz.generators.catalogue import default_generators_dir
     from sphinxfuzz.synthesis.hand_edits import record_hand_edit as record
 
-    folder = (out or default_generators_dir()) / theory
-    entry = record(folder, by, what, file=file)
+    folder = GeneratorFolder.of(out or default_generators_dir(), theory)
+    entry = record(folder.path, by, what, file=file)
     Console().print(
-        f"recorded in {folder / 'manifest.json'}: {entry['date']} {entry['by']}: {entry['what']}",
+        f"recorded in {folder.manifest}: {entry['date']} {entry['by']}: {entry['what']}",
         highlight=False,
     )
 

@@ -17,6 +17,7 @@ from sphinxfuzz.generators.catalogue import (
     default_generators_dir,
     load_catalogue,
 )
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
 from sphinxfuzz.generators.theory_solvers import solvers_for_theory
@@ -152,10 +153,7 @@ def review(
     generators: GeneratorsOption = None,
 ) -> None:
     """Print the REVIEW.md the last build-generators wrote for THEORY (before and after)."""
-    from sphinxfuzz.synthesis.review import REVIEW_FILE
-
-    folder = (generators or default_generators_dir()) / theory
-    path = folder / REVIEW_FILE
+    path = GeneratorFolder.of(generators or default_generators_dir(), theory).review
     if not path.is_file():
         raise _fail(f"{path}: no review (build-generators writes one when it rebuilds {theory})")
     typer.echo(path.read_text(encoding="utf-8"), nl=False)
@@ -320,7 +318,7 @@ def _record_validations(
         )
         shown = ", ".join(f"{name} {version}" for name, version in releases.items())
         console.print(
-            f"recorded in {entry.path.parent / 'manifest.json'}: validated on {shown}",
+            f"recorded in {entry.folder.manifest}: validated on {shown}",
             highlight=False,
         )
 

@@ -17,6 +17,7 @@ from typing import Any
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.generators.catalogue import CatalogueEntry, CatalogueError, load_entry
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
 from sphinxfuzz.generators.theory_solvers import builtin_families, solvers_for_theory
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, solver_version
@@ -25,7 +26,7 @@ from sphinxfuzz.synthesis.llm import LLM, LLMError
 from sphinxfuzz.synthesis.output import make_manifest, sha256_text, transcript_tokens, write_theory
 from sphinxfuzz.synthesis.pipeline import BuildError, BuildResult, TheoryBuilder
 from sphinxfuzz.synthesis.prompts import Prompts
-from sphinxfuzz.synthesis.review import REVIEW_FILE, Cost, Side, measure, recommend, render
+from sphinxfuzz.synthesis.review import Cost, Side, measure, recommend, render
 from sphinxfuzz.synthesis.transcript import Transcript
 
 
@@ -116,8 +117,7 @@ def build_theories(
             continue
         on_start(theory, specs)
         first = len(log.records)
-        folder = out_dir / theory
-        committed = _committed(folder)
+        committed = _committed(GeneratorFolder.of(out_dir, theory).path)
         builder = TheoryBuilder(
             doc, backend, prompts, specs,
             rounds=options.rounds, samples=options.samples, seed=options.seed,
@@ -175,7 +175,7 @@ def _review(
         outcome.theory, outcome.before, outcome.after, terms=terms, seed=seed, model=model
     )
     outcome.recommendation = recommend(outcome.before, outcome.after)[0]
-    write_atomic(outcome.folder / REVIEW_FILE, text)
+    write_atomic(GeneratorFolder(outcome.folder).review, text)
 
 
 def _write(

@@ -20,7 +20,6 @@ from sphinxfuzz.generators.validate import validate_theory
 from sphinxfuzz.smtlib.lexer import lexemes
 from sphinxfuzz.solvers import SolverSpec, solver_version
 
-REVIEW_FILE = "REVIEW.md"
 SAMPLES_SHOWN = 5
 SAMPLE_CHARS = 240  # a longer sample term is cut: the report must stay pasteable
 # differences smaller than these are noise over a few hundred terms
