@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import (
     BUGS_DIR,
     FINDINGS_DIR,
@@ -47,7 +48,6 @@ from sphinxfuzz.fileio import write_folder_atomic
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
 
-DB_NAME = "campaign.sqlite"
 # triggers kept per coarse crash signature (`_another_trigger`)
 COARSE_TRIGGERS = 5
 
@@ -95,9 +95,11 @@ def reindex_hint(root: Path) -> str:
 def bug_folder_count(root: Path) -> int:
     """How many bug and seed-finding folders `root` holds (they outlive a lost index)."""
     count = 0
-    for kind in (BUGS_DIR, FINDINGS_DIR):
+    for kind in (CampaignFolder.BUGS, CampaignFolder.FINDINGS):
         try:
-            count += sum(1 for p in (root / kind).iterdir() if (p / VERDICT).is_file())
+            count += sum(
+                1 for p in CampaignFolder(root).kind(kind).iterdir() if (p / VERDICT).is_file()
+            )
         except OSError:
             pass
     return count
@@ -155,7 +157,7 @@ class Store:
     def __init__(self, root: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.root = Path(root)
         self.read_only = read_only
-        db = self.root / DB_NAME
+        db = CampaignFolder(self.root).index
         self._check_file(db, create and not read_only)
         try:
             self.db = self._connect(db)
@@ -178,7 +180,7 @@ class Store:
                     f"{db}: missing while {folders} bug folder(s) exist; " + reindex_hint(self.root)
                 )
             if not create:
-                raise StoreError(f"{self.root}: not a campaign folder (no {DB_NAME})")
+                raise StoreError(f"{self.root}: not a campaign folder (no {db.name})")
             try:
                 self.root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
@@ -228,7 +230,7 @@ class Store:
             if folders or tables:
                 missing = ", ".join(sorted(TABLES - tables))
                 raise StoreError(f"{db}: damaged (no table {missing}); {reindex_hint(self.root)}")
-            raise StoreError(f"{self.root}: not a campaign folder ({DB_NAME} is empty)")
+            raise StoreError(f"{self.root}: not a campaign folder ({db.name} is empty)")
 
     def _open_error(self, db: Path, exc: sqlite3.DatabaseError) -> StoreError:
         text = str(exc)
@@ -267,7 +269,9 @@ class Store:
             if _disk_full(exc, self.root):
                 raise StoreError(disk_full_message(self.root)) from None
             if isinstance(exc, sqlite3.OperationalError):
-                raise StoreError(f"{self.root / DB_NAME}: cannot be written ({exc})") from None
+                raise StoreError(
+                    f"{CampaignFolder(self.root).index}: cannot be written ({exc})"
+                ) from None
             raise
 
     # -- config and runs ------------------------------------------------------------------

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Protocol
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig
@@ -81,7 +82,7 @@ def prepare(root: Path, config: CampaignConfig, *, resume: bool) -> Store:
             store.close()
             raise
         return store
-    if (root / "campaign.sqlite").exists():
+    if CampaignFolder(root).index.exists():
         raise CampaignError(
             f"{root}: already holds a campaign; resume it or choose another campaign folder",
             setting="campaign",

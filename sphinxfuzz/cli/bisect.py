@@ -12,8 +12,9 @@ from rich.table import Table
 from sphinxfuzz.api import bisect
 from sphinxfuzz.bugs import Store, StoreError
 from sphinxfuzz.bugs.bisect import BisectError
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import bisect_summary
-from sphinxfuzz.bugs.record import FINDINGS_DIR, Bisection, BugFileError
+from sphinxfuzz.bugs.record import Bisection, BugFileError
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
 from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.errors import message_for
@@ -66,7 +67,7 @@ def bisect_command(
             with Store(root) as store:
                 folders = [row.folder for row in store.bugs()]
                 # seeds that already showed a bug on these releases have a lifespan too
-                folders += [root / FINDINGS_DIR / str(f[0]) for f in store.seed_findings()]
+                folders += [CampaignFolder(root).finding(str(f[0])) for f in store.seed_findings()]
         else:
             assert bug is not None
             folder = find_bug(bug, campaign)

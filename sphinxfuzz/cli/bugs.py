@@ -12,11 +12,11 @@ from rich.markup import escape
 
 from sphinxfuzz.api import replay
 from sphinxfuzz.bugs import Store, StoreError
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import describe
 from sphinxfuzz.bugs.listing import alive_first, bug_json, bugs_json, today_of
 from sphinxfuzz.bugs.record import (
     ALIVE,
-    FINDINGS_DIR,
     BugFileError,
     BugRecord,
     SeedFindingRecord,
@@ -25,7 +25,6 @@ from sphinxfuzz.bugs.record import (
 from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
 from sphinxfuzz.bugs.reindex import reindex
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
-from sphinxfuzz.bugs.store import DB_NAME
 from sphinxfuzz.bugs.triage import group_bugs
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.targets import CampaignError
@@ -109,7 +108,9 @@ def list_bugs(
     )  # fmt: skip
     if alive:
         findings = [
-            f for f in findings if (t := today_of(root / FINDINGS_DIR / f[0])) and t.status == ALIVE
+            f
+            for f in findings
+            if (t := today_of(CampaignFolder(root).finding(f[0]))) and t.status == ALIVE
         ]
     if findings:
         console.print("seed findings (the unmutated seed already misbehaves)", style="bold")
@@ -117,7 +118,7 @@ def list_bugs(
             console,
             ("id", "today", "kind", "solver", "seed", "signature"),
             [
-                (i, _today_text(root / FINDINGS_DIR / i), k, s or "-", Path(f).name, sig)
+                (i, _today_text(CampaignFolder(root).finding(i)), k, s or "-", Path(f).name, sig)
                 for i, f, k, s, sig in findings
             ],  # fmt: skip
         )
@@ -147,7 +148,7 @@ def reindex_bugs(campaign: CampaignOption = None) -> None:
     kept = f"; the old index is kept as {done.kept_as.name}" if done.kept_as else ""
     carried = ", ".join(done.carried) or "nothing"
     console.print(
-        f"{root / DB_NAME}: rebuilt from {done.bugs} bug folder(s) and {done.findings} seed "
+        f"{CampaignFolder(root).index}: rebuilt from {done.bugs} bug folder(s) and {done.findings} seed "
         f"finding(s); carried over from the old index: {carried}{kept}",
         highlight=False,
         markup=False,
@@ -275,7 +276,7 @@ def refresh_bugs(
         with Store(root) as store:
             config = store.config() or {}
             folders = [row.folder for row in store.bugs()]
-            folders += [root / FINDINGS_DIR / f[0] for f in store.seed_findings()]
+            folders += [CampaignFolder(root).finding(f[0]) for f in store.seed_findings()]
         chosen = newest_specs(newest if newest is not None else str(config.get("newest", "")))
     except (StoreError, BugFileError, RefreshError) as exc:
         raise _fail(str(exc)) from None

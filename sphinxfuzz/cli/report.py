@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sphinxfuzz.bugs import StoreError
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import BugFileError
 from sphinxfuzz.bugs.replay import resolve_campaign
 from sphinxfuzz.bugs.report import write_report
@@ -39,7 +40,7 @@ def report_command(
 ) -> None:
     try:
         root = resolve_campaign(campaign_from(campaign, old_campaign))
-        target = write_report(root, out if out is not None else root / "report.html")
+        target = write_report(root, out if out is not None else CampaignFolder(root).report)
     except (StoreError, BugFileError, OSError) as exc:
         Console(stderr=True, soft_wrap=True).print(
             f"[bold red]error:[/] {escape(visible(_message(exc)))}", highlight=False
