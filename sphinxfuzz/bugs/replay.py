@@ -9,6 +9,7 @@ from pathlib import Path
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import is_bug_folder, load_record
 from sphinxfuzz.bugs.store import Store, StoreError, bug_folder_count
+from sphinxfuzz.errors import Step, StepKind
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
 from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
@@ -27,8 +28,10 @@ def latest_campaign(parent: Path = DEFAULT_CAMPAIGNS) -> Path:
     )
     if not candidates:
         raise StoreError(
-            f"no campaign in {parent}/ (a folder with {CampaignFolder.INDEX})",
-            setting="campaign_folder",
+            f"no campaign in {parent}/ (a folder with {CampaignFolder.INDEX}): name a campaign "
+            "folder, or start a campaign",
+            setting="campaign",
+            step=Step(StepKind.START_CAMPAIGN),
         )
     return candidates[-1]
 
@@ -37,13 +40,16 @@ def resolve_campaign(campaign: str | None) -> Path:
     if campaign is None:
         return latest_campaign()
     if not campaign.strip():
-        raise StoreError("an empty campaign folder name; name the folder with -c/--campaign")
+        raise StoreError("an empty campaign folder name; name the folder", setting="campaign")
     path = Path(campaign)
     index = CampaignFolder(path).index
     if not index.is_file():
         if not index.exists() and bug_folder_count(path) == 0:
             raise StoreError(
-                f"{path}: not a campaign folder (no {index.name})", setting="campaign_folder"
+                f"{path}: not a campaign folder (no {index.name}): name a campaign folder, or "
+                "start a campaign",
+                setting="campaign",
+                step=Step(StepKind.START_CAMPAIGN),
             )
         Store(path, read_only=True).close()  # says why: a lost index beside bug folders, ...
     return path

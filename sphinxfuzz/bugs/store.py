@@ -43,7 +43,7 @@ from sphinxfuzz.bugs.record import (
     safe_name,
 )
 from sphinxfuzz.bugs.stats import Stats
-from sphinxfuzz.errors import InputError
+from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.fileio import write_folder_atomic
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
@@ -88,8 +88,13 @@ TABLES = frozenset(
 )  # fmt: skip
 
 
-def reindex_hint(root: Path) -> str:
-    return f"rebuild it from the bug folders with `sphinxfuzz bugs reindex -c {root}`"
+def needs_reindex(root: Path, problem: str) -> StoreError:
+    """A damaged or lost index: the bug folders still hold every bug, so the way on is to
+    rebuild the index from them (`bugs.reindex`)."""
+    return StoreError(
+        f"{problem}; rebuild the index from the bug folders",
+        step=Step(StepKind.REINDEX, {"folder": str(root)}),
+    )
 
 
 def bug_folder_count(root: Path) -> int:
@@ -120,10 +125,10 @@ def _disk_full(exc: BaseException, root: Path) -> bool:
     return space.f_bavail * space.f_frsize < 64 * 1024
 
 
-def disk_full_message(root: Path) -> str:
-    return (
-        f"{root}: the disk is full; free space, then continue with "
-        f"`sphinxfuzz fuzz --resume -c {root}`"
+def disk_full_error(root: Path) -> StoreError:
+    return StoreError(
+        f"{root}: the disk is full; free space, then resume the campaign",
+        step=Step(StepKind.RESUME, {"folder": str(root)}),
     )
 
 
@@ -172,13 +177,11 @@ class Store:
     def _check_file(self, db: Path, create: bool) -> None:
         """What can be told from the file system: missing, a folder, empty."""
         if db.is_dir():
-            raise StoreError(f"{db}: is a folder, not a campaign index; {reindex_hint(self.root)}")
+            raise needs_reindex(self.root, f"{db}: is a folder, not a campaign index")
         if not db.exists():
             folders = bug_folder_count(self.root)
             if folders:
-                raise StoreError(
-                    f"{db}: missing while {folders} bug folder(s) exist; " + reindex_hint(self.root)
-                )
+                raise needs_reindex(self.root, f"{db}: missing while {folders} bug folder(s) exist")
             if not create:
                 raise StoreError(f"{self.root}: not a campaign folder (no {db.name})")
             try:
@@ -187,9 +190,7 @@ class Store:
                 raise StoreError(f"{self.root}: cannot create the campaign folder: "
                                  f"{exc.strerror or exc}") from None  # fmt: skip
         elif db.stat().st_size == 0 and (folders := bug_folder_count(self.root)):
-            raise StoreError(
-                f"{db}: empty while {folders} bug folder(s) exist; " + reindex_hint(self.root)
-            )
+            raise needs_reindex(self.root, f"{db}: empty while {folders} bug folder(s) exist")
 
     def _connect(self, db: Path) -> sqlite3.Connection:
         if not self.read_only:
@@ -224,23 +225,23 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise self._open_error(db, exc) from None
         if problems != ["ok"]:
-            raise StoreError(f"{db}: damaged ({problems[0][:100]}); {reindex_hint(self.root)}")
+            raise needs_reindex(self.root, f"{db}: damaged ({problems[0][:100]})")
         if not TABLES <= tables:
             folders = bug_folder_count(self.root)
             if folders or tables:
                 missing = ", ".join(sorted(TABLES - tables))
-                raise StoreError(f"{db}: damaged (no table {missing}); {reindex_hint(self.root)}")
+                raise needs_reindex(self.root, f"{db}: damaged (no table {missing})")
             raise StoreError(f"{self.root}: not a campaign folder ({db.name} is empty)")
 
     def _open_error(self, db: Path, exc: sqlite3.DatabaseError) -> StoreError:
         text = str(exc)
         if _disk_full(exc, self.root):
-            return StoreError(disk_full_message(self.root))
+            return disk_full_error(self.root)
         if isinstance(exc, sqlite3.OperationalError) and (
             "unable to open" in text or "readonly" in text or "read-only" in text
         ):
             return StoreError(f"{db}: cannot be opened for writing ({text})")
-        return StoreError(f"{db}: damaged ({text}); {reindex_hint(self.root)}")
+        return needs_reindex(self.root, f"{db}: damaged ({text})")
 
     def close(self) -> None:
         self.db.close()
@@ -267,7 +268,7 @@ class Store:
             self.db.execute("COMMIT")
         except (OSError, sqlite3.DatabaseError) as exc:
             if _disk_full(exc, self.root):
-                raise StoreError(disk_full_message(self.root)) from None
+                raise disk_full_error(self.root) from None
             if isinstance(exc, sqlite3.OperationalError):
                 raise StoreError(
                     f"{CampaignFolder(self.root).index}: cannot be written ({exc})"

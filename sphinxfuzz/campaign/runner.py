@@ -67,7 +67,8 @@ def _require_same(root: Path, stored: CampaignConfig, given: Mapping[str, object
     differing = stored.differences(given)
     if differing:
         raise CampaignError(
-            f"{root}: a resumed campaign keeps its stored config ({'; '.join(differing)})",
+            f"{root}: a resumed campaign keeps its stored config ({'; '.join(differing)}); "
+            "leave out the settings that differ, or start a new campaign",
             setting="resume",
         )
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.generators.catalogue import Catalogue
 from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
@@ -158,6 +159,19 @@ def staleness(
     except HandEditError as exc:
         result.edits.append(str(exc))
     return result
+
+
+def catalogue_staleness(
+    catalogue: Catalogue, corpus: Mapping[str, TheoryDoc], prompts: Prompts
+) -> dict[str, Staleness]:
+    """Each generator's staleness against today's documents, templates and the newest
+    releases of the families it names."""
+    families = {family for entry in catalogue.entries.values() for family in entry.solvers}
+    newest = newest_releases(sorted(families))
+    return {
+        theory: staleness(entry.folder.path, corpus.get(theory), prompts, newest)
+        for theory, entry in catalogue.entries.items()
+    }
 
 
 def record_validation(

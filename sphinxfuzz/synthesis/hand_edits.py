@@ -39,7 +39,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise HandEditError(
-            f"{path}: no manifest (was this folder written by build-generators?)"
+            f"{path}: no manifest (was this folder written by a generator build?)"
         ) from None
     except json.JSONDecodeError as exc:
         raise HandEditError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
@@ -98,8 +98,8 @@ def unrecorded_edit(folder: Path, manifest: dict[str, Any] | None = None) -> str
     if not files.generator.is_file() or _matches_record(folder, manifest) is not False:
         return None
     return (
-        f"{files.generator}: edited by hand after the build, but {files.manifest} has no entry for the "
-        f"edit: record it with `sphinxfuzz record-hand-edit {folder.name} --by NAME --what TEXT`"
+        f"{files.generator}: edited by hand after the build, but {files.manifest} has no entry "
+        "for the edit: record who made it and what it changed"
     )
 
 

@@ -65,6 +65,11 @@ class Side:
         return min(self.validity.values()) if self.validity else 0.0
 
     @property
+    def worst_release(self) -> str | None:
+        """The release that accepts the smallest share of the terms (None: none checked)."""
+        return min(self.validity, key=lambda name: self.validity[name]) if self.validity else None
+
+    @property
     def coverage(self) -> float | None:
         return self.reached / self.operators if self.operators else None
 
