@@ -39,10 +39,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sphinxfuzz.bugs import Store, load_record  # noqa: E402
+from sphinxfuzz.bugs.folder import CampaignFolder  # noqa: E402
 from sphinxfuzz.bugs.record import ALIVE, BugRecord, load_reduction  # noqa: E402
 from sphinxfuzz.bugs.reduce import ReduceError, reduce_bug  # noqa: E402
 from sphinxfuzz.bugs.refresh import newest_specs, refresh_bug  # noqa: E402
-from sphinxfuzz.bugs.store import DB_NAME  # noqa: E402
 from sphinxfuzz.bugs.triage import group_bugs  # noqa: E402
 from sphinxfuzz.campaign.mix import SPHINX  # noqa: E402
 from sphinxfuzz.oracle import VerdictKind  # noqa: E402
@@ -93,12 +93,12 @@ def run_campaign(args: argparse.Namespace, folder: Path) -> None:
                "-q"]  # fmt: skip
     if args.newest:
         command += ["--newest", args.newest]
-    if (folder / DB_NAME).is_file():
+    if (folder / CampaignFolder.INDEX).is_file():
         print(f"kept: {folder} (remove it to run the campaign again)", flush=True)
         return
     print(" ".join(command), flush=True)
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=REPO)
-    if done.returncode != 0 or not (folder / DB_NAME).is_file():
+    if done.returncode != 0 or not (folder / CampaignFolder.INDEX).is_file():
         raise SystemExit(f"the campaign failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
 
 

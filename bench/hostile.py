@@ -397,7 +397,7 @@ def blocked_stop(row: Row) -> None:
 
 
 def store(row: Row) -> None:
-    from sphinxfuzz.bugs.store import DB_NAME
+    from sphinxfuzz.bugs.folder import CampaignFolder
 
     original = campaign_with_bugs()
     damages: dict[str, Callable[[Path], None]] = {
@@ -414,7 +414,7 @@ def store(row: Row) -> None:
     for name, harm in damages.items():
         root = work() / name
         shutil.copytree(original, root)
-        harm(root / DB_NAME)
+        harm(root / CampaignFolder.INDEX)
         for argv in (("bugs", "list", "-c", str(root)),
                      ("report", "-c", str(root), "-o", str(work() / "r.html")),
                      ("fuzz", "--resume", "-c", str(root), "--mutants", "1")):  # fmt: skip

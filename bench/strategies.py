@@ -140,14 +140,14 @@ def run_strategy(
     name: str, solvers: str, seeds: Path, work: Path, seconds: float, campaign_seed: int
 ) -> dict[str, Any]:
     from sphinxfuzz.bugs import Store
-    from sphinxfuzz.bugs.store import DB_NAME
+    from sphinxfuzz.bugs.folder import CampaignFolder
 
     label = f"{name}@{solvers}".replace(";", "+").replace("/", "_")
     folder = work / label
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--strategies", name,
                "--solvers", solvers, "--seeds", str(seeds), "--time", f"{seconds:g}s",
                "--seed", str(campaign_seed), "-c", str(folder), "-q"]  # fmt: skip
-    if (folder / DB_NAME).is_file():
+    if (folder / CampaignFolder.INDEX).is_file():
         # a row of an earlier run into the same --out: kept, its wall time is the campaign's
         print(f"kept: {folder} (remove it to run {name} again)", flush=True)
         with Store(folder) as store:
@@ -158,7 +158,7 @@ def run_strategy(
         # a process per campaign: lanes run side by side without sharing a solver reaper
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         wall = time.monotonic() - started
-        if done.returncode != 0 or not (folder / DB_NAME).is_file():
+        if done.returncode != 0 or not (folder / CampaignFolder.INDEX).is_file():
             raise BenchError(
                 f"{' '.join(command)} exited {done.returncode} leaving no campaign in {folder}:"
                 f"\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"

@@ -89,7 +89,8 @@ def _blamed(spec: CheckSpec, family: str) -> tuple[int, list[str]]:
     if specs[index].family != family:
         raise BisectError(
             f"the bug blames {spec.solver} (a {specs[index].family} solver), not {family}: "
-            f"bisect it with --solver {specs[index].family}"
+            f"bisect the releases of {specs[index].family}",
+            setting="solver",
         )
     words = shlex.split(spec.solvers[index])
     options = words[3:] if "sphinxfuzz.solvers.cvc5_shim" in words[:3] else words[1:]

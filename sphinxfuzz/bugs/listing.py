@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import (
     ALIVE,
     FIXED,
@@ -118,9 +119,9 @@ def bugs_json(
                 "kind": k,
                 "solver": s,
                 "signature": sig,
-                "folder": str(root / "seed-findings" / i),
+                "folder": str(CampaignFolder(root).finding(i)),
                 "today": (lambda t: t.to_json() if t else None)(
-                    today_of(root / "seed-findings" / i)
+                    today_of(CampaignFolder(root).finding(i))
                 ),
             }
             for i, f, k, s, sig in findings

@@ -248,11 +248,12 @@ def reduce_bug(
     if reduced != original:
         still, final = check(spec, reduced)
     if still is None:
-        why = ("ddSMT was stopped by the time limit while writing it; allow more --time"
+        why = ("ddSMT was stopped by the time limit while writing it; allow it more time"
                if code is None else "the trigger is flaky")  # fmt: skip
         raise ReduceError(
             f"{folder.name}: ddSMT's result no longer shows the bug when run again: {why}; "
-            "nothing written"
+            "nothing written",
+            setting="time_limit" if code is None else None,
         )
     seconds = time.monotonic() - started
     before, after = formula_size(original), formula_size(reduced)

@@ -19,15 +19,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import (
-    BUGS_DIR,
-    FINDINGS_DIR,
     BugFileError,
     SeedFindingRecord,
     is_bug_folder,
     load_record,
 )
-from sphinxfuzz.bugs.store import _SCHEMA, DB_NAME, StoreError
+from sphinxfuzz.bugs.store import _SCHEMA, StoreError
 
 # Tables whose rows are not in the bug folders: carried over when the old index reads.
 CARRIED = ("config", "runs", "stats", "progress", "seed_status", "mutants")
@@ -50,8 +49,8 @@ def reindex(root: Path) -> Reindexed:
     if not root.is_dir():
         raise StoreError(f"{root}: no such campaign folder")
     done = Reindexed()
-    db = root / DB_NAME
-    building = root / f".{DB_NAME}.rebuilding"
+    folder = CampaignFolder(root)
+    db, building = folder.index, folder.rebuilding
     for leftover in _with_journals(building):
         leftover.unlink(missing_ok=True)
     try:
@@ -66,7 +65,7 @@ def reindex(root: Path) -> Reindexed:
             leftover.unlink(missing_ok=True)
         raise StoreError(f"{root}: cannot write a new index ({exc})") from None
     if db.exists() or db.is_symlink():
-        done.kept_as = root / f"{DB_NAME}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+        done.kept_as = folder.damaged(time.strftime("%Y%m%d-%H%M%S"))
         os.rename(db, done.kept_as)
     for journal in _with_journals(db)[1:]:
         journal.unlink(missing_ok=True)  # they belong to the old file
@@ -105,13 +104,13 @@ def _carry(db: Path, new: sqlite3.Connection) -> list[str]:
 
 
 def _folders(root: Path, kind: str) -> Iterator[Path]:
-    parent = root / kind
+    parent = CampaignFolder(root).kind(kind)
     if parent.is_dir():
         yield from sorted(p for p in parent.iterdir() if is_bug_folder(p))
 
 
 def _index_bugs(root: Path, new: sqlite3.Connection, done: Reindexed) -> None:
-    for folder in _folders(root, BUGS_DIR):
+    for folder in _folders(root, CampaignFolder.BUGS):
         try:
             record = load_record(folder)
         except BugFileError as exc:
@@ -149,7 +148,7 @@ def _index_bugs(root: Path, new: sqlite3.Connection, done: Reindexed) -> None:
                 (found, record.id, found, found, verdict.signature),
             )
         done.bugs += 1
-    for folder in _folders(root, FINDINGS_DIR):
+    for folder in _folders(root, CampaignFolder.FINDINGS):
         try:
             record = load_record(folder)
         except BugFileError as exc:

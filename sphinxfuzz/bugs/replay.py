@@ -6,8 +6,10 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.bugs.record import BUGS_DIR, FINDINGS_DIR, is_bug_folder, load_record
-from sphinxfuzz.bugs.store import DB_NAME, Store, StoreError, bug_folder_count
+from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.record import is_bug_folder, load_record
+from sphinxfuzz.bugs.store import Store, StoreError, bug_folder_count
+from sphinxfuzz.errors import Step, StepKind
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
 from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
@@ -20,11 +22,16 @@ DEFAULT_CAMPAIGNS = Path("campaigns")
 def latest_campaign(parent: Path = DEFAULT_CAMPAIGNS) -> Path:
     """The newest campaign folder under `parent` (names are timestamps, so they sort)."""
     candidates = (
-        sorted(p for p in parent.glob("*") if (p / DB_NAME).is_file()) if parent.is_dir() else []
+        sorted(p for p in parent.glob("*") if CampaignFolder(p).index.is_file())
+        if parent.is_dir()
+        else []
     )
     if not candidates:
         raise StoreError(
-            f"no campaign in {parent}/ (a folder with {DB_NAME})", setting="campaign_folder"
+            f"no campaign in {parent}/ (a folder with {CampaignFolder.INDEX}): name a campaign "
+            "folder, or start a campaign",
+            setting="campaign",
+            step=Step(StepKind.START_CAMPAIGN),
         )
     return candidates[-1]
 
@@ -33,12 +40,16 @@ def resolve_campaign(campaign: str | None) -> Path:
     if campaign is None:
         return latest_campaign()
     if not campaign.strip():
-        raise StoreError("an empty campaign folder name; name the folder with -c/--campaign")
+        raise StoreError("an empty campaign folder name; name the folder", setting="campaign")
     path = Path(campaign)
-    if not (path / DB_NAME).is_file():
-        if not (path / DB_NAME).exists() and bug_folder_count(path) == 0:
+    index = CampaignFolder(path).index
+    if not index.is_file():
+        if not index.exists() and bug_folder_count(path) == 0:
             raise StoreError(
-                f"{path}: not a campaign folder (no {DB_NAME})", setting="campaign_folder"
+                f"{path}: not a campaign folder (no {index.name}): name a campaign folder, or "
+                "start a campaign",
+                setting="campaign",
+                step=Step(StepKind.START_CAMPAIGN),
             )
         Store(path, read_only=True).close()  # says why: a lost index beside bug folders, ...
     return path
@@ -50,8 +61,8 @@ def find_bug(bug: str, campaign: str | None) -> Path:
     if is_bug_folder(path):
         return path
     root = resolve_campaign(campaign)
-    for kind in (BUGS_DIR, FINDINGS_DIR):
-        folder = root / kind / bug
+    for kind in (CampaignFolder.BUGS, CampaignFolder.FINDINGS):
+        folder = CampaignFolder(root).kind(kind) / bug
         if is_bug_folder(folder):
             return folder
     with Store(root, read_only=True) as store:
@@ -87,7 +98,7 @@ class Replay:
 
 def _stored_timeout(folder: Path) -> float:
     for root in (folder.parent.parent,):
-        if (root / DB_NAME).is_file():
+        if CampaignFolder(root).index.is_file():
             with Store(root, read_only=True) as store:
                 config = store.config() or {}
             return float(config.get("timeout", 10.0))  # type: ignore[arg-type]

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import BugFacts, bisect_summary, issue_text, load_facts
 from sphinxfuzz.bugs.listing import alive_first
-from sphinxfuzz.bugs.record import FINDINGS_DIR, Bisection, is_bug_folder
+from sphinxfuzz.bugs.record import Bisection, is_bug_folder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.bugs.svg import bar_chart, line_plot
@@ -300,7 +301,7 @@ def _seed_findings(store: Store) -> str:
                 "<p>No seed misbehaved before mutation.</p></section>")  # fmt: skip
     rows, details = [], []
     for ident, seed, kind, solver, signature in findings:
-        folder = store.root / FINDINGS_DIR / ident
+        folder = CampaignFolder(store.root).finding(ident)
         facts = load_facts(folder) if is_bug_folder(folder) else None
         rows.append([f"<code>{escape(ident)}</code>", escape(kind), escape(solver or "-"),
                      escape(Path(seed).name), f"<code>{escape(signature)}</code>",
@@ -347,7 +348,7 @@ def render_report(root: Path) -> str:
         if missing:  # every bug's files are written before its row: someone removed them
             raise StoreError(
                 f"{root}: the store lists bug(s) {', '.join(missing)} but their folders under "
-                f"{root / 'bugs'} are missing; restore them from a backup"
+                f"{CampaignFolder(root).bugs} are missing; restore them from a backup"
             )
         # alive in the newest release first, then not known, then fixed; slow ones last
         groups = [group for group, _ in alive_first(group_bugs(bugs), bugs)[0]]

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import (
     BUGS_DIR,
     FINDINGS_DIR,
@@ -42,12 +43,11 @@ from sphinxfuzz.bugs.record import (
     safe_name,
 )
 from sphinxfuzz.bugs.stats import Stats
-from sphinxfuzz.errors import InputError
+from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.fileio import write_folder_atomic
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
 
-DB_NAME = "campaign.sqlite"
 # triggers kept per coarse crash signature (`_another_trigger`)
 COARSE_TRIGGERS = 5
 
@@ -88,16 +88,23 @@ TABLES = frozenset(
 )  # fmt: skip
 
 
-def reindex_hint(root: Path) -> str:
-    return f"rebuild it from the bug folders with `sphinxfuzz bugs reindex -c {root}`"
+def needs_reindex(root: Path, problem: str) -> StoreError:
+    """A damaged or lost index: the bug folders still hold every bug, so the way on is to
+    rebuild the index from them (`bugs.reindex`)."""
+    return StoreError(
+        f"{problem}; rebuild the index from the bug folders",
+        step=Step(StepKind.REINDEX, {"folder": str(root)}),
+    )
 
 
 def bug_folder_count(root: Path) -> int:
     """How many bug and seed-finding folders `root` holds (they outlive a lost index)."""
     count = 0
-    for kind in (BUGS_DIR, FINDINGS_DIR):
+    for kind in (CampaignFolder.BUGS, CampaignFolder.FINDINGS):
         try:
-            count += sum(1 for p in (root / kind).iterdir() if (p / VERDICT).is_file())
+            count += sum(
+                1 for p in CampaignFolder(root).kind(kind).iterdir() if (p / VERDICT).is_file()
+            )
         except OSError:
             pass
     return count
@@ -118,10 +125,10 @@ def _disk_full(exc: BaseException, root: Path) -> bool:
     return space.f_bavail * space.f_frsize < 64 * 1024
 
 
-def disk_full_message(root: Path) -> str:
-    return (
-        f"{root}: the disk is full; free space, then continue with "
-        f"`sphinxfuzz fuzz --resume -c {root}`"
+def disk_full_error(root: Path) -> StoreError:
+    return StoreError(
+        f"{root}: the disk is full; free space, then resume the campaign",
+        step=Step(StepKind.RESUME, {"folder": str(root)}),
     )
 
 
@@ -155,7 +162,7 @@ class Store:
     def __init__(self, root: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.root = Path(root)
         self.read_only = read_only
-        db = self.root / DB_NAME
+        db = CampaignFolder(self.root).index
         self._check_file(db, create and not read_only)
         try:
             self.db = self._connect(db)
@@ -170,24 +177,20 @@ class Store:
     def _check_file(self, db: Path, create: bool) -> None:
         """What can be told from the file system: missing, a folder, empty."""
         if db.is_dir():
-            raise StoreError(f"{db}: is a folder, not a campaign index; {reindex_hint(self.root)}")
+            raise needs_reindex(self.root, f"{db}: is a folder, not a campaign index")
         if not db.exists():
             folders = bug_folder_count(self.root)
             if folders:
-                raise StoreError(
-                    f"{db}: missing while {folders} bug folder(s) exist; " + reindex_hint(self.root)
-                )
+                raise needs_reindex(self.root, f"{db}: missing while {folders} bug folder(s) exist")
             if not create:
-                raise StoreError(f"{self.root}: not a campaign folder (no {DB_NAME})")
+                raise StoreError(f"{self.root}: not a campaign folder (no {db.name})")
             try:
                 self.root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"{self.root}: cannot create the campaign folder: "
                                  f"{exc.strerror or exc}") from None  # fmt: skip
         elif db.stat().st_size == 0 and (folders := bug_folder_count(self.root)):
-            raise StoreError(
-                f"{db}: empty while {folders} bug folder(s) exist; " + reindex_hint(self.root)
-            )
+            raise needs_reindex(self.root, f"{db}: empty while {folders} bug folder(s) exist")
 
     def _connect(self, db: Path) -> sqlite3.Connection:
         if not self.read_only:
@@ -222,23 +225,23 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise self._open_error(db, exc) from None
         if problems != ["ok"]:
-            raise StoreError(f"{db}: damaged ({problems[0][:100]}); {reindex_hint(self.root)}")
+            raise needs_reindex(self.root, f"{db}: damaged ({problems[0][:100]})")
         if not TABLES <= tables:
             folders = bug_folder_count(self.root)
             if folders or tables:
                 missing = ", ".join(sorted(TABLES - tables))
-                raise StoreError(f"{db}: damaged (no table {missing}); {reindex_hint(self.root)}")
-            raise StoreError(f"{self.root}: not a campaign folder ({DB_NAME} is empty)")
+                raise needs_reindex(self.root, f"{db}: damaged (no table {missing})")
+            raise StoreError(f"{self.root}: not a campaign folder ({db.name} is empty)")
 
     def _open_error(self, db: Path, exc: sqlite3.DatabaseError) -> StoreError:
         text = str(exc)
         if _disk_full(exc, self.root):
-            return StoreError(disk_full_message(self.root))
+            return disk_full_error(self.root)
         if isinstance(exc, sqlite3.OperationalError) and (
             "unable to open" in text or "readonly" in text or "read-only" in text
         ):
             return StoreError(f"{db}: cannot be opened for writing ({text})")
-        return StoreError(f"{db}: damaged ({text}); {reindex_hint(self.root)}")
+        return needs_reindex(self.root, f"{db}: damaged ({text})")
 
     def close(self) -> None:
         self.db.close()
@@ -265,9 +268,11 @@ class Store:
             self.db.execute("COMMIT")
         except (OSError, sqlite3.DatabaseError) as exc:
             if _disk_full(exc, self.root):
-                raise StoreError(disk_full_message(self.root)) from None
+                raise disk_full_error(self.root) from None
             if isinstance(exc, sqlite3.OperationalError):
-                raise StoreError(f"{self.root / DB_NAME}: cannot be written ({exc})") from None
+                raise StoreError(
+                    f"{CampaignFolder(self.root).index}: cannot be written ({exc})"
+                ) from None
             raise
 
     # -- config and runs ------------------------------------------------------------------

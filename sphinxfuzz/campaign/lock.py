@@ -12,9 +12,8 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.campaign.targets import CampaignError
-
-LOCK_NAME = "campaign.lock"
 
 
 class CampaignLock:
@@ -36,7 +35,7 @@ class CampaignLock:
         try:
             if not root.is_dir():
                 root.mkdir(parents=True)
-            fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(CampaignFolder(root).lock, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:  # /proc, a read-only mount, a full disk, a file on the way
             raise CampaignError(
                 f"{root}: cannot be written ({exc.strerror or exc})", setting="campaign"
@@ -74,7 +73,7 @@ def is_locked(root: Path) -> bool:
     """Whether a live process holds the lock of the campaign in `root` (a killed one does
     not: the kernel dropped its lock). Asks with a shared lock, taken and given back at once."""
     try:
-        fd = os.open(root / LOCK_NAME, os.O_RDONLY)
+        fd = os.open(CampaignFolder(root).lock, os.O_RDONLY)
     except FileNotFoundError:
         return False
     try:

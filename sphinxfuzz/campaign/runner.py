@@ -20,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Protocol
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig
@@ -66,7 +67,8 @@ def _require_same(root: Path, stored: CampaignConfig, given: Mapping[str, object
     differing = stored.differences(given)
     if differing:
         raise CampaignError(
-            f"{root}: a resumed campaign keeps its stored config ({'; '.join(differing)})",
+            f"{root}: a resumed campaign keeps its stored config ({'; '.join(differing)}); "
+            "leave out the settings that differ, or start a new campaign",
             setting="resume",
         )
 
@@ -81,7 +83,7 @@ def prepare(root: Path, config: CampaignConfig, *, resume: bool) -> Store:
             store.close()
             raise
         return store
-    if (root / "campaign.sqlite").exists():
+    if CampaignFolder(root).index.exists():
         raise CampaignError(
             f"{root}: already holds a campaign; resume it or choose another campaign folder",
             setting="campaign",

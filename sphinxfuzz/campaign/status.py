@@ -19,12 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats, StrategyStats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.lock import is_locked
 from sphinxfuzz.fileio import write_atomic
 
-STATUS_NAME = "status.json"
 SCHEMA = "sphinxfuzz/status/1"
 
 
@@ -120,7 +120,7 @@ class StatusWriter:
             **figures(self.latest(), elapsed, self.seed_count),
         }
         with self._lock:  # the timer and the last write never interleave their renames
-            write_atomic(self.root / STATUS_NAME, json.dumps(document, indent=2) + "\n")
+            write_atomic(CampaignFolder(self.root).status, json.dumps(document, indent=2) + "\n")
 
     def __enter__(self) -> StatusWriter:
         self.write()
@@ -145,7 +145,7 @@ def read_status(root: Path) -> dict[str, Any]:
     document of the same schema from the store (`running` false, `source` "store"), with
     the last status file's start, pid and host when there is one. Raises `StoreError` when
     `root` holds no campaign."""
-    path = root / STATUS_NAME
+    path = CampaignFolder(root).status
     last: dict[str, Any] | None = None
     if path.is_file():
         try:
@@ -153,7 +153,7 @@ def read_status(root: Path) -> dict[str, Any]:
         except (OSError, ValueError):
             last = None  # being replaced, or cut by a full disk: the store still knows
     if last is not None and is_locked(root):
-        return {**last, "running": True, "source": STATUS_NAME}
+        return {**last, "running": True, "source": CampaignFolder.STATUS}
     with Store(root) as store:
         stats = _stored_counters(store, last)
         counts = store.seed_status_counts()

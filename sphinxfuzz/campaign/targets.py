@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sphinxfuzz.errors import InputError
+from sphinxfuzz.errors import InputError, SphinxfuzzError, Step, StepKind
 from sphinxfuzz.generators.catalogue import Catalogue, CatalogueEntry, load_catalogue
 from sphinxfuzz.generators.theory_docs import TheoryDocError, default_docs_dir, load_theory_doc
 from sphinxfuzz.solvers import SolverSpec, parse_specs
@@ -19,7 +19,8 @@ def target_specs(text: str) -> list[SolverSpec]:
     try:
         specs = parse_specs(text)
     except ValueError as exc:
-        raise CampaignError(f"solvers {text!r}: {exc}", setting="solvers") from None
+        step = exc.step if isinstance(exc, SphinxfuzzError) else None  # an install, say
+        raise CampaignError(f"solvers {text!r}: {exc}", setting="solvers", step=step) from None
     if not specs:
         raise CampaignError(f"solvers {text!r}: names no solver", setting="solvers")
     return specs
@@ -39,10 +40,10 @@ def generator_entries(generators_dir: str, specs: list[SolverSpec]) -> list[Cata
     path = Path(generators_dir)
     if not path.is_dir():
         raise CampaignError(
-            f"generators folder {generators_dir}: no such folder. Build generators with "
-            "`sphinxfuzz build-generators` or use a folder of them (for a quick try: "
-            "tests/fixtures/generators).",
+            f"generators folder {generators_dir}: no such folder. Build generators from the "
+            "theory documents, or use a folder of them",
             setting="generators",
+            step=Step(StepKind.BUILD_GENERATORS),
         )
     try:
         catalogue = load_catalogue(path)
@@ -56,9 +57,10 @@ def generator_entries(generators_dir: str, specs: list[SolverSpec]) -> list[Cata
         have = ", ".join(sorted(catalogue.entries)) or "none"
         raise CampaignError(
             f"no generator in {path} supports every target solver: {names}. Generators "
-            f"there: {have}. Build generators with `sphinxfuzz build-generators`, or use a "
-            "folder that has some (for a quick try: tests/fixtures/generators).",
+            f"there: {have}. Build generators for them from the theory documents, or use a "
+            "folder that has some",
             setting="generators",
+            step=Step(StepKind.BUILD_GENERATORS),
         )
     return [catalogue.entries[theory] for theory in theories]
 
@@ -79,7 +81,7 @@ def theory_options(
         try:
             doc = load_theory_doc(path)
         except TheoryDocError:
-            continue  # `sphinxfuzz generators validate` reports broken documents
+            continue  # generator validation reports broken documents
         if doc.options:
             options[entry.theory] = doc.options
     return options

@@ -10,13 +10,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.api import bisect
-from sphinxfuzz.bugs import Store, StoreError
+from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.bisect import BisectError
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import bisect_summary
-from sphinxfuzz.bugs.record import FINDINGS_DIR, Bisection, BugFileError
+from sphinxfuzz.bugs.record import Bisection, BugFileError
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
-from sphinxfuzz.cli.errors import fail as _fail
-from sphinxfuzz.cli.errors import message_for
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers.installs import PACKAGES
 
 HELP = (
@@ -56,23 +56,20 @@ def bisect_command(
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     if solver not in PACKAGES:
-        raise _fail(f"--solver {solver!r}: bisection knows {', '.join(PACKAGES)}")
+        raise InputError(f"{solver!r}: bisection knows {', '.join(PACKAGES)}", setting="solver")
     if (bug is None) == (not all_bugs):
-        raise _fail("name one bug, or pass --all (not both)")
+        raise InputError("name one bug, or pass --all (not both)")
     chosen = [v.strip() for v in versions.split(",") if v.strip()] if versions else None
-    try:
-        if all_bugs:
-            root = resolve_campaign(campaign)
-            with Store(root) as store:
-                folders = [row.folder for row in store.bugs()]
-                # seeds that already showed a bug on these releases have a lifespan too
-                folders += [root / FINDINGS_DIR / str(f[0]) for f in store.seed_findings()]
-        else:
-            assert bug is not None
-            folder = find_bug(bug, campaign)
-            root, folders = folder.parent.parent, [folder]
-    except StoreError as exc:
-        raise _fail(message_for(exc)) from None
+    if all_bugs:
+        root = resolve_campaign(campaign)
+        with Store(root) as store:
+            folders = [row.folder for row in store.bugs()]
+            # seeds that already showed a bug on these releases have a lifespan too
+            folders += [CampaignFolder(root).finding(str(f[0])) for f in store.seed_findings()]
+    else:
+        assert bug is not None
+        folder = find_bug(bug, campaign)
+        root, folders = folder.parent.parent, [folder]
     results: list[Bisection] = []
     skipped = 0
     for folder in folders:
@@ -82,7 +79,7 @@ def bisect_command(
                                 say=lambda line: console.print(line, highlight=False, markup=False))  # fmt: skip
         except (BisectError, BugFileError) as exc:
             if not all_bugs:
-                raise _fail(message_for(exc)) from None
+                raise
             skipped += 1
             console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
             continue

@@ -11,12 +11,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from sphinxfuzz.api import replay
-from sphinxfuzz.bugs import Store, StoreError
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import describe
 from sphinxfuzz.bugs.listing import alive_first, bug_json, bugs_json, today_of
 from sphinxfuzz.bugs.record import (
     ALIVE,
-    FINDINGS_DIR,
     BugFileError,
     BugRecord,
     SeedFindingRecord,
@@ -25,12 +25,8 @@ from sphinxfuzz.bugs.record import (
 from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
 from sphinxfuzz.bugs.reindex import reindex
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
-from sphinxfuzz.bugs.store import DB_NAME
 from sphinxfuzz.bugs.triage import group_bugs
 from sphinxfuzz.campaign.lock import CampaignLock
-from sphinxfuzz.campaign.targets import CampaignError
-from sphinxfuzz.cli.errors import fail as _fail
-from sphinxfuzz.cli.errors import message_for
 from sphinxfuzz.cli.options import (
     CampaignOption,
     JsonOption,
@@ -38,6 +34,7 @@ from sphinxfuzz.cli.options import (
     campaign_from,
     print_json,
 )
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.visible import visible
 
 bugs_app = typer.Typer(
@@ -74,15 +71,12 @@ def list_bugs(
     """Distinct bugs (triage groups) first, then every stored bug with its signature; alive
     bugs (still shown by the newest release) first, then unknown, then fixed, slow last."""
     console = Console(soft_wrap=True)
-    try:
-        root = resolve_campaign(campaign_from(campaign, old_campaign))
-        with Store(root, read_only=True) as store:
-            rows = store.bugs()
-            findings = store.seed_findings()
-            groups = group_bugs(rows)
-            first = min((started for _, started, _ in store.runs()), default=0.0)
-    except (StoreError, BugFileError) as exc:
-        raise _fail(message_for(exc)) from None
+    root = resolve_campaign(campaign_from(campaign, old_campaign))
+    with Store(root, read_only=True) as store:
+        rows = store.bugs()
+        findings = store.seed_findings()
+        groups = group_bugs(rows)
+        first = min((started for _, started, _ in store.runs()), default=0.0)
     if as_json:
         print_json(bugs_json(root, groups, rows, findings, only_alive=alive))
         return
@@ -109,7 +103,9 @@ def list_bugs(
     )  # fmt: skip
     if alive:
         findings = [
-            f for f in findings if (t := today_of(root / FINDINGS_DIR / f[0])) and t.status == ALIVE
+            f
+            for f in findings
+            if (t := today_of(CampaignFolder(root).finding(f[0]))) and t.status == ALIVE
         ]
     if findings:
         console.print("seed findings (the unmutated seed already misbehaves)", style="bold")
@@ -117,7 +113,7 @@ def list_bugs(
             console,
             ("id", "today", "kind", "solver", "seed", "signature"),
             [
-                (i, _today_text(root / FINDINGS_DIR / i), k, s or "-", Path(f).name, sig)
+                (i, _today_text(CampaignFolder(root).finding(i)), k, s or "-", Path(f).name, sig)
                 for i, f, k, s, sig in findings
             ],  # fmt: skip
         )
@@ -136,18 +132,15 @@ def reindex_bugs(campaign: CampaignOption = None) -> None:
     source of truth; what the old index still reads (configuration, progress) is kept, so
     `fuzz --resume` goes on. The old file stays beside it as campaign.sqlite.damaged-<time>."""
     if not campaign or not campaign.strip():
-        raise _fail("name the campaign folder to reindex with -c/--campaign")
+        raise InputError("name the campaign folder to reindex", setting="campaign")
     root = Path(campaign)
-    try:
-        with CampaignLock(root, create=False):
-            done = reindex(root)
-    except (StoreError, CampaignError) as exc:
-        raise _fail(str(exc)) from None
+    with CampaignLock(root, create=False):
+        done = reindex(root)
     console = Console(soft_wrap=True)
     kept = f"; the old index is kept as {done.kept_as.name}" if done.kept_as else ""
     carried = ", ".join(done.carried) or "nothing"
     console.print(
-        f"{root / DB_NAME}: rebuilt from {done.bugs} bug folder(s) and {done.findings} seed "
+        f"{CampaignFolder(root).index}: rebuilt from {done.bugs} bug folder(s) and {done.findings} seed "
         f"finding(s); carried over from the old index: {carried}{kept}",
         highlight=False,
         markup=False,
@@ -173,15 +166,11 @@ def show_bug(
     as_json: JsonOption = False,
 ) -> None:
     """The bug's verdict, formula and every solver's command line, version and output."""
-    console = Console(soft_wrap=True)
-    try:
-        record = load_record(find_bug(bug, campaign))
-        if as_json:
-            print_json(bug_json(record))
-            return
-        _show(console, record)
-    except (StoreError, BugFileError) as exc:
-        raise _fail(message_for(exc)) from None
+    record = load_record(find_bug(bug, campaign))
+    if as_json:
+        print_json(bug_json(record))
+        return
+    _show(Console(soft_wrap=True), record)
 
 
 def _show(console: Console, record: BugRecord) -> None:
@@ -235,10 +224,7 @@ def replay_bug(
 ) -> None:
     """Re-run the stored formula on the stored command lines; exit 0 if it reproduces, 1 if not."""
     console = Console(soft_wrap=True)
-    try:
-        outcome = replay(campaign, bug, timeout=timeout)
-    except (StoreError, BugFileError) as exc:
-        raise _fail(message_for(exc)) from None
+    outcome = replay(campaign, bug, timeout=timeout)
     for result in outcome.results:
         console.print(visible(f"{result.spec.name}: {result.outcome} {' '.join(result.answers)}"
                               + (f"  [{result.failure_line}]" if result.failure_line else ""),
@@ -270,15 +256,12 @@ def refresh_bugs(
     """Replay every stored bug and seed finding on the newest release of its blamed family
     and record it as alive or fixed (in its verdict.json)."""
     console = Console(soft_wrap=True)
-    try:
-        root = resolve_campaign(campaign_from(campaign, old_campaign))
-        with Store(root) as store:
-            config = store.config() or {}
-            folders = [row.folder for row in store.bugs()]
-            folders += [root / FINDINGS_DIR / f[0] for f in store.seed_findings()]
-        chosen = newest_specs(newest if newest is not None else str(config.get("newest", "")))
-    except (StoreError, BugFileError, RefreshError) as exc:
-        raise _fail(str(exc)) from None
+    root = resolve_campaign(campaign_from(campaign, old_campaign))
+    with Store(root) as store:
+        config = store.config() or {}
+        folders = [row.folder for row in store.bugs()]
+        folders += [CampaignFolder(root).finding(f[0]) for f in store.seed_findings()]
+    chosen = newest_specs(newest if newest is not None else str(config.get("newest", "")))
     for folder in folders:
         try:
             today = refresh_bug(root, folder, chosen)

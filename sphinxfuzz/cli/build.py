@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.visible import visible
 
 HELP = """Build term generators from the theory documents with an LLM.
@@ -84,15 +85,15 @@ def record_hand_edit(
     ] = None,
     file: Annotated[
         str, typer.Option("--file", help="The file edited: generator.py or grammar.lark.")
-    ] = "generator.py",
+    ] = GeneratorFolder.GENERATOR,
 ) -> None:
     from sphinxfuzz.generators.catalogue import default_generators_dir
     from sphinxfuzz.synthesis.hand_edits import record_hand_edit as record
 
-    folder = (out or default_generators_dir()) / theory
-    entry = record(folder, by, what, file=file)
+    folder = GeneratorFolder.of(out or default_generators_dir(), theory)
+    entry = record(folder.path, by, what, file=file)
     Console().print(
-        f"recorded in {folder / 'manifest.json'}: {entry['date']} {entry['by']}: {entry['what']}",
+        f"recorded in {folder.manifest}: {entry['date']} {entry['by']}: {entry['what']}",
         highlight=False,
     )
 
@@ -144,32 +145,19 @@ def build_generators(
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:
     from sphinxfuzz.generators.catalogue import default_generators_dir
-    from sphinxfuzz.generators.child_process import probe_confinement
-    from sphinxfuzz.synthesis.batch import (
-        BuildOptions,
-        build_theories,
-        load_inputs,
-        refuse_hand_edited,
-    )
-    from sphinxfuzz.synthesis.freshness import stale_inputs
+    from sphinxfuzz.synthesis.batch import BuildOptions, build_theories, plan_build
     from sphinxfuzz.synthesis.llm import make_llm
     from sphinxfuzz.synthesis.transcript import Transcript
 
     console = Console()
     err = Console(stderr=True)
-    corpus, prompts, chosen = load_inputs(docs, prompts_dir, theories)
     out_dir = out or default_generators_dir()
-    if stale:
-        chosen, skipped = stale_inputs(out_dir, corpus, prompts, chosen)
-        for theory, why in skipped.items():
-            console.print(f"skipped {theory}: {why}", highlight=False, markup=False)
-        if not chosen:
-            console.print("nothing to rebuild")
-            return
-        console.print(f"rebuilding {', '.join(chosen)}", highlight=False)
-    if not force:
-        refuse_hand_edited(out_dir, chosen)
-    probe_confinement(unconfined=unconfined)  # before the model is asked: its code could not run
+    corpus, prompts, chosen = plan_build(
+        docs, prompts_dir, theories, out_dir, stale=stale, force=force, unconfined=unconfined,
+        notify=lambda line: console.print(line, highlight=False, markup=False),
+    )  # fmt: skip
+    if not chosen:
+        return
     log = Transcript(transcript)
     backend = make_llm(
         llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print
@@ -220,7 +208,6 @@ def build_generators(
 
 def _worst(side: Any) -> str:
     """The share of terms the least accepting solver release takes, with its name."""
-    if side is None or not side.validity:
+    if side is None or side.worst_release is None:
         return "-"
-    label = min(side.validity, key=side.validity.get)
-    return f"{side.validity[label]:.1%} ({label})"
+    return f"{side.worst:.1%} ({side.worst_release})"

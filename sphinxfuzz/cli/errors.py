@@ -1,11 +1,17 @@
 """How every command reports a usage or input error: one red line on stderr, exit status 2.
 
-Library errors (`SphinxfuzzError`) reach the user in one place, `SphinxfuzzGroup.invoke`: the
-message as the library wrote it, plus the flag to change when the error names its setting.
+Commands and the library raise `SphinxfuzzError`; it reaches the user in one place,
+`reported` (wrapped around every command by `SphinxfuzzGroup`): the message as the library
+wrote it, then the command for its `step`, and the option its `setting` maps to. The option
+is found among the running command's own parameters (by name or flag), and worded from them:
+its flags, value name and the first sentence of its help, so no table of hints drifts from
+the options.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -13,9 +19,8 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from sphinxfuzz.cli.options import name_values
-from sphinxfuzz.errors import SphinxfuzzError
-from sphinxfuzz.generators.confine import ConfinementError
+from sphinxfuzz.cli.options import first_sentence, name_values
+from sphinxfuzz.errors import SphinxfuzzError, Step, StepKind
 from sphinxfuzz.visible import visible
 
 UNCONFINED_HELP = (
@@ -23,29 +28,17 @@ UNCONFINED_HELP = (
     "up. Only for generators you have read: the static check alone is not a sandbox."
 )
 
-# A library error's `setting` (a `CampaignConfig` setting or run option) -> what to change.
-SETTING_HINTS = {
-    "seeds": "name seed files or folders with --seeds",
-    "solvers": "change --solvers",
-    "generators": "change --generators",
-    "campaign_folder": "name a campaign with -c/--campaign DIR, or start one with "
-    "`sphinxfuzz fuzz -c DIR`",
-    "campaign": "choose another --campaign folder, or continue this one with --resume",
-    "resume": "leave out the options that differ, or start a new campaign",
-    "jobs": "change --jobs",
-    "time": "give --time as 90s, 10m or 2h",
-    "ray": "check --ray ADDRESS, or leave --ray out",
-    "strategies": "change --strategies",
-    "scheduler": "use --scheduler fixed or bandit",
-    "trusted": "change --trusted",
-    "newest": "change --newest",
-    "unconfined": "--unconfined runs generators without it (only generators you have read)",
-    "force": "pass --force",
-    "model": "name it with --model",
-    "llm": "change --llm",
-    "by": "give --by and --what",
-    "file": "change --file",
+# The command that takes each step the library suggests; `{name}` is the step's value.
+STEP_COMMANDS = {
+    StepKind.REINDEX: "sphinxfuzz bugs reindex -c {folder}",
+    StepKind.RESUME: "sphinxfuzz fuzz --resume -c {folder}",
+    StepKind.START_CAMPAIGN: "sphinxfuzz fuzz -c DIR",
+    StepKind.INSTALL_RELEASE: "sphinxfuzz solvers install {family}=={version}",
+    StepKind.BUILD_GENERATORS: "sphinxfuzz build-generators",
+    StepKind.RECORD_HAND_EDIT: "sphinxfuzz record-hand-edit {theory} --by NAME --what TEXT",
 }
+_UNNAMED = {"theory": "THEORY", "folder": "DIR"}  # a value the step left to the user
+_REPORTING: set[Callable[..., Any]] = set()  # command callbacks `reported` made already
 
 
 def fail(message: str) -> typer.Exit:
@@ -57,25 +50,72 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def message_for(exc: Exception) -> str:
-    """The library's message, and the flag to change when the error names its setting."""
-    setting = "unconfined" if isinstance(exc, ConfinementError) else getattr(exc, "setting", None)
-    hint = SETTING_HINTS.get(setting) if setting else None
-    return f"{exc} ({hint})" if hint else str(exc)
+def step_command(step: Step) -> str:
+    return STEP_COMMANDS[step.kind].format_map({**_UNNAMED, **step.values})
+
+
+def _parameter(command: Any, setting: str) -> Any:
+    """The parameter of `command` that sets `setting`: same name, or a flag `--setting`."""
+    flag = "--" + setting.replace("_", "-")
+    for param in getattr(command, "params", ()):
+        if param.name == setting or flag in param.opts:
+            return param
+    return None
+
+
+def option_hint(command: Any, setting: str) -> str | None:
+    """`-c/--campaign DIR: campaign folder (...)`: the option that sets `setting` in
+    `command`, from its own flags, value name and help; None when it has none."""
+    param = _parameter(command, setting)
+    if param is None:
+        return None
+    if param.param_type_name == "argument":
+        label = str(param.metavar or param.name).upper()
+    else:
+        flags = "/".join(sorted(param.opts, key=lambda o: o.startswith("--")))  # -c first
+        label = flags if param.is_flag or not param.metavar else f"{flags} {param.metavar}"
+    about = first_sentence(getattr(param, "help", None) or "").rstrip(".")
+    if about[:2].istitle():  # "Seed .smt2 files" reads as part of the line: "seed .smt2 files"
+        about = about[0].lower() + about[1:]
+    return f"{label}: {about}" if about else label
+
+
+def message_for(exc: SphinxfuzzError, command: Any = None) -> str:
+    """The library's message, the command for its step, and the option for its setting."""
+    text = str(exc)
+    if exc.step is not None:
+        text += f" (`{step_command(exc.step)}`)"
+    hint = option_hint(command, exc.setting) if exc.setting and command is not None else None
+    return f"{text} (see {hint})" if hint else text
+
+
+def reported(command: Any) -> None:
+    """Make `command` (and its sub-commands) print a `SphinxfuzzError` as one red line
+    and exit with status 2, naming the command's own option for the error's setting."""
+    for sub in getattr(command, "commands", {}).values():
+        reported(sub)
+    callback: Callable[..., Any] | None = command.callback
+    if callback is None or callback in _REPORTING:
+        return
+
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except SphinxfuzzError as exc:
+            raise fail(message_for(exc, command)) from None
+
+    _REPORTING.add(run)
+    command.callback = run
 
 
 class SphinxfuzzGroup(TyperGroup):
-    """The root command group: a `SphinxfuzzError` from any command becomes `fail`, and
-    every option's value gets a plain name in --help (`options.name_values`)."""
+    """The root command group: every command reports a `SphinxfuzzError` with `reported`,
+    and every option's value gets a plain name in --help (`options.name_values`)."""
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             name_values(command)
+            reported(command)
         return command
-
-    def invoke(self, ctx: Any) -> Any:  # typer's own (vendored) click.Context
-        try:
-            return super().invoke(ctx)
-        except SphinxfuzzError as exc:
-            raise fail(message_for(exc)) from None

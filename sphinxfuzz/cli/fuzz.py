@@ -13,7 +13,7 @@ from rich.table import Table
 from sphinxfuzz.api import run_campaign
 from sphinxfuzz.bugs import StoreError
 from sphinxfuzz.bugs.stats import StrategyStats
-from sphinxfuzz.campaign import CampaignConfig, CampaignError, Stats, parse_duration
+from sphinxfuzz.campaign import CampaignConfig, CampaignError, Stats
 from sphinxfuzz.campaign.config import (
     DEFAULT_SOLVERS,
     FAST_MUTANT_SECONDS,
@@ -22,7 +22,7 @@ from sphinxfuzz.campaign.config import (
 )
 from sphinxfuzz.campaign.runner import resumed_config, validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
-from sphinxfuzz.cli.errors import fail as _fail
+from sphinxfuzz.cli.options import duration
 from sphinxfuzz.cli.progress import Progress, progress_mode
 from sphinxfuzz.strategies import get as get_strategy
 from sphinxfuzz.strategies import names as strategy_names
@@ -138,12 +138,9 @@ def fuzz(
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the --jobs workers as actors of the Ray cluster at ADDRESS (host:port of `ray start --head`, or ray://host:10001); `--ray local` starts Ray on this machine with a CPU per job. Needs `pip install 'sphinxfuzz[ray]'`.")] = None,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
-    try:
-        seconds = parse_duration(time_limit) if time_limit is not None else None
-    except ValueError as exc:
-        raise _fail(f"--time: {exc}") from None
+    seconds = duration(time_limit)
     if resume and out is None:
-        raise _fail("--resume needs --campaign: the campaign folder to continue")
+        raise CampaignError("resuming needs the campaign folder to continue", setting="campaign")
     root = out or Path("campaigns") / time.strftime("%Y%m%d-%H%M%S")
     given: dict[str, object | None] = {
         "seeds": tuple(seeds) if seeds else None,

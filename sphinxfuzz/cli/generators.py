@@ -10,16 +10,16 @@ from rich.console import Console
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
-from sphinxfuzz.cli.errors import fail as _fail
 from sphinxfuzz.cli.options import JsonOption, print_json
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.catalogue import (
     Catalogue,
     default_generators_dir,
     load_catalogue,
 )
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
-from sphinxfuzz.generators.theory_solvers import solvers_for_theory
 from sphinxfuzz.visible import visible
 
 generators_app = typer.Typer(
@@ -95,7 +95,7 @@ def list_generators(
     newer solver release than it was validated on, an unrecorded edit)."""
     catalogue = _catalogue(generators, strict=False)
     corpus = _corpus(docs)
-    statuses = _statuses(catalogue, corpus, prompts)
+    statuses = _statuses(catalogue, corpus, prompts)  # imported late: it reads solver releases
     if as_json:
         print_json({
             "schema": "sphinxfuzz/generators-list/1",
@@ -133,17 +133,10 @@ def list_generators(
 def _statuses(
     catalogue: Catalogue, corpus: dict[str, TheoryDoc], prompts_dir: Path | None
 ) -> dict[str, Any]:
-    """Each generator's `freshness.Staleness` against today's inputs and releases."""
-    from sphinxfuzz.synthesis.freshness import newest_releases, staleness
+    from sphinxfuzz.synthesis.freshness import catalogue_staleness
     from sphinxfuzz.synthesis.prompts import Prompts
 
-    prompts = Prompts(prompts_dir)
-    families = {family for entry in catalogue.entries.values() for family in entry.solvers}
-    newest = newest_releases(sorted(families))
-    return {
-        theory: staleness(entry.path.parent, corpus.get(theory), prompts, newest)
-        for theory, entry in catalogue.entries.items()
-    }
+    return catalogue_staleness(catalogue, corpus, Prompts(prompts_dir))
 
 
 @generators_app.command("review")
@@ -152,12 +145,11 @@ def review(
     generators: GeneratorsOption = None,
 ) -> None:
     """Print the REVIEW.md the last build-generators wrote for THEORY (before and after)."""
-    from sphinxfuzz.synthesis.review import REVIEW_FILE
-
-    folder = (generators or default_generators_dir()) / theory
-    path = folder / REVIEW_FILE
+    path = GeneratorFolder.of(generators or default_generators_dir(), theory).review
     if not path.is_file():
-        raise _fail(f"{path}: no review (build-generators writes one when it rebuilds {theory})")
+        raise InputError(
+            f"{path}: no review (build-generators writes one when it rebuilds {theory})"
+        )
     typer.echo(path.read_text(encoding="utf-8"), nl=False)
 
 
@@ -173,7 +165,10 @@ def sample(
     catalogue = _catalogue(generators, strict=True)
     entry = catalogue.entries.get(theory)
     if entry is None:
-        raise _fail(f"no generator for {theory!r}; known: {', '.join(sorted(catalogue.entries))}")
+        raise InputError(
+            f"no generator for {theory!r}; known: {', '.join(sorted(catalogue.entries))}",
+            setting="theory",
+        )
     report = sample_terms(entry.source, n, seed, filename=str(entry.path), unconfined=unconfined)
     for index, (decls, term) in enumerate(report.samples):
         typer.echo(f"; sample {index} (seed {seed})")
@@ -182,7 +177,7 @@ def sample(
         typer.echo(visible(term))
         typer.echo()
     if not report.ok:
-        raise _fail(f"{report.kind}: {report.failure}")  # `fail` makes it visible
+        raise InputError(f"{report.kind}: {report.failure}")  # printed `visible`
 
 
 @generators_app.command("validate")
@@ -221,55 +216,20 @@ def validate(
     (90% for extension theories), at least 90% of the document's operators are used, and a
     term takes under 5 ms. The exit status is 1 when a generator misses a target."""
     # Imported here: validation runs solvers, the other commands do not need that layer.
-    from sphinxfuzz.generators.validate import ValidationReport, validate_theory
-    from sphinxfuzz.solvers import parse_specs
+    from sphinxfuzz.synthesis.validation import validate_generators
 
     catalogue = _catalogue(generators, strict=True)
-    corpus = _corpus(docs)
-    chosen = theories or sorted(catalogue.entries)
-    unknown = [t for t in chosen if t not in catalogue.entries]
-    if unknown:
-        raise _fail(
-            f"no generator for {', '.join(unknown)}; known: {', '.join(sorted(catalogue.entries))}"
-        )
-    if against not in (None, "newest"):
-        raise _fail(f"--against: {against!r}: the one choice is newest")
-    if against and solvers:
-        raise _fail("--against newest chooses the solvers itself: leave out --solvers")
-    try:
-        fixed_specs = parse_specs(solvers) if solvers else None
-    except ValueError as exc:
-        raise _fail(f"--solvers: {exc}") from None
-    newest = _newest(catalogue, chosen) if against else {}
     console = Console(stderr=as_json)  # the progress spinner stays off a JSON stdout
-    reports: list[ValidationReport] = []
-    for theory in chosen:
-        entry = catalogue.entries[theory]
-        specs = (
-            fixed_specs
-            if fixed_specs is not None
-            else _release_specs(corpus.get(theory), entry.solvers, newest)
-            if against
-            else solvers_for_theory(entry.solvers, corpus.get(theory))
-        )
-        if not specs:
-            raise _fail(
-                f"{entry.path}: SOLVERS {entry.solvers} names no built-in solver; use --solvers"
-            )
-        with console.status(f"validating {theory} ({n} terms)"):
-            reports.append(
-                validate_theory(
-                    entry,
-                    corpus.get(theory),
-                    specs,
-                    n=n,
-                    seed=seed,
-                    timeout=timeout,
-                    unconfined=unconfined,
-                )  # fmt: skip
-            )
-    if against:
-        _record_validations(catalogue, reports, newest, n=n, seed=seed, console=console)
+    with console.status("validating") as status:
+        done = validate_generators(
+            catalogue, _corpus(docs), theories, n=n, seed=seed, timeout=timeout,
+            solvers=solvers, against=against, unconfined=unconfined,
+            on_theory=lambda theory: status.update(f"validating {theory} ({n} terms)"),
+        )  # fmt: skip
+    reports = done.reports
+    for manifest, releases in done.recorded.values():
+        shown = ", ".join(f"{name} {version}" for name, version in releases.items())
+        console.print(f"recorded in {manifest}: validated on {shown}", highlight=False)
     if as_json:
         print_json({"schema": "sphinxfuzz/generators-validate/1", "seed": seed,
                     "theories": [_report_json(r) for r in reports]})  # fmt: skip
@@ -281,48 +241,6 @@ def validate(
         _print_notes(console, reports)
     if any(report.shortfalls() for report in reports):
         raise typer.Exit(1)
-
-
-def _newest(catalogue: Catalogue, theories: list[str]) -> dict[str, Any]:
-    from sphinxfuzz.synthesis.freshness import newest_releases
-
-    families = {f for t in theories for f in catalogue.entries[t].solvers}
-    return newest_releases(sorted(families))
-
-
-def _release_specs(doc: TheoryDoc | None, families: tuple[str, ...], newest: dict[str, Any]) -> Any:
-    from sphinxfuzz.synthesis.freshness import release_specs
-
-    return release_specs(doc, families, newest)
-
-
-def _record_validations(
-    catalogue: Catalogue,
-    reports: list[Any],
-    newest: dict[str, Any],
-    *,
-    n: int,
-    seed: int,
-    console: Console,
-) -> None:
-    """A validation entry in each theory's manifest: the releases and their validity."""
-    from sphinxfuzz.synthesis.freshness import record_validation
-
-    for report in reports:
-        entry = catalogue.entries[report.theory]
-        releases = {
-            name: newest[name.split("@")[0]].version
-            for name in report.validity_by_solver
-            if name.split("@")[0] in newest
-        }
-        record_validation(
-            entry.path.parent, releases, report.validity_by_solver, terms=report.samples, seed=seed
-        )
-        shown = ", ".join(f"{name} {version}" for name, version in releases.items())
-        console.print(
-            f"recorded in {entry.path.parent / 'manifest.json'}: validated on {shown}",
-            highlight=False,
-        )
 
 
 def _print_notes(console: Console, reports: list[Any]) -> None:

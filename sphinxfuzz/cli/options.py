@@ -1,4 +1,4 @@
-"""Options several commands share: how a campaign is named, and --json."""
+"""Options several commands share: how a campaign is named, --time, and --json."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from typing import Annotated, Any, get_args, get_origin
 
 import typer
 from rich.console import Console
+
+from sphinxfuzz.campaign.config import parse_duration
+from sphinxfuzz.errors import InputError
 
 CAMPAIGN_HELP = "Campaign folder (default: the newest in campaigns/)."
 
@@ -37,6 +40,16 @@ def campaign_from(option: str | None, positional: str | None) -> str | None:
         markup=False,
     )
     return positional
+
+
+def duration(text: str | None) -> float | None:
+    """Seconds from a --time value (90s, 10m, 2h); None when none was given."""
+    if text is None:
+        return None
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise InputError(f"time: {exc}", setting="time") from None
 
 
 def print_json(data: Any) -> None:

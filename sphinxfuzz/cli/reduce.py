@@ -18,9 +18,8 @@ from sphinxfuzz.bugs.reduce import (
     unreduced_bugs,
 )
 from sphinxfuzz.bugs.replay import resolve_campaign
-from sphinxfuzz.campaign.config import parse_duration
-from sphinxfuzz.cli.errors import fail as _fail
-from sphinxfuzz.cli.errors import message_for
+from sphinxfuzz.cli.options import duration
+from sphinxfuzz.errors import InputError
 
 HELP = (
     "Shrink a stored bug's formula with ddSMT, keeping only candidates that still show the "
@@ -72,14 +71,11 @@ def reduce_command(
 ) -> None:
     console = Console(soft_wrap=True)
     if (bug is None) == (not all_bugs):
-        raise _fail("name one bug, or pass --all (not both)")
-    try:
-        limit = parse_duration(time_limit) if time_limit else None
-        ddsmt_version()  # missing ddSMT: one clear message, not one per bug
-        root = resolve_campaign(campaign)
-        targets = unreduced_bugs(root) if all_bugs else [bug]
-    except (StoreError, ReduceError, ValueError) as exc:
-        raise _fail(message_for(exc)) from None
+        raise InputError("name one bug, or pass --all (not both)")
+    limit = duration(time_limit or None)
+    ddsmt_version()  # missing ddSMT: one clear message, not one per bug
+    root = resolve_campaign(campaign)
+    targets = unreduced_bugs(root) if all_bugs else [bug]
     if all_bugs and not targets:
         console.print(f"every bug of {root} is reduced already")
         return
@@ -93,7 +89,7 @@ def reduce_command(
             result = reduce(root, target, jobs=jobs, time_limit=limit, echo=echo)
         except (ReduceError, StoreError, BugFileError) as exc:
             if not all_bugs:
-                raise _fail(message_for(exc)) from None
+                raise
             failures += 1
             console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
             continue

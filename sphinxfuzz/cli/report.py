@@ -7,16 +7,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
-from sphinxfuzz.bugs import StoreError
-from sphinxfuzz.bugs.record import BugFileError
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.replay import resolve_campaign
 from sphinxfuzz.bugs.report import write_report
-from sphinxfuzz.cli.errors import message_for
 from sphinxfuzz.cli.options import CampaignOption, OldCampaignArgument, campaign_from
-from sphinxfuzz.errors import SphinxfuzzError
-from sphinxfuzz.visible import visible
+from sphinxfuzz.errors import InputError
 
 HELP = (
     "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
@@ -37,19 +33,15 @@ def report_command(
         typer.Option("--out", "-o", help="HTML file to write (default: CAMPAIGN/report.html)."),
     ] = None,
 ) -> None:
+    root = resolve_campaign(campaign_from(campaign, old_campaign))
+    target = out if out is not None else CampaignFolder(root).report
     try:
-        root = resolve_campaign(campaign_from(campaign, old_campaign))
-        target = write_report(root, out if out is not None else root / "report.html")
-    except (StoreError, BugFileError, OSError) as exc:
-        Console(stderr=True, soft_wrap=True).print(
-            f"[bold red]error:[/] {escape(visible(_message(exc)))}", highlight=False
-        )
-        raise typer.Exit(2) from None
+        write_report(root, target)
+    except OSError as exc:
+        raise InputError(
+            f"{target}: cannot be written ({exc.strerror or exc})", setting="out"
+        ) from None
     Console(soft_wrap=True).print(f"report written to {target}", highlight=False)
-
-
-def _message(exc: Exception) -> str:
-    return message_for(exc) if isinstance(exc, SphinxfuzzError) else str(exc)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,4 +1,4 @@
-"""The catalogue of generators: `<dir>/<Theory>/generator.py` plus optional `manifest.json`.
+"""The catalogue of generators: one `GeneratorFolder` per theory in a generators folder.
 
 Everything here is read statically: THEORY and SOLVERS come from the module's AST, so the
 parent process never executes untrusted generator code.
@@ -13,11 +13,8 @@ from typing import Any
 
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.errors import InputError
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.static_check import UnsafeGenerator, read_header, require_safe
-
-GENERATOR_FILE = "generator.py"
-MANIFEST_FILE = "manifest.json"
-GRAMMAR_FILE = "grammar.lark"
 
 
 class CatalogueError(InputError):
@@ -33,9 +30,13 @@ class CatalogueEntry:
     manifest: dict[str, Any] | None = None
 
     @property
+    def folder(self) -> GeneratorFolder:
+        return GeneratorFolder(self.path.parent)
+
+    @property
     def grammar_path(self) -> Path | None:
-        """`grammar.lark` beside the generator, when the build left one."""
-        candidate = self.path.with_name(GRAMMAR_FILE)
+        """The grammar beside the generator, when the build left one."""
+        candidate = self.folder.grammar
         return candidate if candidate.is_file() else None
 
 
@@ -56,7 +57,7 @@ def default_generators_dir() -> Path:
 
 
 def load_catalogue(directory: Path | str, *, strict: bool = True) -> Catalogue:
-    """Read every `<directory>/<Theory>/generator.py`.
+    """Read the generator of every theory folder in `directory`.
 
     With `strict` (the default) the first unusable directory raises `CatalogueError`; without
     it, unusable directories are skipped and described in `Catalogue.errors`.
@@ -81,9 +82,10 @@ def load_catalogue(directory: Path | str, *, strict: bool = True) -> Catalogue:
 
 def load_entry(theory_dir: Path) -> CatalogueEntry:
     """One catalogue directory; raises `CatalogueError` naming the offending file."""
-    path = theory_dir / GENERATOR_FILE
+    folder = GeneratorFolder(theory_dir)
+    path = folder.generator
     if not path.is_file():
-        raise CatalogueError(f"{path}: missing generator (the directory has no {GENERATOR_FILE})")
+        raise CatalogueError(f"{path}: missing generator (the directory has no {path.name})")
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -97,11 +99,11 @@ def load_entry(theory_dir: Path) -> CatalogueEntry:
         raise CatalogueError(
             f"{path}: THEORY is {header.theory!r} but the directory is named {theory_dir.name!r}"
         )
-    return CatalogueEntry(header.theory, header.solvers, path, source, _manifest(theory_dir))
+    return CatalogueEntry(header.theory, header.solvers, path, source, _manifest(folder))
 
 
-def _manifest(theory_dir: Path) -> dict[str, Any] | None:
-    path = theory_dir / MANIFEST_FILE
+def _manifest(folder: GeneratorFolder) -> dict[str, Any] | None:
+    path = folder.manifest
     if not path.is_file():
         return None
     try:

@@ -129,7 +129,12 @@ _LANDLOCK_CREATE_RULESET_VERSION = 1
 
 
 class ConfinementError(ExternalError):
-    """The kernel confinement could not be set up; the message says what failed."""
+    """The kernel confinement could not be set up; the message says what failed. The
+    setting to change is always `unconfined` (run without it, only generators one has read)."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.setting = "unconfined"
 
 
 def _libc() -> ctypes.CDLL:

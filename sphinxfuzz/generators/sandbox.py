@@ -26,6 +26,7 @@ from sphinxfuzz.generators.child_process import (
     stderr_tail,
     unconfined_error,
 )
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.protocol import DEFAULT_LIMITS, Limits, ProtocolViolation, Reader
 from sphinxfuzz.generators.static_check import require_safe
 
@@ -55,7 +56,7 @@ def sample_terms(
     *,
     timeout: float = 30.0,
     memory_mb: int = 1024,
-    filename: str = "generator.py",
+    filename: str = GeneratorFolder.GENERATOR,
     unconfined: bool = False,
     limits: Limits = DEFAULT_LIMITS,
 ) -> SampleReport:

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from sphinxfuzz.errors import InputError
+from sphinxfuzz.generators.folder import GeneratorFolder
 
 ALLOW_LIST = Path(__file__).with_name("allowed_names.json")
 _ALLOWED = json.loads(ALLOW_LIST.read_text(encoding="utf-8"))
@@ -129,7 +130,7 @@ class Problem:
     line: int
     col: int
     message: str
-    filename: str = "generator.py"
+    filename: str = GeneratorFolder.GENERATOR
 
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}:{self.col}: {self.message}"
@@ -153,7 +154,7 @@ class Header:
     solvers: tuple[str, ...]
 
 
-def check_source(source: str, filename: str = "generator.py") -> list[Problem]:
+def check_source(source: str, filename: str = GeneratorFolder.GENERATOR) -> list[Problem]:
     """Every safety and contract problem of `source`, in source order (empty = acceptable)."""
     try:
         tree = ast.parse(source, filename=filename)
@@ -172,7 +173,7 @@ def check_source(source: str, filename: str = "generator.py") -> list[Problem]:
     return sorted(problems, key=lambda p: (p.line, p.col, p.message))
 
 
-def require_safe(source: str, filename: str = "generator.py") -> None:
+def require_safe(source: str, filename: str = GeneratorFolder.GENERATOR) -> None:
     """Raise `UnsafeGenerator` unless `check_source` finds nothing."""
     problems = _problems(source, filename)
     if problems:
@@ -185,7 +186,7 @@ def _problems(source: str, filename: str) -> tuple[Problem, ...]:
     return tuple(check_source(source, filename))
 
 
-def read_header(source: str, filename: str = "generator.py") -> Header:
+def read_header(source: str, filename: str = GeneratorFolder.GENERATOR) -> Header:
     """`THEORY` and `SOLVERS` as written in the source; raises `UnsafeGenerator` if unreadable."""
     try:
         tree = ast.parse(source, filename=filename)

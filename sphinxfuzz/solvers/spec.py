@@ -17,7 +17,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.errors import InputError
+from sphinxfuzz.errors import InputError, Step, StepKind
 
 
 class SolverSpecError(InputError):
@@ -96,7 +96,7 @@ def resolve(words: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
 def _resolve_version(
     program: str, options: list[str], text: str
 ) -> tuple[str, str, tuple[str, ...]]:
-    """`z3@4.12.2`: a release installed by `sphinxfuzz solvers install`."""
+    """`z3@4.12.2`: a release installed in the cache (`solvers.installs.install`)."""
     from sphinxfuzz.solvers.installs import PACKAGES, find_installed
 
     family, _, version = program.partition("@")
@@ -107,8 +107,8 @@ def _resolve_version(
     found = find_installed(family, version)
     if found is None:
         raise SolverSpecError(
-            f"solver {text!r}: {family} {version} is not installed; "
-            f"run `sphinxfuzz solvers install {family}=={version}`"
+            f"solver {text!r}: {family} {version} is not installed; install that release",
+            step=Step(StepKind.INSTALL_RELEASE, {"family": family, "version": version}),
         )
     return f"{family}@{found.version}", family, (*found.argv, *options)
 

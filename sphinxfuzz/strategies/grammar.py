@@ -25,6 +25,7 @@ from lark.lexer import PatternStr, TerminalDef
 
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.errors import InputError
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.mutate.mutant import MutationError, mutate
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import (
@@ -75,7 +76,7 @@ def settings() -> Settings:
 
 @cache
 def parser(theory: str) -> Lark:
-    path = data_dir("generated_generators") / theory / "grammar.lark"
+    path = GeneratorFolder.of(data_dir("generated_generators"), theory).grammar
     try:
         return Lark(path.read_text(encoding="utf-8"), start="start")
     except Exception as exc:  # lark raises its own classes for every kind of bad grammar

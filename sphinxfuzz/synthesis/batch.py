@@ -1,4 +1,4 @@
-"""Building several theories in one go: what `sphinxfuzz build-generators` runs.
+"""Building several theories in one go: the LLM pipeline over a corpus of theory documents.
 
 `load_inputs` and `refuse_hand_edited` fail before the model is asked anything;
 `build_theories` builds each theory with the built-in solvers its document names and
@@ -14,18 +14,26 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.errors import InputError
+from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.generators.catalogue import CatalogueEntry, CatalogueError, load_entry
+from sphinxfuzz.generators.child_process import probe_confinement
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
 from sphinxfuzz.generators.theory_solvers import builtin_families, solvers_for_theory
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, solver_version
-from sphinxfuzz.synthesis.hand_edits import HandEditError, hand_edited, read_manifest
+from sphinxfuzz.synthesis.freshness import stale_inputs
+from sphinxfuzz.synthesis.hand_edits import (
+    HandEditError,
+    hand_edited,
+    read_manifest,
+    unrecorded_edit,
+)
 from sphinxfuzz.synthesis.llm import LLM, LLMError
 from sphinxfuzz.synthesis.output import make_manifest, sha256_text, transcript_tokens, write_theory
 from sphinxfuzz.synthesis.pipeline import BuildError, BuildResult, TheoryBuilder
 from sphinxfuzz.synthesis.prompts import Prompts
-from sphinxfuzz.synthesis.review import REVIEW_FILE, Cost, Side, measure, recommend, render
+from sphinxfuzz.synthesis.review import Cost, Side, measure, recommend, render
 from sphinxfuzz.synthesis.transcript import Transcript
 
 
@@ -78,15 +86,48 @@ def load_inputs(
 def refuse_hand_edited(out_dir: Path, theories: list[str]) -> None:
     """Fail when rebuilding would overwrite a generator edited by hand."""
     try:
-        kept = [reason for t in theories if (reason := hand_edited(out_dir / t))]
+        kept = {t: reason for t in theories if (reason := hand_edited(out_dir / t))}
+        unrecorded = [t for t in kept if unrecorded_edit(out_dir / t)]
     except HandEditError as exc:
-        kept = [str(exc)]
+        kept, unrecorded = {"": str(exc)}, []
     if kept:
+        # an unrecorded edit is best recorded first: a rebuild with --force loses it for good
+        step = Step(StepKind.RECORD_HAND_EDIT, {"theory": unrecorded[0]} if len(unrecorded) == 1
+                    else {}) if unrecorded else None  # fmt: skip
         raise BuildInputError(
-            "\n".join(kept) + "\nrebuilding would discard that work: merge it into the "
+            "\n".join(kept.values()) + "\nrebuilding would discard that work: merge it into the "
             "document or prompts, or rebuild anyway",
             setting="force",
+            step=step,
         )
+
+
+def plan_build(
+    docs: Path | None,
+    prompts_dir: Path | None,
+    theories: list[str] | None,
+    out_dir: Path,
+    *,
+    stale: bool = False,
+    force: bool = False,
+    unconfined: bool = False,
+    notify: Callable[[str], None] = lambda line: None,
+) -> tuple[dict[str, TheoryDoc], Prompts, list[str]]:
+    """Everything a build checks before the model is asked anything: the inputs
+    (`load_inputs`); with `stale`, only the theories whose inputs changed (the others are
+    told to `notify` with why); no hand-edited generator unless `force`; confinement unless
+    `unconfined` (the model's code could not run otherwise). The theories may end up none."""
+    corpus, prompts, chosen = load_inputs(docs, prompts_dir, theories)
+    if stale:
+        chosen, skipped = stale_inputs(out_dir, corpus, prompts, chosen)
+        for theory, why in skipped.items():
+            notify(f"skipped {theory}: {why}")
+        notify(f"rebuilding {', '.join(chosen)}" if chosen else "nothing to rebuild")
+    if chosen:
+        if not force:
+            refuse_hand_edited(out_dir, chosen)
+        probe_confinement(unconfined=unconfined)
+    return corpus, prompts, chosen
 
 
 def build_theories(
@@ -116,8 +157,7 @@ def build_theories(
             continue
         on_start(theory, specs)
         first = len(log.records)
-        folder = out_dir / theory
-        committed = _committed(folder)
+        committed = _committed(GeneratorFolder.of(out_dir, theory).path)
         builder = TheoryBuilder(
             doc, backend, prompts, specs,
             rounds=options.rounds, samples=options.samples, seed=options.seed,
@@ -175,7 +215,7 @@ def _review(
         outcome.theory, outcome.before, outcome.after, terms=terms, seed=seed, model=model
     )
     outcome.recommendation = recommend(outcome.before, outcome.after)[0]
-    write_atomic(outcome.folder / REVIEW_FILE, text)
+    write_atomic(GeneratorFolder(outcome.folder).review, text)
 
 
 def _write(

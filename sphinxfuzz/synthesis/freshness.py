@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.generators.catalogue import Catalogue
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs, solver_version
 from sphinxfuzz.solvers.installs import installed_versions, version_key
-from sphinxfuzz.synthesis.hand_edits import MANIFEST, HandEditError, read_manifest, unrecorded_edit
+from sphinxfuzz.synthesis.hand_edits import HandEditError, read_manifest, unrecorded_edit
 from sphinxfuzz.synthesis.output import sha256_text, validate_manifest
 from sphinxfuzz.synthesis.prompts import Prompts
 
@@ -119,8 +121,9 @@ def staleness(
     """Compare `folder`'s manifest with today's document, templates and releases."""
     theory = folder.name
     result = Staleness(theory)
-    if not (folder / MANIFEST).is_file():
-        result.inputs.append("never built" if not (folder / "generator.py").is_file()
+    files = GeneratorFolder(folder)
+    if not files.manifest.is_file():
+        result.inputs.append("never built" if not files.generator.is_file()
                              else "no manifest (built without a record)")  # fmt: skip
         return result
     manifest = read_manifest(folder)
@@ -158,6 +161,19 @@ def staleness(
     return result
 
 
+def catalogue_staleness(
+    catalogue: Catalogue, corpus: Mapping[str, TheoryDoc], prompts: Prompts
+) -> dict[str, Staleness]:
+    """Each generator's staleness against today's documents, templates and the newest
+    releases of the families it names."""
+    families = {family for entry in catalogue.entries.values() for family in entry.solvers}
+    newest = newest_releases(sorted(families))
+    return {
+        theory: staleness(entry.folder.path, corpus.get(theory), prompts, newest)
+        for theory, entry in catalogue.entries.items()
+    }
+
+
 def record_validation(
     folder: Path,
     releases: Mapping[str, str],
@@ -177,8 +193,9 @@ def record_validation(
         "seed": seed,
     }
     manifest.setdefault("validations", []).append(entry)
-    validate_manifest(manifest, str(folder / MANIFEST))
-    write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    manifest_path = GeneratorFolder(folder).manifest
+    validate_manifest(manifest, str(manifest_path))
+    write_atomic(manifest_path, json.dumps(manifest, indent=2) + "\n")
     return entry
 
 

@@ -17,14 +17,12 @@ from typing import Any
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.synthesis.output import validate_manifest
 from sphinxfuzz.synthesis.pipeline import extract_block
 from sphinxfuzz.synthesis.transcript import read_transcript
 
-GENERATOR = "generator.py"
-GRAMMAR = "grammar.lark"
-MANIFEST = "manifest.json"
-TRANSCRIPT = "transcript.jsonl"
+GENERATOR, GRAMMAR = GeneratorFolder.GENERATOR, GeneratorFolder.GRAMMAR
 
 
 class HandEditError(InputError):
@@ -36,12 +34,12 @@ def _sha256(path: Path) -> str:
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
-    path = folder / MANIFEST
+    path = GeneratorFolder(folder).manifest
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise HandEditError(
-            f"{path}: no manifest (was this folder written by build-generators?)"
+            f"{path}: no manifest (was this folder written by a generator build?)"
         ) from None
     except json.JSONDecodeError as exc:
         raise HandEditError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
@@ -56,7 +54,7 @@ def _built_code(folder: Path, manifest: dict[str, Any]) -> str | None:
     `generator_sha256` existed."""
     best = manifest.get("best_round")
     try:
-        records = read_transcript(folder / TRANSCRIPT)
+        records = read_transcript(GeneratorFolder(folder).transcript)
     except (OSError, ValueError):
         return None
     codes = [
@@ -72,7 +70,7 @@ def _built_code(folder: Path, manifest: dict[str, Any]) -> str | None:
 def _matches_record(folder: Path, manifest: dict[str, Any]) -> bool | None:
     """Whether generator.py is the file the manifest knows of (after the last recorded edit,
     else as built); None when the manifest gives nothing to compare with."""
-    path = folder / GENERATOR
+    path = GeneratorFolder(folder).generator
     # edits of the grammar (entries with "file": "grammar.lark") say nothing about the code
     edits = [e for e in manifest.get("hand_edits") or []
              if not isinstance(e, dict) or e.get("file", GENERATOR) == GENERATOR]  # fmt: skip
@@ -96,18 +94,19 @@ def _matches_record(folder: Path, manifest: dict[str, Any]) -> bool | None:
 def unrecorded_edit(folder: Path, manifest: dict[str, Any] | None = None) -> str | None:
     """Why generator.py differs from what the manifest knows, or None when it does not."""
     manifest = read_manifest(folder) if manifest is None else manifest
-    path = folder / GENERATOR
-    if not path.is_file() or _matches_record(folder, manifest) is not False:
+    files = GeneratorFolder(folder)
+    if not files.generator.is_file() or _matches_record(folder, manifest) is not False:
         return None
     return (
-        f"{path}: edited by hand after the build, but {folder / MANIFEST} has no entry for the "
-        f"edit: record it with `sphinxfuzz record-hand-edit {folder.name} --by NAME --what TEXT`"
+        f"{files.generator}: edited by hand after the build, but {files.manifest} has no entry "
+        "for the edit: record who made it and what it changed"
     )
 
 
 def hand_edited(folder: Path) -> str | None:
     """Why rebuilding `folder` would lose human work (recorded or not), or None."""
-    if not (folder / MANIFEST).is_file():
+    files = GeneratorFolder(folder)
+    if not files.manifest.is_file():
         return None
     manifest = read_manifest(folder)
     unrecorded = unrecorded_edit(folder, manifest)
@@ -115,9 +114,7 @@ def hand_edited(folder: Path) -> str | None:
         return unrecorded
     edits = manifest.get("hand_edits") or []
     if edits:
-        return (
-            f"{folder / GENERATOR}: has {len(edits)} recorded hand edit(s) in {folder / MANIFEST}"
-        )
+        return f"{files.generator}: has {len(edits)} recorded hand edit(s) in {files.manifest}"
     return None
 
 
@@ -135,12 +132,13 @@ def record_hand_edit(
     (atomically) and return it."""
     if not by.strip() or not what.strip():
         raise HandEditError("a hand edit needs who made it and what it changed", setting="by")
-    if file not in (GENERATOR, GRAMMAR):
+    if file not in GeneratorFolder.EDITABLE:
         raise HandEditError(
             f"edited file {file!r}: record edits of {GENERATOR} or {GRAMMAR}", setting="file"
         )
     manifest = read_manifest(folder)
-    path = folder / file
+    files = GeneratorFolder(folder)
+    path = files.file(file)
     if not path.is_file():
         raise HandEditError(f"{path}: no such file to record an edit of")
     current = _sha256(path)
@@ -158,6 +156,6 @@ def record_hand_edit(
         **({"file": file} if file != GENERATOR else {}),
     }
     manifest.setdefault("hand_edits", []).append(entry)
-    validate_manifest(manifest, str(folder / MANIFEST))
-    write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    validate_manifest(manifest, str(files.manifest))
+    write_atomic(files.manifest, json.dumps(manifest, indent=2) + "\n")
     return entry

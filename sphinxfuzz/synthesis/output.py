@@ -1,4 +1,4 @@
-"""What a build leaves for review: generator.py, grammar.lark, transcript.jsonl, manifest.json."""
+"""What a build leaves for review: the files of a `GeneratorFolder` (all but REVIEW.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import jsonschema
 from sphinxfuzz import __version__
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.synthesis.pipeline import BuildResult
 
 
@@ -32,7 +33,7 @@ def manifest_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-def validate_manifest(manifest: dict[str, Any], where: str = "manifest.json") -> None:
+def validate_manifest(manifest: dict[str, Any], where: str = GeneratorFolder.MANIFEST) -> None:
     try:
         jsonschema.validate(manifest, manifest_schema())
     except jsonschema.ValidationError as exc:
@@ -102,12 +103,12 @@ def write_theory(
 ) -> Path:
     """Write the theory's folder; each file atomically, the manifest last (it records the
     hash of generator.py, so that a later hand edit shows)."""
-    folder = out_dir / result.theory
+    folder = GeneratorFolder.of(out_dir, result.theory)
     code = generator_text(result, manifest)
     manifest["generator_sha256"] = sha256_text(code)
-    validate_manifest(manifest, str(folder / "manifest.json"))
-    write_atomic(folder / "generator.py", code)
-    write_atomic(folder / "grammar.lark", result.grammar)
-    write_atomic(folder / "transcript.jsonl", transcript_text)
-    write_atomic(folder / "manifest.json", json.dumps(manifest, indent=2) + "\n")
-    return folder
+    validate_manifest(manifest, str(folder.manifest))
+    write_atomic(folder.generator, code)
+    write_atomic(folder.grammar, result.grammar)
+    write_atomic(folder.transcript, transcript_text)
+    write_atomic(folder.manifest, json.dumps(manifest, indent=2) + "\n")
+    return folder.path

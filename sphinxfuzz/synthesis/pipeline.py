@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sphinxfuzz.errors import ExternalError
+from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.static_check import ALLOWED_MODULES, check_source
 from sphinxfuzz.generators.term_metrics import load_grammar
@@ -265,7 +266,7 @@ class TheoryBuilder:
 
     def evaluate(self, number: int, code: str, grammar: str) -> tuple[Round, str | None]:
         """One round's verdict on `code`, and the failure text to send back if it did not run."""
-        problems = check_source(code, "generator.py")
+        problems = check_source(code, GeneratorFolder.GENERATOR)
         if problems:
             text = "The static check refused the module before running it:\n" + "\n".join(
                 str(p) for p in problems

@@ -20,7 +20,6 @@ from sphinxfuzz.generators.validate import validate_theory
 from sphinxfuzz.smtlib.lexer import lexemes
 from sphinxfuzz.solvers import SolverSpec, solver_version
 
-REVIEW_FILE = "REVIEW.md"
 SAMPLES_SHOWN = 5
 SAMPLE_CHARS = 240  # a longer sample term is cut: the report must stay pasteable
 # differences smaller than these are noise over a few hundred terms
@@ -64,6 +63,11 @@ class Side:
     @property
     def worst(self) -> float:
         return min(self.validity.values()) if self.validity else 0.0
+
+    @property
+    def worst_release(self) -> str | None:
+        """The release that accepts the smallest share of the terms (None: none checked)."""
+        return min(self.validity, key=lambda name: self.validity[name]) if self.validity else None
 
     @property
     def coverage(self) -> float | None:

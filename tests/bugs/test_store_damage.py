@@ -18,7 +18,7 @@ import pytest
 from campaign_helpers import GENERATORS, SEEDS, TESTS
 
 from sphinxfuzz.bugs import Store
-from sphinxfuzz.bugs.store import DB_NAME
+from sphinxfuzz.bugs.folder import CampaignFolder
 
 ENV = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
 
@@ -84,7 +84,7 @@ def campaign(crash_campaign: tuple[Path, list[str]], tmp_path: Path) -> Path:
     root = tmp_path / "night"
     shutil.copytree(crash_campaign[0], root)
     for journal in ("-wal", "-shm"):  # a closed campaign: everything is in the main file
-        (root / (DB_NAME + journal)).unlink(missing_ok=True)
+        (root / (CampaignFolder.INDEX + journal)).unlink(missing_ok=True)
     return root
 
 
@@ -93,8 +93,8 @@ def test_a_damaged_index_is_one_line_with_the_way_out(campaign: Path, damage: st
     harm, what = DAMAGE[damage]
     with Store(campaign) as store:
         assert store.bugs()  # the fixture has bugs
-    harm(campaign / DB_NAME)
-    needles = (str(campaign / DB_NAME), what, f"sphinxfuzz bugs reindex -c {campaign}")
+    harm(campaign / CampaignFolder.INDEX)
+    needles = (str(campaign / CampaignFolder.INDEX), what, f"sphinxfuzz bugs reindex -c {campaign}")
     one_line_error(sphinxfuzz("bugs", "list", "-c", str(campaign)), *needles)
     one_line_error(
         sphinxfuzz("report", "-c", str(campaign), "-o", str(campaign.parent / "r.html")), *needles
@@ -108,7 +108,7 @@ def test_reindex_brings_the_bugs_back(campaign: Path, damage: str) -> None:
     with Store(campaign) as store:
         before = sorted((b.id, b.kind, b.signature) for b in store.bugs())
         findings = sorted(store.seed_findings())
-    DAMAGE[damage][0](campaign / DB_NAME)
+    DAMAGE[damage][0](campaign / CampaignFolder.INDEX)
     done = sphinxfuzz("bugs", "reindex", "-c", str(campaign))
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"rebuilt from {len(before)} bug folder(s)" in done.stdout
@@ -117,7 +117,9 @@ def test_reindex_brings_the_bugs_back(campaign: Path, damage: str) -> None:
         assert sorted(store.seed_findings()) == findings
     listed = sphinxfuzz("bugs", "list", "-c", str(campaign))
     assert listed.returncode == 0 and all(ident in listed.stdout for ident, _, _ in before)
-    kept = [p.name for p in campaign.iterdir() if p.name.startswith(f"{DB_NAME}.damaged-")]
+    kept = [
+        p.name for p in campaign.iterdir() if p.name.startswith(f"{CampaignFolder.INDEX}.damaged-")
+    ]
     assert len(kept) == 1
 
 

@@ -18,7 +18,7 @@ import pytest
 from campaign_helpers import CRASHER, GENERATORS, SEEDS, TESTS
 
 from sphinxfuzz.bugs import Store
-from sphinxfuzz.bugs.store import DB_NAME
+from sphinxfuzz.bugs.folder import CampaignFolder
 
 ENV = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
 
@@ -102,4 +102,4 @@ def test_a_full_disk_is_one_line_and_resume_goes_on(medium: Path) -> None:
     resumed = sphinxfuzz("fuzz", "--resume", "-c", str(root), "--mutants", "6")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     with Store(root, read_only=True) as store:
-        assert len(store.runs()) >= 2 and (root / DB_NAME).is_file()
+        assert len(store.runs()) >= 2 and (root / CampaignFolder.INDEX).is_file()
