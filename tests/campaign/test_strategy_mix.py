@@ -205,7 +205,7 @@ def test_sphinx_in_the_mix_without_a_loadable_generator_is_a_clear_error(tmp_pat
     folder = tmp_path / "generators" / "Ints"
     folder.mkdir(parents=True)
     (folder / "generator.py").write_text(
-        'THEORY = "Ints"\nSOLVERS = ("z3", "cvc5")\n\nimport no_such_module_at_all\n\n\n'
+        'THEORY = "Ints"\nSOLVERS = ("z3", "cvc5")\n\nraise RuntimeError("broken at load")\n\n\n'
         "def generate(rng):\n    return '', 'true'\n"
     )
     config = replace(
@@ -213,5 +213,8 @@ def test_sphinx_in_the_mix_without_a_loadable_generator_is_a_clear_error(tmp_pat
         generators=str(tmp_path / "generators"),
         strategies="sphinx,opfuzz",
     )
-    with pytest.raises(CampaignError, match="no generator could be loaded from .*Ints"):
+    with pytest.raises(
+        CampaignError,
+        match="no generator could be loaded from .*Ints: RuntimeError: broken at load",
+    ):
         run_campaign(config, tmp_path / "c", Budget(mutants=2))
