@@ -107,7 +107,9 @@ class CaseTester:
     def _failed(self, exc: CaseFailed, name: str, seed: Seed, number: int) -> None:
         if isinstance(exc, SourceFailed):
             self.stats.generator_failures += 1
-            self.say(f"{name} at {seed.path} case {number}: {exc}", f"{name} source failure")
+            self.say(
+                f"generator failure at {seed.path} mutant {number}: {exc}", "generator failure"
+            )
         else:
             self.stats.mutation_errors += 1
 
@@ -134,9 +136,11 @@ class CaseTester:
         if self.stop_requested():
             # Ctrl-C may have reached the solver processes too: do not judge what it killed
             return False
-        if calls.count(results, formula) and origin.theories:
-            stats.theories_accepted.update(set(origin.theories))
-        stats.theories.update(set(origin.theories))
+        accepted = calls.count(results, formula)
+        theories = set(origin.theories)  # of the generated terms in it, if any
+        stats.theories.update(theories)
+        if accepted:
+            stats.theories_accepted.update(theories)
         strategy = self.bench.get(origin.strategy)
         related = case.related
         judge_case = CaseJudge(

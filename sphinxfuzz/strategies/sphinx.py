@@ -102,7 +102,7 @@ class _Mutants(Iterator[TestCase]):
                     f"all failed (last: {exc}); check the generators in "
                     f"{strategy.context.generators} with `sphinxfuzz generators validate`"
                 ) from None
-            raise SourceFailed(f"generator failure: {exc}") from None
+            raise SourceFailed(str(exc)) from None
         except MutationError as exc:
             if base is seed:  # nothing to gain from more attempts on this seed
                 raise SeedUnusable(str(exc), "nothing to mutate") from None
