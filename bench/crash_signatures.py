@@ -102,7 +102,7 @@ def main() -> None:
 def store_crashes(spec: SolverSpec, files: list[Path], args: argparse.Namespace) -> None:
     """Judge each file as the campaign loop does and store its verdicts in one campaign:
     how many bugs the store keeps of them, with the old rule and the new."""
-    from sphinxfuzz.bugs import Store
+    from sphinxfuzz.bugs import Origin, Store
     from sphinxfuzz.oracle import judge
     from sphinxfuzz.oracle.backtrace import identified
 
@@ -117,10 +117,8 @@ def store_crashes(spec: SolverSpec, files: list[Path], args: argparse.Namespace)
                 lambda s, t: gdb_backtrace(s, t, timeout=args.timeout * 3),
             )  # fmt: skip
             for verdict in verdicts:
-                ident = store.record_bug(
-                    verdict, mutant_text=text, seed_file=str(path), position=number, mutant=0,
-                    theories=[], results=results, campaign_seed=0,
-                )  # fmt: skip
+                origin = Origin(0, str(path), number, 0, "signal crashes")
+                ident = store.record_bug(verdict, origin, text, results)
                 print(f"  {path.name}: {verdict.signature[:120]} -> "
                       f"{'bugs/' + ident if ident else 'a hit of a stored bug'}")  # fmt: skip
         rows = store.bugs()

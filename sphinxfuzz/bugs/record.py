@@ -205,6 +205,19 @@ class Today:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a tested formula came from in its campaign: what a stored bug records of it
+    (and, with the campaign seed, what makes the formula again)."""
+
+    campaign_seed: int
+    seed_file: str
+    position: int
+    mutant: int  # the case's number in its position's sequence
+    strategy: str  # the strategy that made it (`fuzz --strategies`)
+    theories: tuple[str, ...] = ()  # of the generated terms in it
+
+
+@dataclass(frozen=True)
 class BugRecord:
     """verdict.json of a mutant's bug folder, and where the folder is."""
 
@@ -218,7 +231,9 @@ class BugRecord:
     mutant: int | None = None
     theories: list[str] = field(default_factory=list)
     check: list[SolverSummary] = field(default_factory=list)
-    strategy: str = "sphinx"  # the strategy that made the formula (`fuzz --strategies`)
+    # the strategy that made the formula (`fuzz --strategies`); "" in a folder stored before
+    # strategies were recorded
+    strategy: str = ""
     today: Today | None = None  # on the newest release of its family (`bugs.refresh`)
 
     formula_name = MUTANT  # the trigger's file in the folder
@@ -318,7 +333,7 @@ def load_record(folder: Path) -> BugRecord:
             mutant=fields.get("mutant", int),
             theories=fields.strings("theories"),
             check=_summaries(fields, "check"),
-            strategy=fields.get("strategy", str, "sphinx"),
+            strategy=fields.get("strategy", str, ""),
         )
     if not record.formula_path.is_file():
         raise BugFileError(record.formula_path, f"missing: {VERDICT} names a {record.formula_name}")

@@ -69,7 +69,7 @@ class Stats:
     # "strategy: kind: trusted family says X, expected Y" -> expected-answer verdicts a
     # trusted solver contradicted on the formula itself (`oracle.doubt`): never stored
     doubts: Counter[str] = field(default_factory=Counter)
-    # strategy name -> what it did (`--strategies`); a sphinx-only campaign has "sphinx"
+    # strategy name -> what it did (`--strategies`); a campaign of one strategy has its name
     strategies: dict[str, StrategyStats] = field(default_factory=dict)
 
     def strategy(self, name: str) -> StrategyStats:

@@ -36,6 +36,7 @@ from sphinxfuzz.bugs.record import (
     REDUCED,
     VERDICT,
     BugRecord,
+    Origin,
     SeedFindingRecord,
     SolverSummary,
     bug_files,
@@ -45,7 +46,7 @@ from sphinxfuzz.bugs.record import (
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.fileio import write_folder_atomic
-from sphinxfuzz.oracle import Verdict, VerdictKind
+from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
 
 # triggers kept per coarse crash signature (`_another_trigger`)
@@ -401,22 +402,20 @@ class Store:
     def record_bug(
         self,
         verdict: Verdict,
-        *,
-        mutant_text: str,
-        seed_file: str,
-        position: int,
-        mutant: int,
-        theories: Sequence[str],
+        origin: Origin,
+        text: str,
         results: Sequence[SolverResult],
-        campaign_seed: int,
-        check_script: str | None = None,
-        check_results: Sequence[SolverResult] = (),
-        strategy: str = "sphinx",
+        check: Judgement | None = None,
     ) -> str | None:
-        """Store one verdict. Returns the new bug's id, or None when it only counted a hit of
-        a crash signature already stored (or a hit already recorded before a resume)."""
+        """Store one verdict about `text` (made at `origin`, run with `results`; `check`: the
+        judgement whose model-check script and runs go with it). Returns the new bug's id, or
+        None when it only counted a hit of a crash signature already stored (or a hit already
+        recorded before a resume)."""
         assert verdict.kind != VerdictKind.NONE
+        position, mutant = origin.position, origin.mutant
         ident = bug_id(position, mutant, verdict)
+        check_script = check.check_script if check is not None else None
+        check_results = check.check_results if check is not None else []
         if check_script is None:
             check_script = verdict.check_script
         now = time.time()
@@ -436,7 +435,7 @@ class Store:
                     "UPDATE signatures SET count = count + 1, last_seen = ? WHERE signature = ?",
                     (now, verdict.signature),
                 )
-                if dedupe and not self._another_trigger(db, verdict, mutant_text):
+                if dedupe and not self._another_trigger(db, verdict, text):
                     return None
             else:
                 db.execute(
@@ -445,16 +444,16 @@ class Store:
                 )
             folder = self.root / BUGS_DIR / ident
             record = BugRecord(
-                folder, ident, verdict, seed_file, [SolverSummary.of(r) for r in results],
-                campaign_seed, position, mutant, list(theories),
-                [SolverSummary.of(r) for r in check_results], strategy,
+                folder, ident, verdict, origin.seed_file, [SolverSummary.of(r) for r in results],
+                origin.campaign_seed, position, mutant, list(origin.theories),
+                [SolverSummary.of(r) for r in check_results], origin.strategy,
             )  # fmt: skip
-            files = bug_files(record, mutant_text, results, check_script, check_results)
+            files = bug_files(record, text, results, check_script, check_results)
             write_folder_atomic(folder, files)  # the folder exists before its index row
             db.execute(
                 "INSERT OR REPLACE INTO bugs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (ident, str(verdict.kind), verdict.solver, verdict.signature, seed_file,
-                 position, mutant, json.dumps(list(theories)), now,
+                (ident, str(verdict.kind), verdict.solver, verdict.signature, origin.seed_file,
+                 position, mutant, json.dumps(list(origin.theories)), now,
                  str(folder.relative_to(self.root))),
             )  # fmt: skip
         return ident

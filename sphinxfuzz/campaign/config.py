@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from typing import Any
 
-from sphinxfuzz.campaign.mix import SPHINX, StrategyMix
+from sphinxfuzz.campaign.mix import StrategyMix
 from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
 from sphinxfuzz.campaign.targets import (
     CampaignError,
@@ -27,6 +27,7 @@ from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.catalogue import CatalogueEntry, default_generators_dir
 from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
 from sphinxfuzz.solvers import SolverSpec, parse_specs
+from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 
 # A mutant answered by all target solvers within this many seconds counts as fast.
 FAST_MUTANT_SECONDS = 0.25
@@ -70,9 +71,9 @@ class CampaignConfig:
     # Seeds larger than this are skipped (counted as malformed, with a message): a 50 MB
     # seed took minutes and gigabytes to parse and mutate.
     max_seed_bytes: int = MAX_SEED_BYTES
-    # Strategies with weights (`campaign/mix.py`): "sphinx" fills skeletons with generated
-    # terms; "sphinx,fusion=2,storm" mixes in the seed papers' strategies.
-    strategies: str = "sphinx"
+    # Strategies with weights (`campaign/mix.py`): "sphinx,fusion=2,storm" mixes the seed
+    # papers' strategies into sphinx's skeleton filling.
+    strategies: str = DEFAULT_STRATEGY
     scheduler: str = "fixed"  # "bandit": choose strategies by what they found
     # The solvers that label seeds sat/unsat (fusion, sae, janus), give STORM its models and
     # re-run a verdict's formula against its construction (doubts); not targets. The newest z3
@@ -155,8 +156,8 @@ class CampaignConfig:
             seed_files = collect_seeds(list(self.seeds))
         except SeedsError as exc:
             raise CampaignError(str(exc), setting="seeds") from None
-        # only sphinx fills holes with generated terms: a mix without it needs no generator
-        entries = generator_entries(self.generators, specs) if SPHINX in mix.names else []
+        # a mix whose strategies draw no generated terms needs no generator
+        entries = generator_entries(self.generators, specs) if mix.needs_generators else []
         return Campaign(
             self,
             tuple(specs),
@@ -185,7 +186,7 @@ class Campaign:
     seed_files: tuple[str, ...]  # sorted, every `.smt2` file the seed paths name
     generators: tuple[CatalogueEntry, ...]  # the theories every target supports
     theory_options: dict[str, tuple[str, ...]]  # solver options a theory's document asks for
-    mix: StrategyMix = StrategyMix(((SPHINX, 1.0),))
+    mix: StrategyMix = StrategyMix(((DEFAULT_STRATEGY, 1.0),))
     # labels, models and doubts (`CampaignConfig.trusted`, "z3;cvc5": several)
     trusted: tuple[SolverSpec, ...] = ()
 

@@ -1,43 +1,45 @@
 """Which strategy each seed position uses, and what the strategies need from a campaign.
 
-`--strategies "sphinx,fusion=2,storm"` names the mix: `sphinx` is the loop's own skeleton
-filling (mutate/), every other name a registered strategy (strategies/). A position draws
-one strategy with its own `random.Random(f"{campaign_seed}:{position}:strategy")`, among
-those that apply to its seed, so the position's mutants (drawn from
-`Random(f"{campaign_seed}:{position}")` as before) do not depend on the mix: a sphinx-only
-campaign makes the mutants it always made.
+`--strategies "sphinx,fusion=2,storm"` names the mix of registered strategies
+(strategies/). A position draws one strategy with its own `rng_for(campaign_seed, position,
+"strategy")`, among those that apply to its seed, so the position's test cases (drawn from
+`rng_for(campaign_seed, position)`) do not depend on the mix: a campaign of one strategy
+makes the cases that strategy alone always made, and draws nothing.
 
+What a strategy needs it declares (`strategies.Needs`); the bench gives it, never by name.
 Two kinds of help come from the trusted solvers (`--trusted`, default the newest z3; several
-as "z3;cvc5"), never from a target: labels (fusion, sae and janus rewrite seeds whose answer
-is known; `oracle.trusted.agreed_label`: clean runs only, every trusted solver that accepts
-the seed agrees, and the seed's own `:status` confirms it) and STORM's model (its fragments
-are evaluated under the first trusted solver's model, of a seed labelled sat, from a clean
-run). Labels and models are computed once per seed and worker.
+as "z3;cvc5"), never from a target: labels (`Needs.label`: seeds whose answer is known;
+`oracle.trusted.agreed_label`: clean runs only, every trusted solver that accepts the seed
+agrees, and the seed's own `:status` confirms it) and models (`Needs.model`: the first
+trusted solver, given in `setup`, of a seed labelled sat). Labels are computed once per seed
+and worker.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
+from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.mutate import Seed
-from sphinxfuzz.solvers import SolverResult
-from sphinxfuzz.strategies import OracleKind, Strategy, StrategyError, fresh, get, names
+from sphinxfuzz.strategies import (
+    OracleKind,
+    Strategy,
+    StrategyContext,
+    StrategyError,
+    TakesLabels,
+    TrustedRun,
+    fresh,
+    get,
+    names,
+)
 from sphinxfuzz.strategies.base import Answer
 from sphinxfuzz.strategies.fusion import label
 from sphinxfuzz.strategies.scheduler import Scheduler, SchedulerError, parse_weights
 
-SPHINX = "sphinx"  # fill skeletons with generated terms (the loop's own mutation)
 SCHEDULERS = ("fixed", "bandit")
-# strategies that rewrite labelled seeds (they have `add(seed, answer)`), and STORM,
-# which evaluates fragments under a model
-LABELLED = ("fusion", "sae", "janus")
-MODELLED = ("storm",)
-
-# one trusted solver: script text -> its result
-TrustedRun = Callable[[str], SolverResult]
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class StrategyMix:
             weights = parse_weights(text)
         except SchedulerError as exc:
             raise CampaignError(f"strategies {text!r}: {exc}", setting="strategies") from None
-        known = [SPHINX, *names()]
+        known = names()
         unknown = [name for name in weights if name not in known]
         if not weights or unknown:
             what = f"unknown strategy {unknown[0]!r}" if unknown else "names no strategy"
@@ -77,17 +79,16 @@ class StrategyMix:
     @property
     def needs_trusted(self) -> bool:
         """Labels, models, or a reference for verdicts against an expected answer."""
-        return any(
-            name != SPHINX and get(name).oracle == OracleKind.EXPECTED for name in self.names
-        )
+        return any(get(name).oracle == OracleKind.EXPECTED for name in self.names)
+
+    @property
+    def needs_generators(self) -> bool:
+        """A strategy of the mix draws generated terms: the campaign opens its generators."""
+        return any(get(name).needs.generators for name in self.names)
 
     def differential(self) -> list[str]:
         """The strategies whose cases are judged by comparing solvers."""
-        return [
-            name
-            for name in self.names
-            if name == SPHINX or get(name).oracle == OracleKind.DIFFERENTIAL
-        ]
+        return [name for name in self.names if get(name).oracle == OracleKind.DIFFERENTIAL]
 
 
 def _applies(strategy: Strategy, seed: Seed) -> bool:
@@ -99,9 +100,9 @@ def _applies(strategy: Strategy, seed: Seed) -> bool:
         return False
 
 
-class Strategies:
-    """One worker's strategy instances, the labels and models they asked for, and the
-    scheduler that chooses between them (per worker: positions of one worker only)."""
+class StrategyBench:
+    """One worker's strategy instances, the labels they asked for, and the scheduler that
+    chooses between them (per worker: positions of one worker only)."""
 
     def __init__(
         self,
@@ -111,27 +112,23 @@ class Strategies:
     ) -> None:
         self.mix = mix
         self.trusted = list(trusted)
-        # fusion's partners for a position: drawn from the position's own generator, so
-        # they do not depend on which seeds this worker (or an earlier run) visited
+        # the partners drawn for a position (`Needs.partners`): from the position's own
+        # generator, so they do not depend on which seeds this worker (or an earlier run) visited
         self.partners = partners
         self.instances: dict[str, Strategy] = {}
         for name in mix.names:
-            if name == SPHINX:
-                continue
             try:
                 self.instances[name] = fresh(name)
             except StrategyError as exc:
                 raise CampaignError(str(exc), setting="strategies") from None
-        storm = self.instances.get("storm")
-        if storm is not None and self.trusted:
-            storm.run = self.trusted[0]  # type: ignore[attr-defined]
         weights = None if mix.scheduler == "bandit" else dict(mix.weights)
         self.scheduler = Scheduler(mix.names, weights)
         self.labels: dict[str, Answer | None] = {}
 
-    @property
-    def only_sphinx(self) -> bool:
-        return self.mix.names == [SPHINX]
+    def setup(self, context: StrategyContext) -> None:
+        """Give every strategy what it declared it needs (once, before the first seed)."""
+        for strategy in self.instances.values():
+            strategy.setup(context)
 
     def label(self, seed: Seed) -> Answer | None:
         """The seed's answer by the trusted solvers (and its `:status`), asked once."""
@@ -142,43 +139,40 @@ class Strategies:
     def applicable(self, seed: Seed, position: int) -> list[str]:
         """The mix's strategies that can make test cases from `seed` at `position`."""
         found = []
-        for name in self.mix.names:
-            strategy = self.instances.get(name)
-            if strategy is None:
-                found.append(name)  # sphinx: the loop decides (a seed with no atom fails)
-                continue
-            if name in MODELLED and self.label(seed) != "sat":
-                continue  # a model only of a seed every trusted solver calls sat
-            if name in LABELLED:
+        for name, strategy in self.instances.items():
+            needs = strategy.needs
+            if needs.label or needs.model:
                 answer = self.label(seed)
-                if answer is None:
-                    continue
-                if name == "fusion":
-                    self._fusion_partners(strategy, seed, answer, position)
-                else:
-                    strategy.add(seed, answer)  # type: ignore[attr-defined]
+                if answer is None or needs.model and answer != "sat":
+                    continue  # a model only of a seed every trusted solver calls sat
+                if needs.label:
+                    self._offer(strategy, seed, answer, position)
             if _applies(strategy, seed):
                 found.append(name)
         return found
 
-    def _fusion_partners(self, fusion: Strategy, seed: Seed, answer: Answer, position: int) -> None:
-        """Fusion fuses `seed` with the position's partners of the same label (itself,
-        renamed apart, when none has it)."""
-        fusion.labelled = {}  # type: ignore[attr-defined]
-        fusion.add(seed, answer)  # type: ignore[attr-defined]
+    def _offer(self, strategy: Strategy, seed: Seed, answer: Answer, position: int) -> None:
+        """A labelled seed for `strategy`; with `Needs.partners`, it has the position's
+        partners of the same label beside it (none: the seed alone), and no other."""
+        labelled = cast(TakesLabels, strategy)
+        if not strategy.needs.partners:
+            labelled.add(seed, answer)
+            return
+        labelled.forget()
+        labelled.add(seed, answer)
         for partner in self.partners(position):
             if partner.path != seed.path and self.label(partner) == answer:
-                fusion.add(partner, answer)  # type: ignore[attr-defined]
+                labelled.add(partner, answer)
 
     def choose(self, seed: Seed, campaign_seed: int, position: int, index: int) -> str | None:
         """The strategy for `position` (the worker's `index`-th), None when none applies."""
-        if self.only_sphinx:
-            return SPHINX  # no draw, no trusted run: the sphinx-only campaign of old
         allowed = self.applicable(seed, position)
         if not allowed:
             return None
-        rng = random.Random(f"{campaign_seed}:{position}:strategy")
+        if len(self.mix.names) == 1:
+            return allowed[0]  # no draw: a campaign of one strategy draws only its cases
         try:
+            rng = rng_for(campaign_seed, position, "strategy")
             return self.scheduler.choose(rng, index, allowed=allowed)
         except SchedulerError:  # only strategies of weight 0 apply
             return None

@@ -8,9 +8,9 @@ campaign finds the same seed at the same position.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
+from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.errors import InputError
 
 
@@ -48,6 +48,6 @@ class SeedOrder:
         order = self._rounds.get(round_)
         if order is None:
             order = list(self.seeds)
-            random.Random(f"{self.campaign_seed}:order:{round_}").shuffle(order)
+            rng_for(self.campaign_seed, "order", round_).shuffle(order)
             self._rounds = {round_: order}  # workers move forward: keep one round
         return order[index]

@@ -12,10 +12,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from sphinxfuzz.bugs.record import Origin
 from sphinxfuzz.bugs.store import Store, bug_id
-from sphinxfuzz.oracle import Verdict, VerdictKind
+from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
 
 MutantRow = tuple[int, int, str, list[str]]  # position, mutant number, sha256, theories
@@ -36,17 +37,10 @@ class Findings(Protocol):
     def record_bug(
         self,
         verdict: Verdict,
-        *,
-        mutant_text: str,
-        seed_file: str,
-        position: int,
-        mutant: int,
-        theories: Sequence[str],
+        origin: Origin,
+        text: str,
         results: Sequence[SolverResult],
-        campaign_seed: int,
-        check_script: str | None = None,
-        check_results: Sequence[SolverResult] = (),
-        strategy: str = "sphinx",
+        check: Judgement | None = None,
     ) -> str | None: ...
 
 
@@ -138,11 +132,17 @@ class Forwarding:
         self._put("record_seed_finding", seed_file, seed_text, verdict, list(results))
         return seed_file
 
-    def record_bug(self, verdict: Verdict, **fields: Any) -> str | None:
-        # the store's keyword arguments (`Findings.record_bug`), sent as they are
-        self._put("record_bug", verdict, **fields)
+    def record_bug(
+        self,
+        verdict: Verdict,
+        origin: Origin,
+        text: str,
+        results: Sequence[SolverResult],
+        check: Judgement | None = None,
+    ) -> str | None:
+        self._put("record_bug", verdict, origin, text, list(results), check)
         known = verdict.signature in self.snapshot.signatures
         self.snapshot.signatures.add(verdict.signature)
         if known and verdict.kind == VerdictKind.CRASH:
             return None
-        return bug_id(fields["position"], fields["mutant"], verdict)
+        return bug_id(origin.position, origin.mutant, verdict)

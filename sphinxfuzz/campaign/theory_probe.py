@@ -13,11 +13,11 @@ the same term alike. The first rejection names that seed.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.generators.solver_check import check_terms
 from sphinxfuzz.solvers.spec import SolverSpec
@@ -50,7 +50,7 @@ def probe_theories(
     terms: int = PROBE_TERMS,
     timeout: float = 10.0,
 ) -> Probe:
-    rng = random.Random(f"{campaign_seed}:probe")
+    rng = rng_for(campaign_seed, "probe")
     probe = Probe()
     for theory in sorted(pool.theories):
         samples: list[tuple[str, str]] = []

@@ -24,6 +24,7 @@ from sphinxfuzz.campaign.runner import resumed_config, validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.options import duration
 from sphinxfuzz.cli.progress import Progress, progress_mode
+from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 from sphinxfuzz.strategies import get as get_strategy
 from sphinxfuzz.strategies import names as strategy_names
 
@@ -84,7 +85,7 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
     # expected-answer verdicts a trusted solver contradicted on the formula: not stored
     for cause, count in sorted(stats.doubts.items()):
         rows.append((f"construction doubt: {cause[:70]}", str(count)))
-    if set(stats.strategies) - {"sphinx"}:  # a mix: what each strategy did
+    if set(stats.strategies) - {DEFAULT_STRATEGY}:  # a mix: what each strategy did
         for name, done in sorted(stats.strategies.items()):
             rows.append((f"strategy {name}", strategy_line(done)))
     for theory, count in sorted(stats.theories.items()):
@@ -131,7 +132,7 @@ def fuzz(
     fail_on_bug: Annotated[bool, typer.Option("--fail-on-bug", help="Exit with status 1 when this run stored a new bug or seed finding (for CI).")] = False,
     max_seed_bytes: Annotated[int | None, typer.Option("--max-seed-bytes", min=1, help=f"Seeds larger than this are skipped with a message (parsing and mutating a huge seed costs minutes and gigabytes). Default: {default_of('max_seed_bytes'):,}.")] = None,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
-    strategies: Annotated[str | None, typer.Option("--strategies", help=f"Strategies and their weights, e.g. 'sphinx,fusion=2,storm': each seed position draws one. sphinx fills skeletons with generated terms; {STRATEGY_LIST}. Default: {default_of('strategies')}.")] = None,
+    strategies: Annotated[str | None, typer.Option("--strategies", help=f"Strategies and their weights, e.g. 'sphinx,fusion=2,storm': each seed position draws one. {STRATEGY_LIST}. Default: {default_of('strategies')}.")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="fixed: draw strategies by the --strategies weights; bandit: favour the strategies whose cases found crashes, verdicts and new operator pairs per solver call. Default: fixed.")] = None,
     trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solvers (one, or several as 'z3;cvc5') that label seeds sat/unsat (fusion, sae, janus) from clean runs they agree on, give storm its models, and re-run every expected-answer verdict's formula (a trusted solver answering as the target did makes it a construction doubt, not a bug); not targets, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
     newest: Annotated[str | None, typer.Option("--newest", help="The newest release of each solver family every stored bug is replayed on, to record it alive or fixed today, e.g. 'z3@5.4.1;cvc5'. Default: the newest installed wheel of each family.")] = None,

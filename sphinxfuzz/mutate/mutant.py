@@ -58,12 +58,10 @@ class MutationError(InputError):
 
 
 @dataclass
-class Mutant:
+class Formula:
+    """A script to run, printed once for its text and for every family's text."""
+
     script: Script
-    seed: Seed
-    number: int  # 1 for the first mutant of a seed
-    theories: list[str]
-    report: FillReport = field(default_factory=FillReport)
 
     @cached_property
     def printed(self) -> list[str]:
@@ -77,6 +75,14 @@ class Mutant:
     def text_for(self, family: str) -> str:
         """The mutant as sent to a solver of `family` (other solvers' lines dropped)."""
         return for_family(self.script, family, self.printed)
+
+
+@dataclass
+class Mutant(Formula):
+    seed: Seed
+    number: int  # 1 for the first mutant of a seed
+    theories: list[str]
+    report: FillReport = field(default_factory=FillReport)
 
 
 def _sym(name: str) -> Atom:

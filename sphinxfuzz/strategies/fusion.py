@@ -33,7 +33,7 @@ from sphinxfuzz.smtlib import (
     sym,
 )
 from sphinxfuzz.solvers import SolverResult
-from sphinxfuzz.strategies.base import Answer, OracleKind, TestCase, register
+from sphinxfuzz.strategies.base import Answer, Needs, OracleKind, StrategyBase, TestCase, register
 from sphinxfuzz.strategies.rules import Rule, load_rules
 from sphinxfuzz.strategies.seedparts import (
     SeedParts,
@@ -163,10 +163,11 @@ def fuse(
     return Script(commands, "<fusion>"), used  # type: ignore[arg-type]
 
 
-class FusionStrategy:
+class FusionStrategy(StrategyBase):
     name = "fusion"
     summary = "fuse two seeds of the same label with proved fusion functions (YinYang)"
     oracle = OracleKind.EXPECTED
+    needs = Needs(label=True, partners=True)
 
     def __init__(self, per_seed: int = 4) -> None:
         self.per_seed = per_seed
@@ -176,6 +177,9 @@ class FusionStrategy:
         """Make `seed` (labelled by `label`) available to fusion."""
         if fusable(seed.script):
             self.labelled[seed.path] = (seed, answer)
+
+    def forget(self) -> None:
+        self.labelled = {}
 
     def applies(self, seed: Seed) -> bool:
         return seed.path in self.labelled

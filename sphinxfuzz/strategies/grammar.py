@@ -38,7 +38,7 @@ from sphinxfuzz.smtlib import (
     sym,
 )
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
-from sphinxfuzz.strategies.base import OracleKind, TestCase, register
+from sphinxfuzz.strategies.base import OracleKind, StrategyBase, TestCase, register
 from sphinxfuzz.strategies.signatures import read_data
 from sphinxfuzz.strategies.typefuzz import well_sorted
 
@@ -259,7 +259,7 @@ class _Queue:
         return item.declarations, item.term
 
 
-class GrammarStrategy:
+class GrammarStrategy(StrategyBase):
     name = "grammar"
     summary = "fill holes with the smallest terms a theory's distilled grammar derives"
     oracle = OracleKind.DIFFERENTIAL

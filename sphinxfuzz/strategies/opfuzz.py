@@ -22,7 +22,7 @@ from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts,
 from sphinxfuzz.smtlib.infer import SortInfo
 from sphinxfuzz.smtlib.sorts import Sort
 from sphinxfuzz.smtlib.theories import CONSTANTS, RULES
-from sphinxfuzz.strategies.base import OracleKind, TestCase, register
+from sphinxfuzz.strategies.base import OracleKind, StrategyBase, TestCase, register
 from sphinxfuzz.strategies.signatures import (
     Signature,
     SignatureError,
@@ -142,7 +142,7 @@ def _shape(node: Node, info: SortInfo) -> tuple[str, list[Sort | None], tuple[in
     return node.operator_name() or "", [info.sort_of(item) for item in node.items[1:]], indices
 
 
-class OpfuzzStrategy:
+class OpfuzzStrategy(StrategyBase):
     name = "opfuzz"
     summary = "chains of type-preserving operator replacements (OpFuzz)"
     oracle = OracleKind.DIFFERENTIAL

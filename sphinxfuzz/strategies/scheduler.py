@@ -1,8 +1,8 @@
 """Choosing a strategy (or a theory) per seed position: fixed weights, or a bandit.
 
-The campaign loop asks `choose(rng, position)` with the position's own
-`random.Random(f"{seed}:{position}")` and, once the position's test cases are judged, calls
-`reward(name, counters, position)`. The bandit's weights for position p come only from the
+The campaign loop asks `choose(rng, position)` with the position's own generator
+(`campaign.rngs.rng_for(seed, position, "strategy")`) and, once the position's test cases are
+judged, calls `reward(name, counters, position)`. The bandit's weights for position p come only from the
 positions of earlier epochs (`epoch` positions each), folded in position order, and its cost
 is the number of solver calls, never seconds: so a fixed campaign seed gives the same choices
 as long as those results are in when p is chosen. When they are not (workers far behind), the

@@ -35,7 +35,14 @@ from sphinxfuzz.smtlib import (
     sym,
 )
 from sphinxfuzz.solvers import SolverResult
-from sphinxfuzz.strategies.base import OracleKind, TestCase, register
+from sphinxfuzz.strategies.base import (
+    Needs,
+    OracleKind,
+    StrategyBase,
+    StrategyContext,
+    TestCase,
+    register,
+)
 from sphinxfuzz.strategies.seedparts import is_quantifier_free, single_query, split
 
 OPAQUE = {"let", "!", "match", "forall", "exists", "lambda"}  # their bodies are not closed terms
@@ -140,10 +147,11 @@ def instance(
     return parse_script("\n".join(lines) + "\n", "<storm>")
 
 
-class StormStrategy:
+class StormStrategy(StrategyBase):
     name = "storm"
     summary = "sat-by-construction combinations of a seed's fragments under a model (STORM)"
     oracle = OracleKind.EXPECTED
+    needs = Needs(model=True)
 
     def __init__(
         self,
@@ -155,6 +163,11 @@ class StormStrategy:
         self.run = run  # the trusted solver: script text -> result; set by the campaign
         self.per_seed, self.depth, self.count = per_seed, depth, count
         self._values: dict[str, list[tuple[Node, bool]] | None] = {}
+
+    def setup(self, context: StrategyContext) -> None:
+        """Models come from the campaign's first trusted solver."""
+        if context.trusted:
+            self.run = context.trusted[0]
 
     def applies(self, seed: Seed) -> bool:
         s = seed.script

@@ -26,7 +26,7 @@ from pathlib import Path
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.oracle.string_semantics import OPERATIONS, Value, evaluate, literal
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, parse_script, parse_term, sym
-from sphinxfuzz.strategies.base import OracleKind, TestCase, register
+from sphinxfuzz.strategies.base import OracleKind, StrategyBase, TestCase, register
 from sphinxfuzz.strategies.rules import Rule, load_rules
 
 HERE = Path(__file__).resolve().parent
@@ -216,7 +216,7 @@ def unsat_formula(rng: random.Random, *, steps: int = 8, redundancy: int = 2) ->
     return Formula(constants, assertions, "unsat", {}, used)
 
 
-class StringsStrategy:
+class StringsStrategy(StrategyBase):
     name = "strings"
     summary = "string formulas sat or unsat by construction (Bugariu and Mueller)"
     oracle = OracleKind.EXPECTED

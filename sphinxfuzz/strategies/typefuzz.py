@@ -23,7 +23,7 @@ from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, sym, walk
 from sphinxfuzz.smtlib.infer import SortInfo, TermSite
 from sphinxfuzz.smtlib.theories import RULES
-from sphinxfuzz.strategies.base import OracleKind, TestCase, register
+from sphinxfuzz.strategies.base import OracleKind, StrategyBase, TestCase, register
 from sphinxfuzz.strategies.signatures import Binding, Signature, match, parse_signatures, read_data
 
 
@@ -146,7 +146,7 @@ class _Builder:
         return chosen
 
 
-class TypefuzzStrategy:
+class TypefuzzStrategy(StrategyBase):
     name = "typefuzz"
     summary = "replace sub-expressions by fresh well-sorted applications over nearby ones"
     oracle = OracleKind.DIFFERENTIAL

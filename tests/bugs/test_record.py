@@ -10,7 +10,7 @@ import pytest
 from campaign_helpers import CRASHER
 from typer.testing import CliRunner
 
-from sphinxfuzz.bugs import BugFileError, SeedFindingRecord, Store, load_record
+from sphinxfuzz.bugs import BugFileError, Origin, SeedFindingRecord, Store, load_record
 from sphinxfuzz.bugs.record import (
     Bisection,
     Tried,
@@ -38,9 +38,8 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     [verdict] = judge(FORMULA, results, lambda spec, text: run_solver(spec, text)).verdicts
     with Store(root, create=True) as store:
         ident = store.record_bug(
-            verdict, mutant_text=FORMULA, seed_file="s.smt2", position=3, mutant=1,
-            theories=["Ints"], results=results, campaign_seed=7,
-        )  # fmt: skip
+            verdict, Origin(7, "s.smt2", 3, 1, "sphinx", ("Ints",)), FORMULA, results
+        )
         finding = store.record_seed_finding("seeds/s.smt2", FORMULA, verdict, results)
     return root, root / "bugs" / str(ident), root / "seed-findings" / finding
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from campaign_helpers import CRASHER
 
-from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs import Origin, Store
 from sphinxfuzz.campaign import Stats
 from sphinxfuzz.oracle import judge
 from sphinxfuzz.solvers import parse_specs, run_solver
@@ -28,9 +28,8 @@ def _crash(store: Store, position: int, mutant: int) -> str | None:
     judgement = judge(FORMULA, results, lambda spec, text: run_solver(spec, text))
     [verdict] = judgement.verdicts
     return store.record_bug(
-        verdict, mutant_text=FORMULA, seed_file="seed.smt2", position=position, mutant=mutant,
-        theories=["Ints"], results=results, campaign_seed=7,
-    )  # fmt: skip
+        verdict, Origin(7, "seed.smt2", position, mutant, "sphinx", ("Ints",)), FORMULA, results
+    )
 
 
 def test_crash_signature_stored_once_and_counted(tmp_path: Path) -> None:

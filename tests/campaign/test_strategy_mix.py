@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.report import render_report
-from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
+from sphinxfuzz.campaign import Budget, CampaignError, loop, run_campaign
 from sphinxfuzz.campaign.mix import StrategyMix
 from sphinxfuzz.cli import app
 from sphinxfuzz.datafiles import data_dir
@@ -182,3 +182,39 @@ def test_strings_against_an_old_z3_alone_never_blame_its_older_escapes(tmp_path:
     misread = [n for cause, n in stats.rejections.items() if "backslash in a string" in cause]
     assert misread and misread[0] >= 1
     assert stats.strategies["strings"].cases > stats.strategies["strings"].accepted
+
+
+def test_a_mix_without_generated_terms_opens_no_generator_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a generator pool was opened")
+
+    monkeypatch.setattr(loop, "GeneratorPool", refuse)
+    config = replace(
+        config_for([SEEDS / "plain.smt2", *SHIPPED], "z3;cvc5", seed=3, per_seed=2),
+        strategies="opfuzz,typefuzz",
+    )
+    stats = run_campaign(config, tmp_path / "c", Budget(mutants=6))
+    assert stats.mutants == 6 and not stats.theories  # no case has generated terms
+    with pytest.raises(AssertionError, match="pool was opened"):  # sphinx draws terms
+        run_campaign(replace(config, strategies="sphinx,opfuzz"), tmp_path / "d", Budget(mutants=2))
+
+
+def test_sphinx_in_the_mix_without_a_loadable_generator_is_a_clear_error(tmp_path: Path) -> None:
+    folder = tmp_path / "generators" / "Ints"
+    folder.mkdir(parents=True)
+    (folder / "generator.py").write_text(
+        'THEORY = "Ints"\nSOLVERS = ("z3", "cvc5")\n\nraise RuntimeError("broken at load")\n\n\n'
+        "def generate(rng):\n    return '', 'true'\n"
+    )
+    config = replace(
+        config_for([SEEDS / "plain.smt2"], "z3;cvc5"),
+        generators=str(tmp_path / "generators"),
+        strategies="sphinx,opfuzz",
+    )
+    with pytest.raises(
+        CampaignError,
+        match="no generator could be loaded from .*Ints: RuntimeError: broken at load",
+    ):
+        run_campaign(config, tmp_path / "c", Budget(mutants=2))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sphinxfuzz.bugs import Store, load_record
+from sphinxfuzz.bugs import Origin, Store, load_record
 from sphinxfuzz.bugs.bisect import bisect_bug
 from sphinxfuzz.bugs.issue_text import issue_text, load_facts
 from sphinxfuzz.bugs.reduce import check_spec, reduce_bug
@@ -55,9 +55,8 @@ def _store(root: Path, verdict: Verdict, text: str, results: list[SolverResult])
     with Store(root, create=True) as store:
         store.save_config({"timeout": 10.0, "memory_mb": 4096})
         ident = store.record_bug(
-            verdict, mutant_text=text, seed_file="seed.smt2", position=0, mutant=0,
-            theories=["Reals"], results=results, campaign_seed=1,
-        )  # fmt: skip
+            verdict, Origin(1, "seed.smt2", 0, 0, "sphinx", ("Reals",)), text, results
+        )
     return root / "bugs" / str(ident)
 
 

@@ -6,8 +6,10 @@ import random
 
 from sphinxfuzz.smtlib import parse_script, print_node, print_script
 from sphinxfuzz.strategies import get
-from sphinxfuzz.strategies.approximation import JanusStrategy, SaeStrategy, approximations, literals
+from sphinxfuzz.strategies.janus import JanusStrategy
+from sphinxfuzz.strategies.literals import approximations, literals
 from sphinxfuzz.strategies.rules import RuleError, load_rules, prove, read_table
+from sphinxfuzz.strategies.sae import SaeStrategy
 
 from .batching import answers, assert_expected
 from .seeds import FAST_LOGICS, SOLVERS, labelled, logic

@@ -1,4 +1,4 @@
-"""Skeletal approximation (SAE, FSE'21) and weakening/strengthening (Janus, ASE'22).
+"""What SAE (`sae.py`) and Janus (`janus.py`) share: literals by parity, and their rewriting.
 
 Both rewrite literals by their parity (positive: under an even number of negations in the
 Boolean skeleton). Weakening keeps a sat formula sat: a positive literal becomes a weaker one
@@ -6,23 +6,16 @@ Boolean skeleton). Weakening keeps a sat formula sat: a positive literal becomes
 stronger one. Strengthening, the reverse, keeps an unsat formula unsat. Literals under `ite`
 conditions, `xor`, Boolean `=`/`distinct`, `let` bindings or `!` annotations have no fixed
 parity and are left alone.
-
-SAE judges by the expected answer (the seed's label). Janus relates each mutant to the seed:
-`related` is the seed's case, so a solver that answered the seed but says `unknown` (or times
-out) on the mutant is incomplete, and a contradicting answer is unsound.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from functools import cache
 
-from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Node, Script, SList, copy_node, infer_sorts, parse_term, sym
-from sphinxfuzz.strategies.base import Answer, OracleKind, TestCase, register
 from sphinxfuzz.strategies.rules import Rule, load_rules
-from sphinxfuzz.strategies.seedparts import single_query, split, substitute
+from sphinxfuzz.strategies.seedparts import split, substitute
 
 CONNECTIVES = {"and", "or", "not", "=>", "ite", "forall", "exists", "xor", "let", "!"}
 
@@ -145,61 +138,3 @@ def _psi(constants: dict[str, str], bound: set[str], rng: random.Random) -> Node
         return None
     a, b = rng.sample(rng.choice(pairs), 2)
     return SList([sym("="), sym(a), sym(b)])
-
-
-class _Labelled:
-    """Holds the labelled seeds a strategy may rewrite (see fusion.label)."""
-
-    def __init__(self, per_seed: int) -> None:
-        self.per_seed = per_seed
-        self.labels: dict[str, Answer] = {}
-
-    def add(self, seed: Seed, answer: Answer) -> None:
-        if single_query(seed.script):
-            self.labels[seed.path] = answer
-
-    def applies(self, seed: Seed) -> bool:
-        return seed.path in self.labels and bool(literals(seed.script))
-
-
-class SaeStrategy(_Labelled):
-    name = "sae"
-    summary = "over-approximate sat seeds, under-approximate unsat ones (skeletal approximation)"
-    oracle = OracleKind.EXPECTED
-
-    def __init__(self, per_seed: int = 4) -> None:
-        super().__init__(per_seed)
-
-    def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]:
-        answer = self.labels.get(seed.path)
-        for number in range(self.per_seed if answer else 0):
-            done = rewrite(seed.script, answer == "sat", rng)
-            if done is not None:
-                script, used = done
-                provenance = {
-                    "strategy": self.name,
-                    "seed": seed.path,
-                    "mutant": number,
-                    "rules": used,
-                }
-                yield TestCase(script, answer, provenance=provenance)
-
-
-class JanusStrategy(SaeStrategy):
-    name = "janus"
-    summary = (
-        "weaken sat / strengthen unsat seeds; unknown where the seed was solved is incompleteness"
-    )
-
-    def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]:
-        answer = self.labels.get(seed.path)
-        original = TestCase(
-            seed.script, answer, provenance={"strategy": self.name, "seed": seed.path}
-        )
-        for case in super().mutants(seed, rng):
-            provenance = {**case.provenance, "strategy": self.name}
-            yield TestCase(case.script, case.expected, related=original, provenance=provenance)
-
-
-register(SaeStrategy())
-register(JanusStrategy())

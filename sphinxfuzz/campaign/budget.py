@@ -1,0 +1,57 @@
+"""How many cases one seed gets (`SeedBudget`).
+
+A seed gets `mutants_per_seed` attempts at a case (an attempt that made no case still takes
+its number, so the cases after it do not change). A strategy whose cases are an endless
+stream of independent draws (`Strategy.extends_fast_seeds`) may get up to `fast_seed_factor`
+times as many for a seed whose cases keep answering fast (all solvers together under
+FAST_MUTANT_SECONDS a case on average): its cases are the cheapest tests there are, as AFL
+gives fast inputs more energy. A seed is left early once `max_mutant_timeouts` of its cases
+timed out, and the whole run's budget (a stop, the deadline, the mutant limit) ends it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS
+
+
+class SeedBudget:
+    def __init__(
+        self,
+        per_seed: int,
+        max_timeouts: int,
+        out_of_budget: Callable[[], bool],
+        fast_factor: int = 1,
+    ) -> None:
+        self.per_seed, self.max_timeouts, self.fast_factor = per_seed, max_timeouts, fast_factor
+        self.out_of_budget = out_of_budget
+        self.solver_seconds = 0.0  # of the seed's tested cases
+        self.timeouts = 0  # tested cases of the seed that timed out
+        self.stopped = False  # the run's budget ended the seed, not the seed's own
+        # the seed's cases timed out too often: time is better spent elsewhere
+        self.left_early = False
+
+    def numbers(self) -> Iterator[int]:
+        """The numbers of the seed's attempts, as long as its budget lasts."""
+        number = 0
+        while self._more(number):
+            if self.out_of_budget():
+                self.stopped = True
+                return
+            yield number
+            if self.left_early:
+                return
+            number += 1
+
+    def tested(self, solver_seconds: float, timed_out: bool) -> None:
+        """What one tested case of the seed cost."""
+        self.solver_seconds += solver_seconds
+        self.timeouts += timed_out
+        self.left_early = self.timeouts >= self.max_timeouts
+
+    def _more(self, number: int) -> bool:
+        return number < self.per_seed or (
+            number < self.per_seed * self.fast_factor
+            and self.solver_seconds <= FAST_MUTANT_SECONDS * number
+        )

@@ -1,0 +1,186 @@
+"""One worker's solver calls: running, counting, judging, and confirming in fresh processes.
+
+Every call of the campaign's loop goes through `SolverCalls.run`, which holds the campaign's
+limits (its time-out, `--time`, memory), picks the solver's long-lived process unless a fresh
+one is asked for, and counts the call. A verdict from a long-lived process counts only once
+fresh processes reproduce it (`confirmed`). When a stop or the deadline arrives while solvers
+run, `run` raises `Stopped`: what they answered may have been cut short.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.campaign.config import CampaignConfig
+from sphinxfuzz.campaign.sink import Findings
+from sphinxfuzz.mutate import Formula
+from sphinxfuzz.oracle import Judgement, VerdictKind, judge, normalise_failure
+from sphinxfuzz.oracle.backtrace import Backtrace, gdb_backtrace, identified
+from sphinxfuzz.oracle.dialect import for_family
+from sphinxfuzz.smtlib import Script
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
+from sphinxfuzz.strategies import TrustedRun
+
+# a formula printed once (a test case), a script, or a text (checks, seeds of the probe)
+Runnable = Formula | Script | str
+
+
+class Stopped(Exception):
+    """A stop request or the deadline arrived while solvers ran: what they answered may
+    have been cut short (`reaper.abort_all`), so nothing of it is judged or stored."""
+
+
+class SolverCalls:
+    def __init__(
+        self,
+        config: CampaignConfig,
+        specs: Sequence[SolverSpec],
+        stats: Stats,
+        root: Path,
+        *,
+        persistent: bool,
+        deadline: float | None,
+        stopping: Callable[[], bool],
+        say: Callable[[str], None],
+    ) -> None:
+        self.config, self.specs, self.stats, self.root = config, list(specs), stats, root
+        self.deadline, self.stopping, self.say = deadline, stopping, say
+        # one long-lived process per solver that supports it (see solvers/persistent.py)
+        self.persistent: dict[str, PersistentSolver] = {
+            spec.name: PersistentSolver(spec, memory_mb=config.memory_mb)
+            for spec in self.specs
+            if persistent and supports_persistence(spec)
+        }
+
+    def run(
+        self,
+        spec: SolverSpec,
+        script: Runnable,
+        *,
+        fresh: bool = False,
+        timeout: float | None = None,
+        beyond_limit: bool = False,  # `timeout` may exceed the campaign's (slow findings)
+    ) -> SolverResult:
+        if isinstance(script, Formula):
+            text = script.text_for(spec.family)
+        else:
+            text = for_family(script, spec.family)
+        limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
+        if beyond_limit and timeout is not None:
+            limit = timeout
+        if self.deadline is not None:  # --time holds whatever the solver does
+            limit = max(0.05, min(limit, self.deadline - time.time()))
+        solver = None if fresh else self.persistent.get(spec.name)
+        if solver is not None:
+            result = solver.run(text, timeout=limit)
+        else:
+            result = run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
+        if self.stopping():
+            raise Stopped
+        stats = self.stats
+        stats.solver_calls += 1
+        stats.solver_time += result.elapsed
+        stats.unknowns += result.outcome == Outcome.UNKNOWN
+        stats.timeouts += result.outcome == Outcome.TIMEOUT
+        stats.errors += result.outcome == Outcome.ERROR
+        return result
+
+    def trusted_run(self, spec: SolverSpec) -> TrustedRun:
+        """A trusted solver's run: fresh, and no longer than a seed's check may take."""
+        return lambda text: self.run(spec, text, fresh=True, timeout=self.config.seed_timeout)
+
+    def judge(self, text: str, results: list[SolverResult], *, fresh: bool = False) -> Judgement:
+        judgement = judge(text, results, lambda spec, check: self.run(spec, check, fresh=fresh))
+        self.stats.unconfirmed += judgement.unconfirmed
+        # a crash that printed nothing is told apart by its stack (`oracle.backtrace`)
+        judgement.verdicts = identified(
+            judgement.verdicts, results, lambda spec: for_family(text, spec.family), self._debug
+        )
+        return judgement
+
+    def _debug(self, spec: SolverSpec, text: str) -> Backtrace | None:
+        started = time.monotonic()
+        try:
+            return gdb_backtrace(
+                spec, text, timeout=self.config.timeout, memory_mb=self.config.memory_mb
+            )
+        finally:
+            self.stats.solver_time += time.monotonic() - started
+
+    def confirmed(
+        self,
+        store: Findings,
+        formula: Formula,
+        results: list[SolverResult],
+        judgement: Judgement,
+        rejudge: Callable[[list[SolverResult]], Judgement],
+    ) -> tuple[list[SolverResult], Judgement]:
+        """A verdict from persistent processes counts only if fresh processes reproduce it:
+        state an earlier script left in a solver must never become a bug report. Returns
+        the fresh results and `rejudge`'s judgement of them (no verdicts when it did not
+        reproduce). Crashes whose signatures are stored already (confirmed fresh then) are
+        only counted: one root cause hit a thousand times must not cost a thousand fresh
+        runs."""
+        if not judgement.verdicts or not self.persistent:
+            return results, judgement
+        if all(  # a coarse signature may hide another bug (`Store` keeps a few)
+            v.kind == VerdictKind.CRASH
+            and store.has_signature(v.signature)
+            and not v.evidence.get("coarse")
+            for v in judgement.verdicts
+        ):
+            return results, judgement
+        self.stats.fresh_confirmations += 1
+        fresh = [self.run(spec, formula, fresh=True) for spec in self.specs]
+        again = rejudge(fresh)
+        if not again.verdicts:
+            self.stats.fresh_unconfirmed += 1
+            kinds = ", ".join(f"{v.kind} ({v.solver})" for v in judgement.verdicts)
+            self.say(f"not reproduced in fresh processes, not stored: {kinds}")
+        return fresh, again
+
+    def count(self, results: list[SolverResult], formula: Formula) -> bool:
+        """Count one tested formula; True when every solver accepted it. The first formula
+        of each rejection cause is kept in `rejected/`: a rejection is a fuzzer problem."""
+        stats = self.stats
+        stats.mutants += 1
+        accepted = all(r.outcome != Outcome.ERROR for r in results)
+        stats.accepted += accepted
+        for result in results:
+            if result.outcome == Outcome.ERROR:
+                cause = rejection(result)
+                if cause not in stats.rejections:
+                    first = " ".join((result.failure_line or "").split())
+                    seen = formula.text_for(result.spec.family)
+                    keep_example(self.root, "rejected", cause, seen, f"first error: {first}")
+                stats.rejections[cause] += 1
+        return accepted
+
+    def close(self) -> None:
+        for solver in self.persistent.values():
+            solver.close()
+
+
+def keep_example(root: Path, folder_name: str, cause: str, text: str, note: str) -> None:
+    """`<campaign>/<folder_name>/<hash of cause>.smt2`: one example formula of a cause."""
+    name = hashlib.sha1(cause.encode("utf-8")).hexdigest()[:12]
+    folder = root / folder_name
+    try:
+        folder.mkdir(exist_ok=True)
+        (folder / f"{name}.smt2").write_text(f"; {cause}\n; {note}\n" + text)
+    except OSError:
+        pass  # an example only; the counter is what matters
+
+
+def cause(line: str) -> str:
+    """A failure line as a counter key: what varies between runs normalised away."""
+    return normalise_failure(line)[:160]
+
+
+def rejection(result: SolverResult) -> str:
+    return f"{result.spec.name}: {cause(result.failure_line or 'rejected')}"

@@ -1,0 +1,166 @@
+"""Testing one seed's cases: made by its position's strategy, run, counted, judged,
+confirmed and recorded, while the seed's budget lasts (`budget.SeedBudget`).
+
+Every strategy's cases take this one path. A strategy's failures arrive as `StrategyError`
+kinds (`strategies.base`): a `CaseFailed` costs one attempt, a refusal or a `SeedUnusable`
+ends the seed (the latter sets it aside when the strategy is the campaign's only one), and
+a `NoWorkingSource` stops the campaign.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from sphinxfuzz.bugs.record import Origin
+from sphinxfuzz.campaign.budget import SeedBudget
+from sphinxfuzz.campaign.calls import SolverCalls
+from sphinxfuzz.campaign.cases import CaseJudge
+from sphinxfuzz.campaign.config import CampaignConfig
+from sphinxfuzz.campaign.mix import StrategyBench
+from sphinxfuzz.campaign.recording import Recorder
+from sphinxfuzz.campaign.rngs import rng_for
+from sphinxfuzz.campaign.seedcheck import SEED_SET_ASIDE
+from sphinxfuzz.campaign.sink import Findings
+from sphinxfuzz.campaign.targets import CampaignError
+from sphinxfuzz.errors import SphinxfuzzError
+from sphinxfuzz.mutate import Formula, Seed
+from sphinxfuzz.mutate.mutant import NeededOptions, ready_to_run
+from sphinxfuzz.oracle import Expected
+from sphinxfuzz.smtlib import Script
+from sphinxfuzz.solvers import SolverSpec
+from sphinxfuzz.strategies import CaseFailed, NoWorkingSource, SeedUnusable, SourceFailed, TestCase
+
+
+class CaseTester:
+    def __init__(
+        self,
+        config: CampaignConfig,
+        calls: SolverCalls,
+        recorder: Recorder,
+        bench: StrategyBench,
+        reference: SolverSpec | None,  # the first trusted solver (`cases.CaseJudge`)
+        needed_options: NeededOptions,
+        *,
+        out_of_budget: Callable[[], bool],
+        stop_requested: Callable[[], bool],
+        publish: Callable[[], None],
+        say: Callable[[str, str | None], None],
+    ) -> None:
+        self.config, self.calls, self.recorder, self.bench = config, calls, recorder, bench
+        self.specs, self.stats = calls.specs, calls.stats
+        self.reference, self.needed_options = reference, needed_options
+        self.out_of_budget, self.stop_requested = out_of_budget, stop_requested
+        self.publish, self.say = publish, say
+        self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
+        # the scripts of the position, for the bandit's operator pairs
+        self.keep_scripts = bench.mix.scheduler == "bandit"
+        self.scripts: list[Script] = []
+
+    def seed_cases(self, store: Findings, position: int, seed: Seed, name: str) -> bool:
+        """Test the cases of strategy `name` from `seed` while the seed's budget lasts;
+        False when stopped before the last one."""
+        config, stats = self.config, self.stats
+        strategy = self.bench.get(name)
+        cases = strategy.mutants(seed, rng_for(config.campaign_seed, position))
+        factor = config.fast_seed_factor if strategy.extends_fast_seeds else 1
+        budget = SeedBudget(
+            config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget, factor
+        )
+        log: list[tuple[int, int, str, list[str]]] = []
+        try:
+            for number in budget.numbers():
+                try:
+                    case = next(cases)
+                except StopIteration:
+                    return True
+                except CaseFailed as exc:  # the next attempt may do
+                    self._failed(exc, name, seed, number)
+                    continue
+                except NoWorkingSource as exc:
+                    raise CampaignError(str(exc)) from None
+                except (SphinxfuzzError, RecursionError) as exc:
+                    self._refused(store, exc, name, seed)
+                    return True
+                ready = (
+                    case.script if case.ready else ready_to_run(case.script, self.needed_options)
+                )
+                formula = Formula(ready)
+                digest = hashlib.sha256(formula.text.encode("utf-8")).hexdigest()
+                log.append((position, number, digest, list(case.theories)))
+                if self.keep_scripts:
+                    self.scripts.append(ready)
+                origin = Origin(
+                    config.campaign_seed, seed.path, position, number, name, case.theories
+                )
+                timeouts, seconds = stats.timeouts, stats.solver_time
+                if not self._test(store, origin, case, formula):
+                    return False
+                self.publish()
+                budget.tested(stats.solver_time - seconds, stats.timeouts > timeouts)
+            stats.seeds_left_early += budget.left_early
+            return not budget.stopped
+        finally:
+            if log:
+                store.log_mutants(log)
+
+    def _failed(self, exc: CaseFailed, name: str, seed: Seed, number: int) -> None:
+        if isinstance(exc, SourceFailed):
+            self.stats.generator_failures += 1
+            self.say(
+                f"generator failure at {seed.path} mutant {number}: {exc}", "generator failure"
+            )
+        else:
+            self.stats.mutation_errors += 1
+
+    def _refused(self, store: Findings, exc: BaseException, name: str, seed: Seed) -> None:
+        """A strategy's clear refusal of a seed (not a bug of it)."""
+        self.stats.mutation_errors += 1
+        if isinstance(exc, RecursionError):  # a seed nested deeper than a strategy's walk goes
+            self.say(f"{name} at {seed.path}: nested too deeply, left alone", None)
+        elif not isinstance(exc, SeedUnusable):
+            self.say(f"{name} at {seed.path}: {exc}", f"{name} refused a seed")
+        else:
+            self.stats.set_aside_causes[exc.cause] += 1
+            if len(self.bench.mix.names) == 1:  # else other strategies may use it
+                self.say(f"setting seed aside: {exc}", "setting seed aside")
+                self.stats.seeds_set_aside += 1
+                store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
+
+    def _test(self, store: Findings, origin: Origin, case: TestCase, formula: Formula) -> bool:
+        """Run, count, judge, confirm and record one case; False when stopped."""
+        calls, stats = self.calls, self.stats
+        # a case related to another formula gets the full limit: its time-out is a verdict
+        limit = self.config.timeout if case.related is not None else self.mutant_timeout
+        results = [calls.run(spec, formula, timeout=limit) for spec in self.specs]
+        if self.stop_requested():
+            # Ctrl-C may have reached the solver processes too: do not judge what it killed
+            return False
+        accepted = calls.count(results, formula)
+        theories = set(origin.theories)  # of the generated terms in it, if any
+        stats.theories.update(theories)
+        if accepted:
+            stats.theories_accepted.update(theories)
+        strategy = self.bench.get(origin.strategy)
+        related = case.related
+        judge_case = CaseJudge(
+            formula.text,
+            self.specs,
+            lambda spec, check, fresh, timeout: calls.run(spec, check, fresh=fresh, timeout=timeout),
+            lambda text, rs, fresh: calls.judge(text, rs, fresh=fresh),
+            None if case.expected is None else Expected(case.expected, strategy.name, strategy.summary),
+            None if related is None else ready_to_run(related.script, self.needed_options),
+            self.config.timeout,
+            self.reference,
+        )  # fmt: skip
+        stats.strategy(origin.strategy).expected += case.expected is not None
+        judgement = judge_case(results, False)
+        results, judgement = calls.confirmed(
+            store, formula, results, judgement, lambda fresh: judge_case(fresh, True)
+        )
+        stored = judge_case.stored_results(results)
+        for verdict in judgement.verdicts:
+            self.recorder.record(
+                store, verdict, judge_case.formula_of(verdict), origin, stored, judgement
+            )
+        return True

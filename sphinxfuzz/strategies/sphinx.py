@@ -1,0 +1,121 @@
+"""Sphinx's own strategy: fill a seed's skeleton with generated terms (`mutate`).
+
+Each case is one `mutate` step of the seed, or, half of the time, of the previous case
+(mutant chaining, as long as the previous one could be made). Its terms come from the
+campaign's generator pool, minus the features a target lacks (`CapableTerms`), and the
+theories of the inserted terms are in the case's provenance. The stream of cases never ends:
+the campaign's budget decides how many a seed gets (`extends_fast_seeds`: more for a seed
+whose cases answer fast).
+
+Failures reach the loop as `StrategyError` kinds: a failed generator call is a
+`SourceFailed`, a chained mutant with nothing left to replace a `CaseFailed` (both cost the
+attempt its number, so the cases after it stay the same), a seed with nothing to replace a
+`SeedUnusable`, and MAX_GENERATOR_FAILURES failed generator calls in a row (across seeds) a
+`NoWorkingSource`: no generator works.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
+from sphinxfuzz.generators.pool import GeneratorFailure
+from sphinxfuzz.mutate import Mutant, MutationError, Seed, mutate
+from sphinxfuzz.strategies.base import (
+    CaseFailed,
+    Needs,
+    NoWorkingSource,
+    OracleKind,
+    SeedUnusable,
+    SourceFailed,
+    StrategyBase,
+    StrategyContext,
+    TestCase,
+    register,
+)
+
+NAME = "sphinx"
+# A worker stops when this many generator calls in a row failed: no generator works.
+MAX_GENERATOR_FAILURES = 50
+
+
+class SphinxStrategy(StrategyBase):
+    name = NAME
+    summary = "fill the seed's skeleton with generated terms (the solvers are compared)"
+    oracle = OracleKind.DIFFERENTIAL
+    needs = Needs(generators=True)
+    extends_fast_seeds = True
+
+    def __init__(self) -> None:
+        self.context = StrategyContext(specs=())
+        self.terms: CapableTerms | None = None
+        self.failures_in_row = 0  # generator calls, across seeds
+
+    def setup(self, context: StrategyContext) -> None:
+        self.context = context
+        if context.pool is not None:
+            self.terms = CapableTerms(context.pool, Capabilities(list(context.specs)))
+
+    def applies(self, seed: Seed) -> bool:
+        return True  # a seed with no atom to replace says so when mutated (`SeedUnusable`)
+
+    def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]:
+        return _Mutants(self, seed, rng)
+
+    def mutate(self, base: Seed | Mutant, rng: random.Random) -> Mutant:
+        """One mutant of `base`; the capability probes count as solver time."""
+        terms, context = self.terms, self.context
+        if terms is None:
+            raise NoWorkingSource("no generator pool was given to the sphinx strategy")
+        probed = terms.capabilities.probe_seconds
+        try:
+            return mutate(
+                base, rng, terms, rename_prob=context.rename_prob,
+                theory_options=context.theory_options, theory_weights=context.theory_weights,
+                needed_options=context.needed_options,
+            )  # fmt: skip
+        finally:  # what was left out, and probing as solver time
+            context.left_out(terms.left_out)
+            context.spent(terms.capabilities.probe_seconds - probed)
+
+
+class _Mutants(Iterator[TestCase]):
+    """A seed's endless stream of mutants; a failure raises, and the stream goes on."""
+
+    def __init__(self, strategy: SphinxStrategy, seed: Seed, rng: random.Random) -> None:
+        self.strategy, self.seed, self.rng = strategy, seed, rng
+        self.previous: Mutant | None = None
+
+    def __next__(self) -> TestCase:
+        strategy, seed = self.strategy, self.seed
+        base: Seed | Mutant = seed
+        if self.previous is not None and self.rng.random() < 0.5:
+            base = self.previous
+        try:
+            mutant = strategy.mutate(base, self.rng)
+        except GeneratorFailure as exc:
+            strategy.failures_in_row += 1
+            if strategy.failures_in_row >= MAX_GENERATOR_FAILURES:
+                raise NoWorkingSource(
+                    f"no working generator: the last {MAX_GENERATOR_FAILURES} generator calls "
+                    f"all failed (last: {exc}); check the generators in "
+                    f"{strategy.context.generators} with `sphinxfuzz generators validate`"
+                ) from None
+            raise SourceFailed(str(exc)) from None
+        except MutationError as exc:
+            if base is seed:  # nothing to gain from more attempts on this seed
+                raise SeedUnusable(str(exc), "nothing to mutate") from None
+            self.previous = None
+            raise CaseFailed(str(exc)) from None
+        self.previous = mutant
+        strategy.failures_in_row = 0
+        provenance: dict[str, object] = {
+            "strategy": NAME,
+            "seed": seed.path,
+            "theories": list(mutant.theories),
+        }
+        return TestCase(mutant.script, provenance=provenance, ready=True)
+
+
+register(SphinxStrategy())

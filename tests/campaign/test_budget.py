@@ -1,0 +1,47 @@
+"""A seed's budget: its attempts, more for fast cases, left early after time-outs, and
+ended by the run's budget."""
+
+from __future__ import annotations
+
+from sphinxfuzz.campaign.budget import SeedBudget
+from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS
+
+
+def _run(budget: SeedBudget, seconds: float = 0.0, timeouts: set[int] = frozenset()) -> list[int]:
+    tested = []
+    for number in budget.numbers():
+        tested.append(number)
+        budget.tested(seconds, number in timeouts)
+    return tested
+
+
+def test_a_seed_gets_its_share_of_attempts() -> None:
+    budget = SeedBudget(4, max_timeouts=1, out_of_budget=lambda: False)
+    assert _run(budget, seconds=0.0) == [0, 1, 2, 3]
+    assert not budget.stopped and not budget.left_early
+
+
+def test_fast_cases_extend_the_seed_up_to_the_factor() -> None:
+    fast = SeedBudget(4, max_timeouts=1, out_of_budget=lambda: False, fast_factor=3)
+    assert _run(fast, seconds=FAST_MUTANT_SECONDS / 2) == list(range(12))
+    slow = SeedBudget(4, max_timeouts=1, out_of_budget=lambda: False, fast_factor=3)
+    assert _run(slow, seconds=FAST_MUTANT_SECONDS * 2) == [0, 1, 2, 3]
+
+
+def test_an_attempt_that_made_no_case_keeps_its_number() -> None:
+    budget = SeedBudget(3, max_timeouts=1, out_of_budget=lambda: False)
+    numbers = list(budget.numbers())  # nothing tested: every attempt failed
+    assert numbers == [0, 1, 2]
+
+
+def test_time_outs_leave_the_seed_early() -> None:
+    budget = SeedBudget(10, max_timeouts=2, out_of_budget=lambda: False, fast_factor=3)
+    assert _run(budget, timeouts={1, 4}) == [0, 1, 2, 3, 4]
+    assert budget.left_early and not budget.stopped
+
+
+def test_the_runs_budget_stops_the_seed() -> None:
+    calls = iter([False, False, True])
+    budget = SeedBudget(10, max_timeouts=1, out_of_budget=lambda: next(calls))
+    assert _run(budget) == [0, 1]
+    assert budget.stopped
