@@ -26,6 +26,7 @@ class StepKind(StrEnum):
     INSTALL_RELEASE = "install-release"  # install release `version` of solver `family`
     BUILD_GENERATORS = "build-generators"  # build generators from the theory documents
     RECORD_HAND_EDIT = "record-hand-edit"  # record a hand edit of `theory`'s generator
+    VALIDATE_GENERATORS = "validate-generators"  # sample the generators in `folder`
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import Verdict
@@ -37,8 +36,6 @@ CHECK = "check.smt2"
 REDUCED = "reduced.smt2"
 REDUCE_META = "reduce.json"
 BISECT = "bisect.json"
-# the campaign folder names them (`bugs.folder`); kept here for the loop, which reads them so
-BUGS_DIR, FINDINGS_DIR = CampaignFolder.BUGS, CampaignFolder.FINDINGS
 
 
 class BugFileError(InputError):

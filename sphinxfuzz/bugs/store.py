@@ -31,8 +31,6 @@ from urllib.parse import quote
 
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import (
-    BUGS_DIR,
-    FINDINGS_DIR,
     REDUCED,
     VERDICT,
     BugRecord,
@@ -378,7 +376,7 @@ class Store:
         digest = hashlib.sha1(seed_file.encode("utf-8")).hexdigest()[:6]
         stem = safe_name(Path(seed_file).stem)
         ident = f"{stem}-{digest}-{safe_name(verdict.solver or 'all')}-{verdict.kind}"
-        folder = self.root / FINDINGS_DIR / ident
+        folder = CampaignFolder(self.root).finding(ident)
         record = SeedFindingRecord(
             folder, ident, verdict, seed_file, [SolverSummary.of(r) for r in results]
         )
@@ -442,7 +440,7 @@ class Store:
                     "INSERT INTO signatures VALUES (?, ?, ?, ?, 1, ?, ?)",
                     (verdict.signature, str(verdict.kind), verdict.solver, ident, now, now),
                 )
-            folder = self.root / BUGS_DIR / ident
+            folder = CampaignFolder(self.root).bug(ident)
             record = BugRecord(
                 folder, ident, verdict, origin.seed_file, [SolverSummary.of(r) for r in results],
                 origin.campaign_seed, position, mutant, list(origin.theories),

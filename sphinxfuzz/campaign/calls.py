@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.config import CampaignConfig
 from sphinxfuzz.campaign.sink import Findings
@@ -157,7 +158,9 @@ class SolverCalls:
                 if cause not in stats.rejections:
                     first = " ".join((result.failure_line or "").split())
                     seen = formula.text_for(result.spec.family)
-                    keep_example(self.root, "rejected", cause, seen, f"first error: {first}")
+                    keep_example(
+                        CampaignFolder(self.root).rejected, cause, seen, f"first error: {first}"
+                    )
                 stats.rejections[cause] += 1
         return accepted
 
@@ -166,10 +169,10 @@ class SolverCalls:
             solver.close()
 
 
-def keep_example(root: Path, folder_name: str, cause: str, text: str, note: str) -> None:
-    """`<campaign>/<folder_name>/<hash of cause>.smt2`: one example formula of a cause."""
+def keep_example(folder: Path, cause: str, text: str, note: str) -> None:
+    """`<folder>/<hash of cause>.smt2`: one example formula of a cause (a campaign folder's
+    `CampaignFolder.doubts` or `.rejected`)."""
     name = hashlib.sha1(cause.encode("utf-8")).hexdigest()[:12]
-    folder = root / folder_name
     try:
         folder.mkdir(exist_ok=True)
         (folder / f"{name}.smt2").write_text(f"; {cause}\n; {note}\n" + text)

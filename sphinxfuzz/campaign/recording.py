@@ -12,16 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from sphinxfuzz.bugs.record import BUGS_DIR, VERDICT, Origin
+from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.record import VERDICT, Origin
 from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
 from sphinxfuzz.campaign.calls import SolverCalls, keep_example
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.oracle import Judgement, Verdict
 from sphinxfuzz.oracle.doubt import DOUBTED, SLOW_FACTOR, doubtful, needs_more_time, slow_verdict
 from sphinxfuzz.solvers import SolverResult, SolverSpec
-
-# where the first formula of each construction doubt's cause is kept (`oracle.doubt`)
-DOUBTS_DIR = "doubts"
 
 
 class Recorder:
@@ -53,7 +51,7 @@ class Recorder:
             self.stats.duplicates += 1
             return
         self.stats.bugs[str(kept.kind)] += 1
-        today = self.refresh(self.root / BUGS_DIR / ident)
+        today = self.refresh(CampaignFolder(self.root).bug(ident))
         self.say(f"{kept.kind} in {kept.solver}: {kept.signature} -> bugs/{ident}{today}")
 
     def refresh(self, folder: Path) -> str:
@@ -82,7 +80,7 @@ class Recorder:
         if found is not None:
             cause = f"{origin.strategy}: {found.cause(verdict)}"
             if cause not in self.stats.doubts:
-                keep_example(self.root, DOUBTS_DIR, cause, formula, found.solver)
+                keep_example(CampaignFolder(self.root).doubts, cause, formula, found.solver)
             self.stats.doubts[cause] += 1
             self.say(f"construction doubt, not stored: {cause}")
             return None

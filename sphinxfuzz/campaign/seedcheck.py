@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from sphinxfuzz.bugs.record import FINDINGS_DIR
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.calls import SolverCalls, cause, rejection
 from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck, calibrated_timeout
@@ -94,7 +94,7 @@ class SeedChecker:
             for verdict in verdicts:
                 ident = store.record_seed_finding(seed.path, seed.text, verdict, results)
                 if verdict.solver is not None and ident:
-                    self.refresh(self.calls.root / FINDINGS_DIR / ident)
+                    self.refresh(CampaignFolder(self.calls.root).finding(ident))
             self.stats.seed_findings += len(verdicts)
             kinds = ", ".join(f"{v.kind} ({v.solver or 'all'})" for v in verdicts)
             self.say(f"seed finding in {seed.path}: {kinds}", None)

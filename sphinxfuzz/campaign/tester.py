@@ -78,7 +78,7 @@ class CaseTester:
                     self._failed(exc, name, seed, number)
                     continue
                 except NoWorkingSource as exc:
-                    raise CampaignError(str(exc)) from None
+                    raise CampaignError(str(exc), setting=exc.setting, step=exc.step) from None
                 except (SphinxfuzzError, RecursionError) as exc:
                     self._refused(store, exc, name, seed)
                     return True

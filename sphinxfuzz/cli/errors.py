@@ -36,6 +36,7 @@ STEP_COMMANDS = {
     StepKind.INSTALL_RELEASE: "sphinxfuzz solvers install {family}=={version}",
     StepKind.BUILD_GENERATORS: "sphinxfuzz build-generators",
     StepKind.RECORD_HAND_EDIT: "sphinxfuzz record-hand-edit {theory} --by NAME --what TEXT",
+    StepKind.VALIDATE_GENERATORS: "sphinxfuzz generators validate --generators {folder}",
 }
 _UNNAMED = {"theory": "THEORY", "folder": "DIR"}  # a value the step left to the user
 _REPORTING: set[Callable[..., Any]] = set()  # command callbacks `reported` made already

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from sphinxfuzz.errors import Step, StepKind
 from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
 from sphinxfuzz.generators.pool import GeneratorFailure
 from sphinxfuzz.mutate import Mutant, MutationError, Seed, mutate
@@ -97,10 +98,12 @@ class _Mutants(Iterator[TestCase]):
         except GeneratorFailure as exc:
             strategy.failures_in_row += 1
             if strategy.failures_in_row >= MAX_GENERATOR_FAILURES:
+                folder = str(strategy.context.generators)
                 raise NoWorkingSource(
                     f"no working generator: the last {MAX_GENERATOR_FAILURES} generator calls "
-                    f"all failed (last: {exc}); check the generators in "
-                    f"{strategy.context.generators} with `sphinxfuzz generators validate`"
+                    f"all failed (last: {exc}); the generators in {folder} need validating",
+                    setting="generators",
+                    step=Step(StepKind.VALIDATE_GENERATORS, {"folder": folder}),
                 ) from None
             raise SourceFailed(str(exc)) from None
         except MutationError as exc:
