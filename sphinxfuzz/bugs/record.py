@@ -27,7 +27,7 @@ from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import Verdict
 from sphinxfuzz.solvers import SolverResult
-from sphinxfuzz.solvers.installs import version_key
+from sphinxfuzz.solvers.families import parse_version
 
 VERDICT = "verdict.json"
 MUTANT = "mutant.smt2"
@@ -478,7 +478,7 @@ class Bisection:
     versions: list[Tried]
 
     def _ordered(self) -> list[Tried]:
-        return sorted(self.versions, key=lambda t: version_key(t.version))
+        return sorted(self.versions, key=lambda t: parse_version(t.version))
 
     @property
     def first_bad(self) -> str | None:
@@ -494,7 +494,7 @@ class Bisection:
         last = self.last_bad
         if last is None:
             return None
-        later = [t for t in self._ordered() if version_key(t.version) > version_key(last)]
+        later = [t for t in self._ordered() if parse_version(t.version) > parse_version(last)]
         return next((t.version for t in later if t.status == CLEAN), None)
 
     @property

@@ -46,7 +46,7 @@ from sphinxfuzz.errors import InputError
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
-from sphinxfuzz.solvers import SolverSpecError, parse_specs
+from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.versions import solver_version
 
 INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
@@ -111,7 +111,7 @@ def _reference(
     with Store(root) as store:
         config = store.config() or {}
     summary = record.summary_of(record.verdict.solver)
-    family = summary.family if summary is not None else "other"
+    family = summary.family if summary is not None else Family.OTHER
     try:
         newest = newest_specs(str(config.get("newest", "")))
     except RefreshError as exc:

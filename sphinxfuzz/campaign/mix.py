@@ -23,9 +23,8 @@ from dataclasses import dataclass
 
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.mutate import Seed
-from sphinxfuzz.solvers import SolverResult
+from sphinxfuzz.solvers import Answer, SolverResult
 from sphinxfuzz.strategies import OracleKind, Strategy, StrategyError, fresh, get, names
-from sphinxfuzz.strategies.base import Answer
 from sphinxfuzz.strategies.fusion import label
 from sphinxfuzz.strategies.scheduler import Scheduler, SchedulerError, parse_weights
 
@@ -147,7 +146,7 @@ class Strategies:
             if strategy is None:
                 found.append(name)  # sphinx: the loop decides (a seed with no atom fails)
                 continue
-            if name in MODELLED and self.label(seed) != "sat":
+            if name in MODELLED and self.label(seed) != Answer.SAT:
                 continue  # a model only of a seed every trusted solver calls sat
             if name in LABELLED:
                 answer = self.label(seed)

@@ -37,7 +37,6 @@ class Outcome(StrEnum):
     timed out, crashed or was rejected answered nothing (`SolverResult.answers` holds what
     it printed before)."""
 
-
     SAT = "sat"
     UNSAT = "unsat"
     UNKNOWN = "unknown"
@@ -65,3 +64,8 @@ class SolverResult:
     @property
     def decided(self) -> bool:
         return self.outcome in (Outcome.SAT, Outcome.UNSAT)
+
+    @property
+    def first(self) -> Answer | Outcome:
+        """Its first answer, else how it ended: what a one-query check reads."""
+        return self.answers[0] if self.answers else self.outcome

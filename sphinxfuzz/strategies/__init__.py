@@ -14,7 +14,6 @@ from sphinxfuzz.strategies import (  # noqa: F401
     typefuzz,
 )
 from sphinxfuzz.strategies.base import (
-    Answer,
     OracleKind,
     Strategy,
     StrategyError,
@@ -26,7 +25,6 @@ from sphinxfuzz.strategies.base import (
 )
 
 __all__ = [
-    "Answer",
     "OracleKind",
     "Strategy",
     "StrategyError",

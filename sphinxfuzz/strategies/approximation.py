@@ -20,7 +20,8 @@ from functools import cache
 
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Node, Script, SList, copy_node, infer_sorts, parse_term, sym
-from sphinxfuzz.strategies.base import Answer, OracleKind, TestCase, register
+from sphinxfuzz.solvers import Answer
+from sphinxfuzz.strategies.base import OracleKind, TestCase, register
 from sphinxfuzz.strategies.rules import Rule, load_rules
 from sphinxfuzz.strategies.seedparts import single_query, split, substitute
 
@@ -173,7 +174,7 @@ class SaeStrategy(_Labelled):
     def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]:
         answer = self.labels.get(seed.path)
         for number in range(self.per_seed if answer else 0):
-            done = rewrite(seed.script, answer == "sat", rng)
+            done = rewrite(seed.script, answer == Answer.SAT, rng)
             if done is not None:
                 script, used = done
                 provenance = {

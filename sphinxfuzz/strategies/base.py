@@ -11,13 +11,12 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Script, print_script
-
-Answer = Literal["sat", "unsat"]
+from sphinxfuzz.solvers import Answer
 
 
 class OracleKind(StrEnum):
@@ -32,7 +31,7 @@ class TestCase:
     __test__ = False  # not a pytest class despite the name
 
     script: Script
-    expected: Answer | None = None
+    expected: Answer | None = None  # sat or unsat
     # Janus: the formula whose answer implies this one's (an `unknown` here where the
     # related one was solved is an incompleteness)
     related: TestCase | None = None

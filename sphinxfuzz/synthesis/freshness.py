@@ -21,7 +21,8 @@ from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs, solver_version
-from sphinxfuzz.solvers.installs import installed_versions, version_key
+from sphinxfuzz.solvers.families import parse_version
+from sphinxfuzz.solvers.installs import installed_versions
 from sphinxfuzz.synthesis.hand_edits import MANIFEST, HandEditError, read_manifest, unrecorded_edit
 from sphinxfuzz.synthesis.output import sha256_text, validate_manifest
 from sphinxfuzz.synthesis.prompts import Prompts
@@ -80,7 +81,7 @@ def newest_releases(families: Iterable[str]) -> dict[str, Release]:
         if installed.family not in wanted:
             continue
         current = found.get(installed.family)
-        if current is None or version_key(installed.version) > version_key(current.version):
+        if current is None or parse_version(installed.version) > parse_version(current.version):
             found[installed.family] = Release(
                 installed.family, installed.version, f"{installed.family}@{installed.version}"
             )
