@@ -25,6 +25,7 @@ from sphinxfuzz.bugs.record import (
 from sphinxfuzz.oracle import Expected, VerdictKind
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
+from sphinxfuzz.solvers import Family
 
 
 @dataclass
@@ -238,7 +239,7 @@ def today_sentence(today: Today, name: str) -> str:
 
 def issue_text(facts: BugFacts) -> str:
     blamed = facts.blamed
-    family = blamed.family if blamed else "other"
+    family = blamed.family if blamed else Family.OTHER
     name = solver_words(facts.solver, family)
     spec = blamed.spec if blamed else (facts.solver or family)
     command = plain_command(spec, family)

@@ -26,7 +26,7 @@ from typing import Any
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import Verdict
-from sphinxfuzz.solvers import SolverResult
+from sphinxfuzz.solvers import Family, SolverResult
 from sphinxfuzz.solvers.families import parse_version
 
 VERDICT = "verdict.json"
@@ -105,7 +105,7 @@ class SolverSummary:
 
     name: str
     spec: str
-    family: str = "other"
+    family: str = Family.OTHER
     argv: tuple[str, ...] = ()
     version: str = ""
     outcome: str = ""
@@ -133,7 +133,7 @@ class SolverSummary:
         return cls(
             name=fields.get("name", str),
             spec=fields.get("spec", str),
-            family=fields.get("family", str, "other"),
+            family=fields.get("family", str, Family.OTHER),
             argv=tuple(fields.strings("argv")),
             version=str(fields.get("version", (str, int, float), "")),
             outcome=fields.get("outcome", str, ""),
