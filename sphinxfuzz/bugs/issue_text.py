@@ -26,6 +26,7 @@ from sphinxfuzz.oracle import Expected, VerdictKind
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
 from sphinxfuzz.solvers import Family
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION
 
 
 @dataclass
@@ -66,7 +67,7 @@ class BugFacts:
 
     def version_of(self, name: str | None) -> str:
         found = next((s for s in self.solvers if s.name == name), None)
-        return (found.version or "unknown") if found else "unknown"
+        return (found.version or UNKNOWN_VERSION) if found else UNKNOWN_VERSION
 
 
 def load_facts(folder: Path) -> BugFacts:

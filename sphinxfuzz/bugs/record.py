@@ -27,7 +27,7 @@ from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import Verdict
 from sphinxfuzz.solvers import Family, SolverResult
-from sphinxfuzz.solvers.families import parse_version
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION, parse_version
 
 VERDICT = "verdict.json"
 MUTANT = "mutant.smt2"
@@ -436,7 +436,7 @@ def load_reduction(folder: Path) -> Reduction | None:
     fields = _Fields(path, _read_json(path))
     return Reduction(
         bug=fields.get("bug", str, folder.name),
-        ddsmt_version=fields.get("ddsmt_version", str, "unknown"),
+        ddsmt_version=fields.get("ddsmt_version", str, UNKNOWN_VERSION),
         seconds=float(fields.get("seconds", (int, float), 0.0)),
         finished=fields.get("finished", bool, True),
         time_limit=fields.get("time_limit", (int, float), None),

@@ -47,6 +47,7 @@ from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
 from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION
 from sphinxfuzz.solvers.versions import solver_version
 
 INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
@@ -81,7 +82,7 @@ def ddsmt_version() -> str:
     try:
         return metadata.version("ddsmt")
     except metadata.PackageNotFoundError:
-        return "unknown"
+        return UNKNOWN_VERSION
 
 
 def check_spec(root: Path, record: BugRecord) -> CheckSpec:

@@ -123,6 +123,7 @@ def program_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
     return argv[:1]
 
 
+UNKNOWN_VERSION = "unknown"  # what a solver (or tool) that names no release has
 _RELEASE = re.compile(r"\d+(?:\.\d+)+")
 _PLAIN = re.compile(r"\d+(?:\.\d+)*")
 # a version as a solver's `--version` line prints it, pre-release and build tails kept

@@ -35,11 +35,11 @@ DECIDED = (Answer.SAT, Answer.UNSAT)
 class Outcome(StrEnum):
     """How one run ended: its last answer, or why there is none. Not an `Answer`: a run that
     timed out, crashed or was rejected answered nothing (`SolverResult.answers` holds what
-    it printed before)."""
+    it printed before). Its answer outcomes equal the answers (`Outcome.SAT == Answer.SAT`)."""
 
-    SAT = "sat"
-    UNSAT = "unsat"
-    UNKNOWN = "unknown"
+    SAT = Answer.SAT.value
+    UNSAT = Answer.UNSAT.value
+    UNKNOWN = Answer.UNKNOWN.value
     TIMEOUT = "timeout"
     CRASH = "crash"
     ERROR = "error"  # the solver rejected the input (parse error, unsupported feature)

@@ -21,7 +21,7 @@ from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs, solver_version
-from sphinxfuzz.solvers.families import parse_version
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION, parse_version
 from sphinxfuzz.solvers.installs import installed_versions
 from sphinxfuzz.synthesis.hand_edits import MANIFEST, HandEditError, read_manifest, unrecorded_edit
 from sphinxfuzz.synthesis.output import sha256_text, validate_manifest
@@ -75,7 +75,7 @@ def newest_releases(families: Iterable[str]) -> dict[str, Release]:
     wanted = [f for f in families if f in BUILTINS]
     for family in wanted:
         version = solver_version(parse_specs(family)[0])
-        if version != "unknown":  # the wheel is missing or broken: nothing to compare with
+        if version != UNKNOWN_VERSION:  # the wheel is missing or broken: nothing to compare with
             found[family] = Release(family, version, family)
     for installed in installed_versions():
         if installed.family not in wanted:
