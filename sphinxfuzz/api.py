@@ -22,6 +22,7 @@ from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, parse_d
 from sphinxfuzz.campaign.runner import Message, Progress
 from sphinxfuzz.campaign.runner import run_campaign as run_campaign_stats
 from sphinxfuzz.campaign.targets import CampaignError
+from sphinxfuzz.solvers import Family
 
 Folder = str | os.PathLike[str]
 
@@ -114,7 +115,7 @@ def reduce(
 def bisect(
     campaign: Folder | None,
     bug: str,
-    solver: str = "z3",
+    solver: str = Family.Z3,
     *,
     versions: list[str] | None = None,
     say: Callable[[str], object] = print,
@@ -123,7 +124,7 @@ def bisect(
     into the solver cache) and write `bisect.json` with the first and last release that
     show it. `versions`: try exactly these instead of the default sample and bisection."""
     folder = find_bug(bug, None if campaign is None else str(campaign))
-    return bisect_bug(folder.parent.parent, folder, solver, versions=versions, say=say)
+    return bisect_bug(folder.parent.parent, folder, Family(solver), versions=versions, say=say)
 
 
 __all__ = [

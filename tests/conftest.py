@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from campaign_helpers import CRASHER, LIAR_UNSAT, SEEDS, config_for  # noqa: E402
 
 from sphinxfuzz.campaign import Budget, run_campaign  # noqa: E402
+from sphinxfuzz.solvers.families import Family  # noqa: E402
 from sphinxfuzz.solvers.installs import install  # noqa: E402
 
 
@@ -22,12 +23,12 @@ from sphinxfuzz.solvers.installs import install  # noqa: E402
 # as installed by the tests: `sphinxfuzz solvers` marks them as test fixtures (README).
 @pytest.fixture(scope="session")
 def z3_4_8_8() -> None:
-    install("z3", "4.8.8", say=lambda _: None, by="tests")
+    install(Family.Z3, "4.8.8", say=lambda _: None, by="tests")
 
 
 @pytest.fixture(scope="session")
 def z3_4_12_2() -> None:
-    install("z3", "4.12.2", say=lambda _: None, by="tests")
+    install(Family.Z3, "4.12.2", say=lambda _: None, by="tests")
 
 
 @pytest.fixture(scope="session")

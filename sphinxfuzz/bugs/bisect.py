@@ -30,54 +30,55 @@ from sphinxfuzz.bugs.reduce import ReduceError, check_spec
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs
-from sphinxfuzz.solvers.installs import (
-    InstallError,
-    install,
-    released_versions,
+from sphinxfuzz.solvers.families import (
+    Family,
+    is_plain_release,
+    parse_version,
+    program_argv,
     short_version,
-    version_key,
 )
-
-# Releases older than these are not tried: z3 4.8.5 is the first wheel with a usable binary
-# for this platform's Python; cvc5 wheels before 1.1 cannot be run (no parser API).
-OLDEST = {"z3": (4, 8, 5), "cvc5": (1, 1, 0)}
+from sphinxfuzz.solvers.installs import InstallError, install, released_versions
 
 
 class BisectError(ExternalError):
     """A bisection that cannot be done; the message says why."""
 
 
-def candidate_versions(family: str, available: tuple[str, ...] | None = None) -> list[str]:
-    """Every plain release from OLDEST on (no post or pre releases), oldest first, in the
-    short form specs use (z3 4.12.2, not 4.12.2.0)."""
+def candidate_versions(family: Family, available: tuple[str, ...] | None = None) -> list[str]:
+    """Every plain release from the family's oldest on (no post or pre releases), oldest
+    first, in the short form specs use (z3 4.12.2, not 4.12.2.0)."""
     releases = released_versions(family) if available is None else available
-    plain = [v for v in releases if all(part.isdigit() for part in v.split("."))]
-    chosen = [short_version(family, v) for v in plain if version_key(v)[:3] >= OLDEST[family]]
-    return sorted(set(chosen), key=version_key)
+    oldest = parse_version(family.record.oldest or "")
+    chosen = [
+        short_version(family, v)
+        for v in releases
+        if is_plain_release(v) and parse_version(v)[:3] >= oldest
+    ]
+    return sorted(set(chosen), key=parse_version)
 
 
 def coarse_sample(versions: list[str], also: tuple[str, ...] = ()) -> list[str]:
     """The first and the last patch release of every minor version (a bug that lives only in
     an old minor's early patches is still seen), plus `also` where it is a candidate."""
     ends: dict[tuple[int, ...], list[str]] = {}
-    for version in sorted(versions, key=version_key):
-        ends.setdefault(version_key(version)[:2], []).append(version)
+    for version in sorted(versions, key=parse_version):
+        ends.setdefault(parse_version(version)[:2], []).append(version)
     chosen = {v for patches in ends.values() for v in (patches[0], patches[-1])}
     chosen |= {v for v in also if v in versions}
-    return sorted(chosen, key=version_key)
+    return sorted(chosen, key=parse_version)
 
 
-def found_on(record: BugRecord, spec: CheckSpec, family: str) -> tuple[str, ...]:
+def found_on(record: BugRecord, spec: CheckSpec, family: Family) -> tuple[str, ...]:
     """The release of `family` the bug was stored from, when its version is a plain one."""
     for result in record.solvers:
         if result.name == spec.solver and result.family == family:
             version = result.version.split()[-1:]
-            if version and all(part.isdigit() for part in version[0].split(".")):
+            if version and is_plain_release(version[0]):
                 return (short_version(family, version[0]),)
     return ()
 
 
-def _blamed(spec: CheckSpec, family: str) -> tuple[int, list[str]]:
+def _blamed(spec: CheckSpec, family: Family) -> tuple[int, list[str]]:
     """Index of the blamed solver among the stored specs, and its options."""
     try:
         specs = parse_specs(";".join(spec.solvers))
@@ -92,17 +93,16 @@ def _blamed(spec: CheckSpec, family: str) -> tuple[int, list[str]]:
             f"bisect the releases of {specs[index].family}",
             setting="solver",
         )
-    words = shlex.split(spec.solvers[index])
-    options = words[3:] if "sphinxfuzz.solvers.cvc5_shim" in words[:3] else words[1:]
-    return index, options
+    words = tuple(shlex.split(spec.solvers[index]))
+    return index, list(words[len(program_argv(words)) :])
 
 
-def try_version(spec: CheckSpec, family: str, version: str, text: str) -> Tried:
+def try_version(spec: CheckSpec, family: Family, version: str, text: str) -> Tried:
     """Run the trigger with `family@version` in place of the blamed solver."""
     return try_solver(spec, family, f"{family}@{version}", text, version)
 
 
-def try_solver(spec: CheckSpec, family: str, solver: str, text: str, label: str) -> Tried:
+def try_solver(spec: CheckSpec, family: Family, solver: str, text: str, label: str) -> Tried:
     """Run the trigger with the spec `solver` (`z3@5.4.1`, `cvc5`) in place of the blamed
     solver, with the blamed solver's options; the result is labelled `label`."""
     index, options = _blamed(spec, family)
@@ -134,11 +134,11 @@ def try_solver(spec: CheckSpec, family: str, solver: str, text: str, label: str)
 def bisect_bug(
     root: Path,
     folder: Path,
-    family: str,
+    family: Family,
     *,
     versions: list[str] | None = None,
     say: Callable[[str], object] = print,
-    installer: Callable[[str, str], object] | None = None,
+    installer: Callable[[Family, str], object] | None = None,
 ) -> Bisection:
     """Try the bug on releases of `family`; writes bisect.json in the bug's folder."""
     record = load_record(folder)

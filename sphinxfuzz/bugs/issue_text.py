@@ -25,6 +25,8 @@ from sphinxfuzz.bugs.record import (
 from sphinxfuzz.oracle import Expected, VerdictKind
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
+from sphinxfuzz.solvers import Family
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION
 
 
 @dataclass
@@ -65,7 +67,7 @@ class BugFacts:
 
     def version_of(self, name: str | None) -> str:
         found = next((s for s in self.solvers if s.name == name), None)
-        return (found.version or "unknown") if found else "unknown"
+        return (found.version or UNKNOWN_VERSION) if found else UNKNOWN_VERSION
 
 
 def load_facts(folder: Path) -> BugFacts:
@@ -238,7 +240,7 @@ def today_sentence(today: Today, name: str) -> str:
 
 def issue_text(facts: BugFacts) -> str:
     blamed = facts.blamed
-    family = blamed.family if blamed else "other"
+    family = blamed.family if blamed else Family.OTHER
     name = solver_words(facts.solver, family)
     spec = blamed.spec if blamed else (facts.solver or family)
     command = plain_command(spec, family)

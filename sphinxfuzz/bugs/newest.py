@@ -4,27 +4,24 @@
 from __future__ import annotations
 
 from sphinxfuzz.errors import InputError
-from sphinxfuzz.solvers import SolverSpecError, parse_specs
-
-# the families a bug of another family is checked against (reduction's reference)
-OTHER_FAMILY = {"z3": "cvc5", "cvc5": "z3", "yices": "z3", "other": "z3"}
+from sphinxfuzz.solvers import BUILTINS, Family, SolverSpecError, parse_specs
 
 
 class RefreshError(InputError):
     """A `--newest` list that does not parse, or names a family twice."""
 
 
-def newest_specs(text: str = "") -> dict[str, str]:
+def newest_specs(text: str = "") -> dict[Family, str]:
     """Family -> the spec of its newest release: the families' own names (the newest
     installed wheel) unless `text` ("z3@5.4.1;cvc5") names one."""
-    chosen = {"z3": "z3", "cvc5": "cvc5", "yices": "yices"}
+    chosen: dict[Family, str] = {family: str(family) for family in BUILTINS}
     if not text.strip():
         return chosen
     try:
         specs = parse_specs(text)
     except (SolverSpecError, ValueError) as exc:
         raise RefreshError(f"newest {text!r}: {exc}") from None
-    seen: set[str] = set()
+    seen: set[Family] = set()
     for spec in specs:
         if spec.family in seen:
             raise RefreshError(f"newest {text!r}: names two {spec.family} solvers, give one")
@@ -33,9 +30,10 @@ def newest_specs(text: str = "") -> dict[str, str]:
     return chosen
 
 
-def reference_candidates(family: str, newest: dict[str, str]) -> list[str]:
-    """The reference solvers for a bug of `family`, in order of preference: the newest
-    release of the other family (an independent reader of SMT-LIB), then the newest of the
-    same family (for theories or commands only that family has)."""
-    found = [newest.get(OTHER_FAMILY.get(family, "z3"), ""), newest.get(family, "")]
+def reference_candidates(family: str, newest: dict[Family, str]) -> list[str]:
+    """The reference solvers for a bug of `family` (a stored name), in order of preference:
+    the newest release of its reference family (an independent reader of SMT-LIB), then
+    the newest of the same family (for theories or commands only that family has)."""
+    own = Family.read(family)
+    found = [newest.get(own.record.reference, ""), newest.get(own, "")]
     return [spec for spec in dict.fromkeys(found) if spec]

@@ -26,8 +26,8 @@ from typing import Any
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import Verdict
-from sphinxfuzz.solvers import SolverResult
-from sphinxfuzz.solvers.installs import version_key
+from sphinxfuzz.solvers import Family, SolverResult
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION, parse_version
 
 VERDICT = "verdict.json"
 MUTANT = "mutant.smt2"
@@ -104,7 +104,7 @@ class SolverSummary:
 
     name: str
     spec: str
-    family: str = "other"
+    family: str = Family.OTHER
     argv: tuple[str, ...] = ()
     version: str = ""
     outcome: str = ""
@@ -132,7 +132,7 @@ class SolverSummary:
         return cls(
             name=fields.get("name", str),
             spec=fields.get("spec", str),
-            family=fields.get("family", str, "other"),
+            family=fields.get("family", str, Family.OTHER),
             argv=tuple(fields.strings("argv")),
             version=str(fields.get("version", (str, int, float), "")),
             outcome=fields.get("outcome", str, ""),
@@ -450,7 +450,7 @@ def load_reduction(folder: Path) -> Reduction | None:
     fields = _Fields(path, _read_json(path))
     return Reduction(
         bug=fields.get("bug", str, folder.name),
-        ddsmt_version=fields.get("ddsmt_version", str, "unknown"),
+        ddsmt_version=fields.get("ddsmt_version", str, UNKNOWN_VERSION),
         seconds=float(fields.get("seconds", (int, float), 0.0)),
         finished=fields.get("finished", bool, True),
         time_limit=fields.get("time_limit", (int, float), None),
@@ -492,7 +492,7 @@ class Bisection:
     versions: list[Tried]
 
     def _ordered(self) -> list[Tried]:
-        return sorted(self.versions, key=lambda t: version_key(t.version))
+        return sorted(self.versions, key=lambda t: parse_version(t.version))
 
     @property
     def first_bad(self) -> str | None:
@@ -508,7 +508,7 @@ class Bisection:
         last = self.last_bad
         if last is None:
             return None
-        later = [t for t in self._ordered() if version_key(t.version) > version_key(last)]
+        later = [t for t in self._ordered() if parse_version(t.version) > parse_version(last)]
         return next((t.version for t in later if t.status == CLEAN), None)
 
     @property

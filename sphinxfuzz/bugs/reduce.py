@@ -46,7 +46,8 @@ from sphinxfuzz.errors import InputError
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
-from sphinxfuzz.solvers import SolverSpecError, parse_specs
+from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION
 from sphinxfuzz.solvers.versions import solver_version
 
 INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
@@ -81,7 +82,7 @@ def ddsmt_version() -> str:
     try:
         return metadata.version("ddsmt")
     except metadata.PackageNotFoundError:
-        return "unknown"
+        return UNKNOWN_VERSION
 
 
 def check_spec(root: Path, record: BugRecord) -> CheckSpec:
@@ -111,7 +112,7 @@ def _reference(
     with Store(root) as store:
         config = store.config() or {}
     summary = record.summary_of(record.verdict.solver)
-    family = summary.family if summary is not None else "other"
+    family = summary.family if summary is not None else Family.OTHER
     try:
         newest = newest_specs(str(config.get("newest", "")))
     except RefreshError as exc:

@@ -31,18 +31,18 @@ from sphinxfuzz.bugs.record import (
 )
 from sphinxfuzz.bugs.reduce import ReduceError, check_spec
 from sphinxfuzz.oracle import VerdictKind
-from sphinxfuzz.solvers import SolverSpecError, parse_specs
+from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
 
 __all__ = ["RefreshError", "newest_specs", "refresh_bug"]
 from sphinxfuzz.solvers.versions import solver_version
 
 
-def _blamed_family(record: BugRecord) -> str | None:
+def _blamed_family(record: BugRecord) -> Family | None:
     summary = record.summary_of(record.verdict.solver)
-    return summary.family if summary is not None else None
+    return Family.read(summary.family) if summary is not None else None
 
 
-def refresh_bug(root: Path, folder: Path, newest: Mapping[str, str]) -> Today:
+def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today:
     """Replay the bug in `folder` on the newest release of its blamed family and record the
     answer in its verdict.json. Raises RefreshError when the bug blames no solver."""
     record = load_record(folder)

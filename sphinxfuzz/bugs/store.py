@@ -489,8 +489,9 @@ class Store:
             "b.theories, b.found_at, b.folder, COALESCE(s.count, 1) FROM bugs b "
             "LEFT JOIN signatures s ON s.signature = b.signature AND s.first_bug = b.id "
             # only a crash stands for other hits; any other bug is stored once per mutant
-            "AND b.kind = 'crash' "
-            "ORDER BY b.found_at, b.id"
+            "AND b.kind = ? "
+            "ORDER BY b.found_at, b.id",
+            (str(VerdictKind.CRASH),),
         ).fetchall()
         return [
             BugRow(r[0], VerdictKind(r[1]), r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8],

@@ -81,11 +81,11 @@ class CaseJudge:
     def _needs_reference(self, results: list[SolverResult], expected: str) -> bool:
         """A target contradicts the expected answer and no other target gave it: the
         reference answers too, and checks the model of a contrary sat with the others."""
-        firsts = [r.answers[0] if r.answers else "" for r in results]
+        firsts = [r.answers[0] for r in results if r.answers]
         return (
             self.reference is not None
             and self.reference.name not in {r.spec.name for r in results}
-            and any(a in ("sat", "unsat") and a != expected for a in firsts)
+            and any(a.decided and a != expected for a in firsts)
             and expected not in firsts
         )
 

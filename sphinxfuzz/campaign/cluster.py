@@ -115,11 +115,15 @@ class FuzzActor:
 def _install_releases(solvers: str) -> None:
     """Releases the specs name (`z3@4.8.17`) that this node lacks, installed into its own
     cache, as `sphinxfuzz solvers install` would."""
-    from sphinxfuzz.solvers.installs import PACKAGES, find_installed, install
+    from sphinxfuzz.solvers.families import PACKAGES, Family
+    from sphinxfuzz.solvers.installs import find_installed, install
 
     for text in solvers.split(";"):
-        family, at, version = (text.split() or [""])[0].partition("@")
-        if at and family in PACKAGES and version and find_installed(family, version) is None:
+        name, at, version = (text.split() or [""])[0].partition("@")
+        if not (at and name in PACKAGES and version):
+            continue
+        family = Family(name)
+        if find_installed(family, version) is None:
             install(family, version, say=lambda line: None)
 
 

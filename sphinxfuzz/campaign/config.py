@@ -26,7 +26,7 @@ from sphinxfuzz.campaign.targets import (
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.catalogue import CatalogueEntry, default_generators_dir
 from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
-from sphinxfuzz.solvers import SolverSpec, parse_specs
+from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 
 # A mutant answered by all target solvers within this many seconds counts as fast.
@@ -78,7 +78,7 @@ class CampaignConfig:
     # The solvers that label seeds sat/unsat (fusion, sae, janus), give STORM its models and
     # re-run a verdict's formula against its construction (doubts); not targets. The newest z3
     # by default: a release under test must not vouch for itself. "z3;cvc5" names two.
-    trusted: str = "z3"
+    trusted: str = Family.Z3
     # The newest release of each family a stored bug is replayed on (alive or fixed today,
     # `bugs.refresh`): "" is the newest installed wheel of each; "z3@5.4.1;cvc5" names some.
     newest: str = ""

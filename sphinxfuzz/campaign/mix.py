@@ -24,6 +24,7 @@ from typing import cast
 from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.mutate import Seed
+from sphinxfuzz.solvers import Answer
 from sphinxfuzz.strategies import (
     OracleKind,
     Strategy,
@@ -35,7 +36,6 @@ from sphinxfuzz.strategies import (
     get,
     names,
 )
-from sphinxfuzz.strategies.base import Answer
 from sphinxfuzz.strategies.fusion import label
 from sphinxfuzz.strategies.scheduler import Scheduler, SchedulerError, parse_weights
 
@@ -143,7 +143,7 @@ class StrategyBench:
             needs = strategy.needs
             if needs.label or needs.model:
                 answer = self.label(seed)
-                if answer is None or needs.model and answer != "sat":
+                if answer is None or needs.model and answer != Answer.SAT:
                     continue  # a model only of a seed every trusted solver calls sat
                 if needs.label:
                     self._offer(strategy, seed, answer, position)

@@ -24,6 +24,7 @@ from sphinxfuzz.bugs.stats import Stats, StrategyStats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.lock import is_locked
 from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.oracle import VerdictKind
 
 SCHEMA = "sphinxfuzz/status/1"
 
@@ -74,7 +75,7 @@ def figures(stats: Stats, elapsed: float, seed_count: int) -> dict[str, Any]:
     }
 
 
-_KINDS = {"crash", "soundness", "invalid-model"}
+_KINDS = {VerdictKind.CRASH, VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL}
 
 
 class StatusWriter:

@@ -7,7 +7,7 @@ from pathlib import Path
 from sphinxfuzz.errors import InputError, SphinxfuzzError, Step, StepKind
 from sphinxfuzz.generators.catalogue import Catalogue, CatalogueEntry, load_catalogue
 from sphinxfuzz.generators.theory_docs import TheoryDocError, default_docs_dir, load_theory_doc
-from sphinxfuzz.solvers import SolverSpec, parse_specs
+from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 
 
 class CampaignError(InputError):
@@ -30,7 +30,7 @@ def select_theories(catalogue: Catalogue, specs: list[SolverSpec]) -> list[str]:
     """Theories every target family supports. Targets all of one family (versions of one
     solver) get every theory of that family. An `other` solver (any binary) promises
     nothing either way, so it does not narrow the choice."""
-    families = {spec.family for spec in specs} - {"other"}
+    families = {str(spec.family) for spec in specs if spec.family != Family.OTHER}
     if not families:
         return sorted(catalogue.entries)
     return sorted(catalogue.theories_for(families))

@@ -17,7 +17,7 @@ from sphinxfuzz.bugs.issue_text import bisect_summary
 from sphinxfuzz.bugs.record import Bisection, BugFileError
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
 from sphinxfuzz.errors import InputError
-from sphinxfuzz.solvers.installs import PACKAGES
+from sphinxfuzz.solvers.families import PACKAGES, Family
 
 HELP = (
     "Run a stored bug's trigger on released versions of the blamed solver and report its "
@@ -49,7 +49,7 @@ def _table(results: list[Bisection]) -> Table:
 
 def bisect_command(
     bug: Annotated[str | None, typer.Argument(help="Bug id (see `bugs list`) or bug folder.")] = None,
-    solver: Annotated[str, typer.Option("--solver", help=f"Solver whose releases to try: {', '.join(PACKAGES)}.")] = "z3",
+    solver: Annotated[str, typer.Option("--solver", help=f"Solver whose releases to try: {', '.join(PACKAGES)}.")] = Family.Z3,
     campaign: Annotated[str | None, typer.Option("--campaign", "-c", help="Campaign folder (default: newest in campaigns/).")] = None,
     versions: Annotated[str | None, typer.Option("--versions", help="Comma-separated releases to try instead of the default sample.")] = None,
     all_bugs: Annotated[bool, typer.Option("--all", help="Every bug and seed finding of the campaign that blames --solver; prints a lifespan table.")] = False,

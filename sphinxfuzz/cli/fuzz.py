@@ -24,6 +24,7 @@ from sphinxfuzz.campaign.runner import resumed_config, validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.options import duration
 from sphinxfuzz.cli.progress import Progress, progress_mode
+from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 from sphinxfuzz.strategies import get as get_strategy
 from sphinxfuzz.strategies import names as strategy_names
@@ -79,8 +80,9 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
         ("repeated crash signatures", str(stats.duplicates)),
         ("verdicts re-run fresh / not reproduced", f"{stats.fresh_confirmations} / {stats.fresh_unconfirmed}"),
     ]  # fmt: skip
-    for kind in ("crash", "soundness", "invalid-model", "incompleteness", "slow"):
-        if kind not in ("incompleteness", "slow") or stats.bugs.get(kind):
+    rare = (VerdictKind.INCOMPLETENESS, VerdictKind.SLOW)  # shown only when found
+    for kind in (VerdictKind.CRASH, VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL, *rare):
+        if kind not in rare or stats.bugs.get(kind):
             rows.append((f"bugs: {kind}", str(stats.bugs.get(kind, 0))))
     # expected-answer verdicts a trusted solver contradicted on the formula: not stored
     for cause, count in sorted(stats.doubts.items()):

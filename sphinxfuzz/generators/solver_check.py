@@ -22,7 +22,7 @@ from sphinxfuzz.generators.term_text import is_balanced, only_declarations
 from sphinxfuzz.generators.verdict import TermVerdict
 from sphinxfuzz.smtlib.lexer import error_message, lexemes
 from sphinxfuzz.smtlib.vocabulary import HIGHER_ORDER_SYMBOLS
-from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers import Family, Outcome, SolverResult, SolverSpec, run_solver
 
 MARKER = "sphinxfuzz-term"
 END_MARKER = "sphinxfuzz-end"
@@ -122,7 +122,7 @@ def _run_batch(
 ) -> list[int]:
     """Judge what one call can; return the indices still to judge."""
     script, line_owner, single_offset = _batch_script(pairs, batch)
-    if spec.family == "cvc5":
+    if spec.family == Family.CVC5:
         # a cvc5 binary refuses push without incremental mode (the shim turns it on);
         # on the set-logic line, so that error line numbers still map onto terms
         script = "(set-option :incremental true) " + script

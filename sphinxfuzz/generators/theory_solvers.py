@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sphinxfuzz.generators.theory_docs import TheoryDoc
-from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs
+from sphinxfuzz.solvers import BUILTINS, Family, SolverSpec, parse_specs
 
 
 def builtin_families(families: Iterable[str]) -> tuple[str, ...]:
@@ -19,7 +19,7 @@ def spec_text_for(families: Iterable[str], doc: TheoryDoc | None) -> str:
     the theory's document says cvc5 needs (`sets-exp=true` -> `--sets-exp=true`)."""
     parts = []
     for family in families:
-        if family == "cvc5" and doc is not None and doc.options:
+        if family == Family.CVC5 and doc is not None and doc.options:
             parts.append("cvc5 " + " ".join(f"--{option}" for option in doc.options))
         else:
             parts.append(family)

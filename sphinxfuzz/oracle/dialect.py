@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sphinxfuzz.smtlib import Atom, Script, SList, parse_script, print_node
+from sphinxfuzz.solvers.families import RECORDS, Family
 
 # Options every SMT-LIB solver knows.
 STANDARD_OPTIONS = {
@@ -104,36 +105,38 @@ _CVC5_COMMANDS = {
 }
 
 
-def option_family(option: str) -> str | None:
+def option_family(option: str) -> Family | None:
     """Which family a `set-option` keyword belongs to (None: standard, every solver)."""
     if option in STANDARD_OPTIONS:
         return None
     if "." in option or "_" in option or option in _Z3_PLAIN_OPTIONS:
-        return "z3"
-    return "cvc5"
+        return Family.Z3
+    return Family.CVC5
 
 
-def command_family(command: SList) -> str | None:
+def command_family(command: SList) -> Family | None:
     """The only family that understands `command`, or None when every solver does."""
     head = command.head_name()
     if head in _Z3_COMMANDS:
-        return "z3"
+        return Family.Z3
     if head in _CVC5_COMMANDS:
-        return "cvc5"
+        return Family.CVC5
     if head == "set-option" and len(command.items) >= 2 and isinstance(command.items[1], Atom):
         return option_family(command.items[1].text)
     return None
 
 
 def for_family(script: Script | str, family: str, printed: Sequence[str] | None = None) -> str:
-    """The script's text as a solver of `family` should see it (`printed`: its commands
-    printed already, so that a mutant is printed once for every family)."""
+    """The script's text as a solver of `family` (a stored name is fine) should see it:
+    the lines of the dialect its record names kept, other families' dropped (`printed`:
+    its commands printed already, so that a mutant is printed once for every family)."""
     if isinstance(script, str):
         script = parse_script(script)
+    reads = RECORDS[Family.read(family)].dialect
     lines: list[str] = []
     for index, command in enumerate(script.commands):
         owner = command_family(command)
-        if owner is None or owner == family:
+        if owner is None or owner == reads:
             lines.append(print_node(command) if printed is None else printed[index])
         elif command.head_name() == "check-sat-using":
             lines.append("(check-sat)")

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from sphinxfuzz.oracle.verdict import ANSWERS, Verdict, VerdictKind
-from sphinxfuzz.solvers import Outcome, SolverResult
+from sphinxfuzz.oracle.verdict import Verdict, VerdictKind
+from sphinxfuzz.solvers import Answer, Outcome, SolverResult
 
 # verdicts that rest on a construction: an expected answer, or two related formulas
 DOUBTED = (VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL, VerdictKind.INCOMPLETENESS)
@@ -27,8 +27,8 @@ class Doubt:
     """A trusted solver that answered the verdict's formula against its construction."""
 
     solver: str  # the trusted solver's display name
-    answer: str  # what it answered (the construction expected the other answer)
-    expected: str
+    answer: Answer  # what it answered (the construction expected the other answer)
+    expected: Answer
 
     def cause(self, verdict: Verdict) -> str:
         """The counter key: verdict kind, the trusted solver's family and answer."""
@@ -46,7 +46,7 @@ def doubtful(verdict: Verdict, trusted: Sequence[SolverResult]) -> Doubt | None:
         if result.spec.name == verdict.solver:
             continue  # the blamed solver never vouches against itself
         answer = result.answers[0] if result.answers else None
-        if answer in ANSWERS and answer != verdict.expected.answer:
+        if answer is not None and answer.decided and answer != verdict.expected.answer:
             return Doubt(result.spec.name, answer, verdict.expected.answer)
     return None
 

@@ -22,14 +22,13 @@ from sphinxfuzz.oracle.judge import CheckRunner, crash_verdicts, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
 from sphinxfuzz.oracle.semantic_check import SEMANTICS, model_holds
 from sphinxfuzz.oracle.verdict import (
-    ANSWERS,
     Expected,
     Judgement,
     Related,
     Verdict,
     VerdictKind,
 )
-from sphinxfuzz.solvers import Outcome, SolverResult
+from sphinxfuzz.solvers import DECIDED, Answer, Outcome, SolverResult
 
 UNSOLVED = (Outcome.UNKNOWN, Outcome.TIMEOUT)
 
@@ -41,7 +40,9 @@ class ModelChecker:
     script_text: str
     run: CheckRunner
 
-    def verdict_on(self, model: str, solvers: Sequence[SolverResult]) -> tuple[str, str | None]:
+    def verdict_on(
+        self, model: str, solvers: Sequence[SolverResult]
+    ) -> tuple[str, Answer | Outcome | None]:
         """(the check script, "sat" when the model satisfies the formula, "unsat" when it
         does not, None when the solvers decide nothing). Every solver runs the check; those
         that took no part decide first (as in `judge`)."""
@@ -49,24 +50,18 @@ class ModelChecker:
             script = build_model_check(self.script_text, model)
         except ModelCheckError:
             return "", None
-        first = [_first(self.run(r.spec, script)) for r in solvers]
-        decided = {a for a in first if a in ANSWERS}
+        first = [self.run(r.spec, script).first for r in solvers]
+        decided = {a for a in first if a in DECIDED}
         return script, (decided.pop() if len(decided) == 1 else None)
-
-
-def _first(result: SolverResult) -> str:
-    return result.answers[0] if result.answers else str(result.outcome)
 
 
 def _answers(results: Sequence[SolverResult]) -> dict[str, list[str]]:
     return {r.spec.name: list(r.answers) for r in results}
 
 
-def reference_for(results: Sequence[SolverResult], blamed: str, answer: str) -> str | None:
+def reference_for(results: Sequence[SolverResult], blamed: str, answer: Answer) -> str | None:
     """Another solver that gave `answer` first: it vouches for the expected answer."""
-    return next(
-        (r.spec.name for r in results if r.spec.name != blamed and _first(r) == answer), None
-    )
+    return next((r.spec.name for r in results if r.spec.name != blamed and r.first == answer), None)
 
 
 def expected_signature(family: str, answer: str, expected: Expected) -> str:
@@ -87,8 +82,8 @@ def judge_expected(
     if verdicts or any(r.outcome == Outcome.ERROR for r in results):
         return verdicts
     for result in results:
-        answer = _first(result)
-        if answer not in ANSWERS or answer == expected.answer:
+        answer = result.first
+        if answer not in DECIDED or answer == expected.answer:
             continue
         evidence: dict[str, object] = {
             "answers": _answers(results),
@@ -97,12 +92,12 @@ def judge_expected(
         if witness_model is not None:
             evidence["witness_model"] = witness_model
         script = None
-        if answer == "sat" and result.model and model_checks is not None:
+        if answer == Answer.SAT and result.model and model_checks is not None:
             script, holds = model_checks.verdict_on(result.model, results)
-            if holds == "sat":
+            if holds == Answer.SAT:
                 continue  # the model satisfies the formula: the expectation was wrong
             evidence.update(model_from=result.spec.name, model=result.model,
-                            model_check={"unsat": "fails", None: "undecided"}[holds])  # fmt: skip
+                            model_check="fails" if holds == Answer.UNSAT else "undecided")  # fmt: skip
         verdicts.append(
             Verdict(
                 VerdictKind.SOUNDNESS,
@@ -113,7 +108,7 @@ def judge_expected(
                 check_script=script or None,
             )
         )
-    if model_checks is not None and expected.answer == "sat":
+    if model_checks is not None and expected.answer == Answer.SAT:
         verdicts += _refuted_models(results, model_checks.script_text, expected)
     return verdicts
 
@@ -125,7 +120,7 @@ def _refuted_models(
     that needs no other solver (`semantic_check`; outside its fragment nothing is decided)."""
     found = []
     for result in results:
-        if _first(result) != "sat" or not result.model:
+        if result.first != Answer.SAT or not result.model:
             continue
         if model_holds(text, result.model) is False:
             found.append(
@@ -161,10 +156,10 @@ def judge_related(
         }
         if mine["original"] is None or mine["related"] is None:
             continue
-        answers = {side: _first(r) for side, r in mine.items() if r is not None}
+        answers = {side: r.first for side, r in mine.items() if r is not None}
         evidence: dict[str, object] = {side: _answers(rs) for side, rs in runs.items()}
         family = mine["original"].spec.family
-        wrong = [side for side, a in answers.items() if a in ANSWERS and a != implied.answer]
+        wrong = [side for side, a in answers.items() if a in DECIDED and a != implied.answer]
         if wrong:
             evidence["wrong_on"] = wrong[0]
             evidence["reference"] = reference_for(runs[wrong[0]], name, implied.answer)

@@ -32,7 +32,7 @@ from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.oracle.semantic_check import SEMANTICS
 from sphinxfuzz.oracle.verdict import Expected, Verdict, VerdictKind
 from sphinxfuzz.smtlib import Script, SmtParseError, parse_script, print_script
-from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, parse_specs
+from sphinxfuzz.solvers import Answer, Outcome, SolverResult, SolverSpec, parse_specs
 
 
 @dataclass(frozen=True)
@@ -197,10 +197,6 @@ def accepts(
 _REFUSAL = re.compile(r"^\s*(?:unsupported\b|\(error\b)")
 
 
-def _first(result: SolverResult) -> str:
-    return result.answers[0] if result.answers else str(result.outcome)
-
-
 def _expected_holds(
     spec: CheckSpec,
     expected: Expected,
@@ -211,7 +207,7 @@ def _expected_holds(
     """The reference solver still gives the expected answer, or the witness model still
     satisfies the candidate (checked by the solvers other than the blamed one)."""
     if spec.reference is not None:
-        return any(r.spec.name == spec.reference and _first(r) == expected.answer for r in results)
+        return any(r.spec.name == spec.reference and r.first == expected.answer for r in results)
     if spec.witness_model is None:
         return False
     try:
@@ -219,7 +215,7 @@ def _expected_holds(
     except ModelCheckError:
         return False
     judges = [r for r in results if r.spec.name != spec.solver] or list(results)
-    return any(_first(run(r.spec, script)) == "sat" for r in judges)
+    return any(run(r.spec, script).first == Answer.SAT for r in judges)
 
 
 def _still_unsolved(
@@ -229,7 +225,7 @@ def _still_unsolved(
     reference = next((r for r in results if r.spec.name == spec.reference), None)
     if blamed is None or reference is None or blamed.outcome not in UNSOLVED:
         return []
-    if _first(reference) != expected.answer:
+    if reference.first != expected.answer:
         return []
     evidence: dict[str, object] = {
         "answers": {r.spec.name: list(r.answers) for r in results},

@@ -19,7 +19,7 @@ from sphinxfuzz.oracle.crash import crash_signature
 from sphinxfuzz.oracle.model_check import CHECKS, ModelCheckError, build_model_check
 from sphinxfuzz.oracle.verdict import OWN_MODEL_CHECK, Judgement, Verdict, VerdictKind
 from sphinxfuzz.smtlib import SmtParseError, parse_script
-from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
+from sphinxfuzz.solvers import DECIDED, Answer, Outcome, SolverResult, SolverSpec
 
 # Runs one check script on one solver in a fresh process (the caller applies the solver's
 # dialect and limits). Injected so the oracle stays independent of campaigns and timeouts.
@@ -56,7 +56,7 @@ def _first_disagreement(results: Sequence[SolverResult]) -> int | None:
     longest = max((len(r.answers) for r in results), default=0)
     for index in range(longest):
         seen = {r.answers[index] for r in results if index < len(r.answers)}
-        if {"sat", "unsat"} <= seen:
+        if set(DECIDED) <= seen:
             return index
     return None
 
@@ -75,8 +75,8 @@ def _model_follows_first_check(script_text: str) -> bool:
     return len(checks) == 1 or models[0] < checks[1]
 
 
-def _vote(answers: Sequence[str]) -> str | None:
-    decided = {a for a in answers if a in ("sat", "unsat")}
+def _vote(answers: Sequence[Answer | Outcome]) -> Answer | Outcome | None:
+    decided = {a for a in answers if a in DECIDED}
     return decided.pop() if len(decided) == 1 else None
 
 
@@ -94,8 +94,8 @@ def judge(
     if index is None:
         return judgement
     answers = {r.spec.name: list(r.answers) for r in results}
-    sat_side = [r for r in results if index < len(r.answers) and r.answers[index] == "sat"]
-    unsat_side = [r for r in results if index < len(r.answers) and r.answers[index] == "unsat"]
+    sat_side = [r for r in results if index < len(r.answers) and r.answers[index] == Answer.SAT]
+    unsat_side = [r for r in results if index < len(r.answers) and r.answers[index] == Answer.UNSAT]
     witness = next((r for r in sat_side if r.model), None)
     if index != 0 or witness is None or not _model_follows_first_check(script_text):
         judgement.unconfirmed = True
@@ -109,15 +109,11 @@ def judge(
     judgement.check_script = check
     checks = {r.spec.name: run_check(r.spec, check) for r in results}
     judgement.check_results = list(checks.values())
-    first = {
-        name: (res.answers[0] if res.answers else str(res.outcome)) for name, res in checks.items()
-    }
+    first = {name: res.first for name, res in checks.items()}
     parties = {witness.spec.name} | {r.spec.name for r in unsat_side}
     # Solvers that took no side judge first; the parties decide only when they agree.
     decision = _vote([a for n, a in first.items() if n not in parties])
-    if decision is None and not any(
-        n not in parties and a in ("sat", "unsat") for n, a in first.items()
-    ):
+    if decision is None and not any(n not in parties and a in DECIDED for n, a in first.items()):
         decision = _vote([first[n] for n in parties])
     evidence: dict[str, object] = {
         "answers": answers,
@@ -125,7 +121,7 @@ def judge(
         "model": witness.model,
         "check": first,
     }
-    if decision == "sat":
+    if decision == Answer.SAT:
         for loser in unsat_side:
             judgement.verdicts.append(
                 Verdict(
@@ -135,7 +131,7 @@ def judge(
                     evidence,
                 )
             )
-    elif decision == "unsat":
+    elif decision == Answer.UNSAT:
         judgement.verdicts.append(
             Verdict(
                 VerdictKind.INVALID_MODEL,

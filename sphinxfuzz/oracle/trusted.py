@@ -6,10 +6,8 @@ under `(set-logic SLIA)`), so it vouches for nothing."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
-from sphinxfuzz.oracle.verdict import ANSWERS, Answer
-from sphinxfuzz.solvers import Outcome, SolverResult
+from sphinxfuzz.solvers import Answer, Outcome, SolverResult
 
 
 def clean_answer(result: SolverResult) -> Answer | None:
@@ -25,16 +23,16 @@ def clean_answer(result: SolverResult) -> Answer | None:
         or result.answers[0] != str(result.outcome)
     ):
         return None
-    return cast(Answer, result.answers[0])
+    return result.answers[0]
 
 
 def claimed_answer(claimed: Sequence[str]) -> Answer | None | bool:
     """The seed's own claim (`Seed.expected`) for its one query: sat/unsat, None when it
     claims nothing usable (no annotation, `unknown`), False when the claims contradict."""
-    definite = {c for c in claimed if c in ANSWERS}
+    definite = {a for a in map(Answer.read, claimed) if a is not None and a.decided}
     if len(definite) > 1:
         return False
-    return cast(Answer, definite.pop()) if definite else None
+    return definite.pop() if definite else None
 
 
 def agreed_label(results: Sequence[SolverResult], claimed: Sequence[str] = ()) -> Answer | None:

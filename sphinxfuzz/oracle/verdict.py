@@ -8,12 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal, cast
+from typing import Any
 
-from sphinxfuzz.solvers import SolverResult
-
-Answer = Literal["sat", "unsat"]
-ANSWERS: tuple[Answer, ...] = ("sat", "unsat")
+from sphinxfuzz.solvers import Answer, SolverResult
 
 
 class VerdictKind(StrEnum):
@@ -37,7 +34,7 @@ OWN_MODEL_CHECK = "solver's own model check"
 
 @dataclass(frozen=True)
 class Expected:
-    """An answer known by construction, and where it came from."""
+    """An answer known by construction (sat or unsat), and where it came from."""
 
     answer: Answer
     strategy: str  # "fusion", "storm", ...
@@ -48,10 +45,7 @@ class Expected:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Expected:
-        answer = data.get("answer")
-        if answer not in ANSWERS:
-            raise ValueError(f"expected answer {answer!r} is neither sat nor unsat")
-        return cls(cast(Answer, answer), _text(data, "strategy"), _text(data, "why"))
+        return cls(_decided(data, "expected"), _text(data, "strategy"), _text(data, "why"))
 
 
 @dataclass(frozen=True)
@@ -59,17 +53,23 @@ class Related:
     """The formula related to an incompleteness verdict's one: the blamed solver solved it."""
 
     text: str
-    answer: Answer  # the blamed solver's answer on it
+    answer: Answer  # the blamed solver's answer on it (sat or unsat)
 
     def to_json(self) -> dict[str, str]:
         return {"text": self.text, "answer": self.answer}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Related:
-        answer = data.get("answer")
-        if answer not in ANSWERS:
-            raise ValueError(f"related answer {answer!r} is neither sat nor unsat")
-        return cls(_text(data, "text"), cast(Answer, answer))
+        return cls(_text(data, "text"), _decided(data, "related"))
+
+
+def _decided(data: Mapping[str, Any], what: str) -> Answer:
+    """The stored sat or unsat of `data["answer"]` (stored as a plain string)."""
+    value = data.get("answer")
+    answer = Answer.read(value) if isinstance(value, str) else None
+    if answer is None or not answer.decided:
+        raise ValueError(f"{what} answer {value!r} is neither sat nor unsat")
+    return answer
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:

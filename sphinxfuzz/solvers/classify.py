@@ -19,9 +19,8 @@ import re
 from dataclasses import dataclass
 
 from sphinxfuzz.smtlib.lexer import error_message, lexemes
-from sphinxfuzz.solvers.result import Outcome
+from sphinxfuzz.solvers.result import Answer, Outcome
 
-ANSWERS = ("sat", "unsat", "unknown")
 _BENIGN_ERRORS = re.compile(
     r"model is not available|cannot get model|cannot get value|not available|"
     r"after a SAT or UNKNOWN response|no model|context is unsatisfiable",
@@ -52,7 +51,7 @@ _ANNOTATION = re.compile(
 @dataclass
 class Classified:
     outcome: Outcome
-    answers: list[str]
+    answers: list[Answer]
     model: str | None
     failure_line: str | None
     model_check_failed: bool
@@ -98,24 +97,26 @@ def _words(gap: str) -> list[str]:
     return [w for line in gap.splitlines() for w in line.split(";", 1)[0].split()]
 
 
-def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
+def _scan(stdout: str) -> tuple[list[Answer], str | None, list[str]]:
     """(answers, first model, error messages) of stdout."""
-    answers: list[str] = []
+    answers: list[Answer] = []
     errors: list[str] = []
     model: str | None = None
     items = _top_level(stdout) if "(" in stdout else [(w, False) for w in _words(stdout)]
     if items is None:  # not S-expressions (a crash dump, say): read line by line
         for line in stdout.splitlines():
             line = line.strip()
-            if line in ANSWERS:
-                answers.append(line)
+            answer = Answer.read(line)
+            if answer is not None:
+                answers.append(answer)
             elif line.startswith("(error"):
                 errors.append(line)
         return answers, model, errors
     for text, is_list in items:
         if not is_list:
-            if text in ANSWERS:
-                answers.append(text)
+            answer = Answer.read(text)
+            if answer is not None:
+                answers.append(answer)
             continue
         inner = text[1:-1].strip()
         if inner.startswith("error") and (inner[5:6].isspace() or inner[5:6] in ('"', "")):
@@ -125,7 +126,7 @@ def _scan(stdout: str) -> tuple[list[str], str | None, list[str]]:
                 if message is not None
                 else " ".join(text.split())
             )
-        elif model is None and answers and answers[-1] in ("sat", "unknown") and _is_model(inner):
+        elif model is None and answers and answers[-1] is not Answer.UNSAT and _is_model(inner):
             model = text
     return answers, model, errors
 
@@ -182,11 +183,15 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
 
 
 def _annotation_conflict(
-    found: re.Match[str], text: str, answers: list[str], model: str | None, model_check_failed: bool
+    found: re.Match[str],
+    text: str,
+    answers: list[Answer],
+    model: str | None,
+    model_check_failed: bool,
 ) -> Classified:
     """The solver's answer contradicted the script's `:status`: a fact about the annotation.
     cvc5 aborts before printing the answer; the message names it."""
-    got = found.group(1)
+    got = Answer.read(found.group(1) or "")
     if got and (not answers or answers[-1] != got):
         answers = [*answers, got]
     line = _first_line(_ANNOTATION, text)

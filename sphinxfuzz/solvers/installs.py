@@ -28,11 +28,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from sphinxfuzz.errors import ExternalError
+from sphinxfuzz.solvers.families import PACKAGES, Family, parse_version, short_version
 
-PACKAGES = {"z3": "z3-solver", "cvc5": "cvc5"}
-SHIM = Path(__file__).resolve().with_name("cvc5_shim.py")
 _RECORD = "installed.json"
-_OLDEST_SHIM_CVC5 = (1, 1)
 
 
 class InstallError(ExternalError):
@@ -41,7 +39,7 @@ class InstallError(ExternalError):
 
 @dataclass(frozen=True)
 class Installed:
-    family: str
+    family: Family
     version: str  # as the user writes it: 4.12.2 for z3-solver 4.12.2.0
     package_version: str
     folder: Path
@@ -54,19 +52,7 @@ def cache_root() -> Path:
     return (Path(base) if base else Path.home() / ".cache" / "sphinxfuzz") / "solvers"
 
 
-def version_key(version: str) -> tuple[int, ...]:
-    """Sort key of a release number; pre-release tails sort as their base release."""
-    return tuple(int(part) for part in re.findall(r"\d+", version)[:4])
-
-
-def short_version(family: str, package_version: str) -> str:
-    """z3-solver versions carry a fourth part that is almost always 0: drop it then."""
-    if family == "z3" and package_version.count(".") == 3 and package_version.endswith(".0"):
-        return package_version[:-2]
-    return package_version
-
-
-def parse_requirement(text: str) -> tuple[str, str]:
+def parse_requirement(text: str) -> tuple[Family, str]:
     """`z3==4.12.2` or `z3@4.12.2` -> ("z3", "4.12.2")."""
     found = re.fullmatch(r"\s*([a-z0-9]+)\s*(?:==|@)\s*([0-9][0-9A-Za-z.\-]*)\s*", text)
     if found is None or found.group(1) not in PACKAGES:
@@ -74,7 +60,7 @@ def parse_requirement(text: str) -> tuple[str, str]:
             f"{text!r}: write SOLVER==VERSION with SOLVER one of {', '.join(PACKAGES)}, "
             "e.g. z3==4.12.2 or cvc5==1.1.2"
         )
-    return found.group(1), found.group(2)
+    return Family(found.group(1)), found.group(2)
 
 
 def _pip(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -85,7 +71,7 @@ def _pip(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
 
 
 @lru_cache(maxsize=8)
-def released_versions(family: str) -> tuple[str, ...]:
+def released_versions(family: Family) -> tuple[str, ...]:
     """Every release of the solver's wheel on the package index, oldest first."""
     try:
         done = _pip("index", "versions", PACKAGES[family], timeout=120)
@@ -96,19 +82,19 @@ def released_versions(family: str) -> tuple[str, ...]:
         why = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise InstallError(f"cannot list the releases of {PACKAGES[family]}: {why[0]}")
     versions = [v.strip() for v in found.group(1).split(",") if v.strip()]
-    return tuple(sorted(versions, key=version_key))
+    return tuple(sorted(versions, key=parse_version))
 
 
-def _package_version(family: str, version: str, available: tuple[str, ...]) -> str:
+def _package_version(family: Family, version: str, available: tuple[str, ...]) -> str:
     if version in available:
         return version
-    if family == "z3" and f"{version}.0" in available:
+    if family.record.padded and f"{version}.0" in available:
         return f"{version}.0"
-    wanted = version_key(version)
-    nearest = sorted(available, key=lambda v: _distance(version_key(v), wanted))[:5]
+    wanted = parse_version(version)
+    nearest = sorted(available, key=lambda v: _distance(parse_version(v), wanted))[:5]
     raise InstallError(
         f"{PACKAGES[family]} has no release {version}; nearest: "
-        f"{', '.join(sorted(nearest, key=version_key))} (all: `pip index versions {PACKAGES[family]}`)"
+        f"{', '.join(sorted(nearest, key=parse_version))} (all: `pip index versions {PACKAGES[family]}`)"
     )
 
 
@@ -118,21 +104,23 @@ def _distance(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(abs(x - y) for x, y in zip(a, b, strict=True))
 
 
-def _check_supported(family: str, package_version: str) -> None:
-    if family == "cvc5" and version_key(package_version)[:2] < _OLDEST_SHIM_CVC5:
+def _check_supported(family: Family, package_version: str) -> None:
+    """Shimmed wheels older than the family's oldest release cannot serve as a binary."""
+    oldest = family.record.oldest
+    if family.record.shim and oldest and parse_version(package_version) < parse_version(oldest):
         raise InstallError(
-            f"cvc5 {package_version}: wheels before 1.1 have no parser API, so sphinxfuzz "
-            "cannot run them as a solver. Use a cvc5 binary of that release instead: give its "
-            "path as the solver spec (e.g. Debian's cvc5 1.0.3 package: apt-get download cvc5, "
-            "dpkg -x the .deb, point at usr/bin/cvc5)."
+            f"{family} {package_version}: wheels before {oldest} have no parser API, so "
+            f"sphinxfuzz cannot run them as a solver. Use a {family} binary of that release "
+            f"instead: give its path as the solver spec (e.g. Debian's {family} package: "
+            f"apt-get download {family}, dpkg -x the .deb, point at usr/bin/{family})."
         )
 
 
-def folder_for(family: str, version: str) -> Path:
+def folder_for(family: Family, version: str) -> Path:
     return cache_root() / f"{family}-{version}"
 
 
-def install(family: str, version: str, *, say: object = print, by: str = "user") -> Installed:
+def install(family: Family, version: str, *, say: object = print, by: str = "user") -> Installed:
     """Install one release (a no-op when it is there already). `by` is recorded: `solvers`
     marks the releases the test suite installed ("tests") as test fixtures.
 
@@ -160,7 +148,7 @@ def _mark(installed: Installed, by: str) -> Installed:
     return dataclasses.replace(installed, by=by)
 
 
-def _install(family: str, version: str, say: object) -> Installed:
+def _install(family: Family, version: str, say: object) -> Installed:
     package_version = _package_version(family, version, released_versions(family))
     _check_supported(family, package_version)
     short = short_version(family, package_version)
@@ -201,18 +189,19 @@ def _install(family: str, version: str, say: object) -> Installed:
     return installed
 
 
-def _argv(family: str, folder: Path) -> tuple[str, ...] | None:
-    if family == "z3":
-        binary = folder / "bin" / "z3"
+def _argv(family: Family, folder: Path) -> tuple[str, ...] | None:
+    record = family.record
+    if record.binary is not None:
+        binary = folder / "bin" / record.binary
         return (str(binary),) if binary.is_file() else None
     python = folder / "bin" / "python"
-    return (str(python), str(SHIM)) if python.exists() else None
+    return record.shim_argv(str(python), installed=True) if python.exists() else None
 
 
 def _read(folder: Path) -> Installed | None:
     try:
         record = json.loads((folder / _RECORD).read_text(encoding="utf-8"))
-        family, version = str(record["family"]), str(record["version"])
+        family, version = Family(str(record["family"])), str(record["version"])
     except (OSError, ValueError, KeyError):
         return None
     argv = _argv(family, folder)
@@ -222,7 +211,7 @@ def _read(folder: Path) -> Installed | None:
                      str(record.get("installed_by", "user")))  # fmt: skip
 
 
-def find_installed(family: str, version: str) -> Installed | None:
+def find_installed(family: Family, version: str) -> Installed | None:
     for candidate in (version, short_version(family, version)):
         found = _read(folder_for(family, candidate))
         if found is not None:
@@ -236,7 +225,7 @@ def installed_versions() -> list[Installed]:
         return []
     found = [_read(folder) for folder in root.iterdir() if folder.is_dir()]
     present = [i for i in found if i is not None]
-    return sorted(present, key=lambda i: (i.family, version_key(i.version)))
+    return sorted(present, key=lambda i: (i.family, parse_version(i.version)))
 
 
 def _size(folder: Path) -> int:
@@ -250,7 +239,7 @@ def _size(folder: Path) -> int:
     return total
 
 
-def remove(family: str, version: str) -> int:
+def remove(family: Family, version: str) -> int:
     """Delete one installed release; returns the bytes freed."""
     found = find_installed(family, version)
     if found is None:
@@ -261,7 +250,7 @@ def remove(family: str, version: str) -> int:
     return size
 
 
-def prune(keep: set[tuple[str, str]], *, dry_run: bool = False) -> list[tuple[str, int]]:
+def prune(keep: set[tuple[Family, str]], *, dry_run: bool = False) -> list[tuple[str, int]]:
     """Delete every installed release but those in `keep` ((family, version) pairs), and
     what interrupted installs left (`*.partial`, folders without a record). Returns (name,
     bytes) of what went (or would go, with `dry_run`)."""

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from sphinxfuzz.smtlib.lexer import lexemes
 from sphinxfuzz.solvers.reaper import run_bounded
-from sphinxfuzz.solvers.result import Outcome, SolverResult
+from sphinxfuzz.solvers.result import Answer, Outcome, SolverResult
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import solver_version
 
@@ -46,7 +46,8 @@ def _reads_unicode_escapes(argv: tuple[str, ...]) -> bool:
         os.unlink(handle.name)
     # only a plain `unsat` shows the old reading; anything else (no strings, an error, a
     # time-out) leaves the script to the solver as before
-    return done.stdout.decode("utf-8", "replace").split()[:1] != ["unsat"]
+    words = done.stdout.decode("utf-8", "replace").split()
+    return not words or Answer.read(words[0]) is not Answer.UNSAT
 
 
 def reads_unicode_escapes(spec: SolverSpec) -> bool:

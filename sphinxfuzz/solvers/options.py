@@ -9,18 +9,19 @@ commands of that family (other families never see them, see `oracle.dialect`).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from sphinxfuzz.solvers.families import Family, parse_version
 
 TABLE = Path(__file__).with_name("needed_options.json")
 
 
 @dataclass(frozen=True)
 class Rule:
-    family: str
+    family: Family
     below: tuple[int, ...] | None
     operator_prefixes: tuple[str, ...]
     operators: frozenset[str]
@@ -33,8 +34,8 @@ class Rule:
             return False
         if self.below is None:
             return True
-        parsed = version_tuple(version)
-        return parsed is not None and parsed < self.below
+        parsed = parse_version(version)
+        return bool(parsed) and parsed < self.below
 
     def triggered(self, operators: Iterable[str], commands: Mapping[str, int]) -> bool:
         if any(commands.get(c, 0) > 0 for c in self.commands):
@@ -46,11 +47,6 @@ class Rule:
         )
 
 
-def version_tuple(version: str) -> tuple[int, ...] | None:
-    found = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", version)
-    return tuple(int(p) for p in found.groups() if p is not None) if found else None
-
-
 @lru_cache(maxsize=4)
 def load_rules(path: Path = TABLE) -> tuple[Rule, ...]:
     try:
@@ -58,12 +54,12 @@ def load_rules(path: Path = TABLE) -> tuple[Rule, ...]:
         rules = []
         for index, raw in enumerate(data["rules"]):
             below = raw.get("below")
-            parsed = version_tuple(below) if below else None
-            if below and parsed is None:
+            parsed = parse_version(below) if below else None
+            if below and not parsed:
                 raise ValueError(f"rule {index}: 'below' must be a version, not {below!r}")
             rules.append(
                 Rule(
-                    str(raw["family"]),
+                    Family(raw["family"]),
                     parsed,
                     tuple(raw.get("operator_prefixes", ())),
                     frozenset(raw.get("operators", ())),

@@ -45,7 +45,6 @@ from sphinxfuzz.solvers.runner import output_limit, run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import solver_version
 
-SHIM_MODULE = "sphinxfuzz.solvers.cvc5_shim"
 EXIT_WAIT = 1.0  # seconds an idle process is given to exit when closed, before it is killed
 _EXIT = re.compile(r"\(\s*exit\s*\)")
 # options that a later script sets again itself (every mutant turns models on)
@@ -75,19 +74,30 @@ def stream_form(text: str) -> str | None:
 
 
 def _shim_spec(spec: SolverSpec) -> bool:
-    return spec.family == "cvc5" and (
-        SHIM_MODULE in spec.argv or any(Path(a).name == "cvc5_shim.py" for a in spec.argv)
+    record = spec.family.record
+    return (
+        record.persistent
+        and record.shim is not None
+        and (
+            record.shim_module in spec.argv
+            or any(Path(a).name == f"{record.shim}.py" for a in spec.argv)
+        )
     )
 
 
-def _z3_spec(spec: SolverSpec) -> bool:
-    return spec.family == "z3" and Path(spec.argv[0]).name.startswith("z3")
+def _binary_spec(spec: SolverSpec) -> bool:
+    record = spec.family.record
+    return (
+        record.persistent
+        and record.binary is not None
+        and Path(spec.argv[0]).name.startswith(record.binary)
+    )
 
 
 def supports_persistence(spec: SolverSpec) -> bool:
-    """Whether `spec` can serve many scripts from one process (the built-in z3 and cvc5,
-    or any other z3 binary; arbitrary command lines always run fresh)."""
-    return _shim_spec(spec) or _z3_spec(spec)
+    """Whether `spec` can serve many scripts from one process (a family's shim, or its
+    binary under any path, when the family says it can; other command lines run fresh)."""
+    return _shim_spec(spec) or _binary_spec(spec)
 
 
 class PersistentSolver:

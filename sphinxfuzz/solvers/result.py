@@ -10,10 +10,36 @@ if TYPE_CHECKING:
     from sphinxfuzz.solvers.spec import SolverSpec
 
 
-class Outcome(StrEnum):
+class Answer(StrEnum):
+    """What a solver printed for one `check-sat`. A StrEnum, so answers stored as plain
+    strings (campaign folders, the database) compare equal and read back with `Answer.read`."""
+
     SAT = "sat"
     UNSAT = "unsat"
     UNKNOWN = "unknown"
+
+    @classmethod
+    def read(cls, word: str) -> Answer | None:
+        """The answer a word of solver output (or a stored string) is; None: not an answer."""
+        return _ANSWERS.get(word)
+
+    @property
+    def decided(self) -> bool:
+        return self is not Answer.UNKNOWN
+
+
+_ANSWERS = {answer.value: answer for answer in Answer}
+DECIDED = (Answer.SAT, Answer.UNSAT)
+
+
+class Outcome(StrEnum):
+    """How one run ended: its last answer, or why there is none. Not an `Answer`: a run that
+    timed out, crashed or was rejected answered nothing (`SolverResult.answers` holds what
+    it printed before). Its answer outcomes equal the answers (`Outcome.SAT == Answer.SAT`)."""
+
+    SAT = Answer.SAT.value
+    UNSAT = Answer.UNSAT.value
+    UNKNOWN = Answer.UNKNOWN.value
     TIMEOUT = "timeout"
     CRASH = "crash"
     ERROR = "error"  # the solver rejected the input (parse error, unsupported feature)
@@ -23,7 +49,7 @@ class Outcome(StrEnum):
 class SolverResult:
     spec: SolverSpec
     outcome: Outcome
-    answers: list[str] = field(default_factory=list)
+    answers: list[Answer] = field(default_factory=list)
     stdout: str = ""
     stderr: str = ""
     exit_code: int = 0  # negative: killed by that signal
@@ -38,3 +64,8 @@ class SolverResult:
     @property
     def decided(self) -> bool:
         return self.outcome in (Outcome.SAT, Outcome.UNSAT)
+
+    @property
+    def first(self) -> Answer | Outcome:
+        """Its first answer, else how it ended: what a one-query check reads."""
+        return self.answers[0] if self.answers else self.outcome

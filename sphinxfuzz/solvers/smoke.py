@@ -7,7 +7,7 @@ each spec first and refuses to start, naming the spec and the solver's own words
 
 from __future__ import annotations
 
-from sphinxfuzz.solvers.result import Outcome, SolverResult
+from sphinxfuzz.solvers.result import Answer, Outcome, SolverResult
 from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
 
@@ -28,7 +28,7 @@ def smoke_test(spec: SolverSpec, *, timeout: float = 10.0, memory_mb: int = 4096
     first: SolverResult | None = None
     for script in TRIVIAL_SCRIPTS:
         result = run_solver(spec, script, timeout=timeout, memory_mb=memory_mb)
-        if result.outcome == Outcome.SAT and result.answers == ["sat"]:
+        if result.outcome == Outcome.SAT and result.answers == [Answer.SAT]:
             return None
         first = first or result
     assert first is not None

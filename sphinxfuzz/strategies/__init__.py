@@ -17,7 +17,6 @@ from sphinxfuzz.strategies import (  # noqa: F401
     typefuzz,
 )
 from sphinxfuzz.strategies.base import (
-    Answer,
     CaseFailed,
     Needs,
     NoWorkingSource,
@@ -40,7 +39,6 @@ DEFAULT = sphinx.NAME
 
 __all__ = [
     "DEFAULT",
-    "Answer",
     "CaseFailed",
     "Needs",
     "NoWorkingSource",

@@ -16,16 +16,14 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import ClassVar, Literal, Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.pool import GeneratorPool
 from sphinxfuzz.mutate.mutant import NeededOptions
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Script, print_script
-from sphinxfuzz.solvers import SolverResult, SolverSpec
-
-Answer = Literal["sat", "unsat"]
+from sphinxfuzz.solvers import Answer, SolverResult, SolverSpec
 
 
 class OracleKind(StrEnum):
@@ -40,7 +38,7 @@ class TestCase:
     __test__ = False  # not a pytest class despite the name
 
     script: Script
-    expected: Answer | None = None
+    expected: Answer | None = None  # sat or unsat
     # Janus: the formula whose answer implies this one's (an `unknown` here where the
     # related one was solved is an incompleteness)
     related: TestCase | None = None

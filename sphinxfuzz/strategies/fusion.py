@@ -32,8 +32,8 @@ from sphinxfuzz.smtlib import (
     print_script,
     sym,
 )
-from sphinxfuzz.solvers import SolverResult
-from sphinxfuzz.strategies.base import Answer, Needs, OracleKind, StrategyBase, TestCase, register
+from sphinxfuzz.solvers import Answer, SolverResult
+from sphinxfuzz.strategies.base import Needs, OracleKind, StrategyBase, TestCase, register
 from sphinxfuzz.strategies.rules import Rule, load_rules
 from sphinxfuzz.strategies.seedparts import (
     SeedParts,
@@ -123,7 +123,7 @@ def fuse(
     right = [copy_node(n) for n in b.assertions]
     extra: list[Node] = []
     used: list[str] = [f"{answer}-fusion"]
-    rows = [r for r in fusion_functions() if answer == "unsat" or "guard" not in r.row]
+    rows = [r for r in fusion_functions() if answer == Answer.UNSAT or "guard" not in r.row]
     for number in range(pairs):
         options = [
             (r, xs, ys)
@@ -152,7 +152,7 @@ def fuse(
         left = [_replace_some(n, x, rx, rng) for n in left]
         right = [_replace_some(n, y, ry, rng) for n in right]
         used.append(rule.name)
-    if answer == "sat":
+    if answer == Answer.SAT:
         body = [*left, *right, *extra]
     else:
         both = [SList([sym("and"), *side]) if len(side) > 1 else side[0] for side in (left, right)]

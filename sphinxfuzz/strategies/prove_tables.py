@@ -12,7 +12,7 @@ from sphinxfuzz.strategies.rules import HERE, TABLES, prove, read_table
 
 
 def main() -> int:
-    from sphinxfuzz.solvers import SolverSpec, parse_specs, run_solver
+    from sphinxfuzz.solvers import Answer, SolverSpec, parse_specs, run_solver
 
     specs = parse_specs("z3;cvc5")
     status = 0
@@ -24,7 +24,7 @@ def main() -> int:
         failed: dict[str, str] = {}
         for spec in specs:
 
-            def answers(text: str, spec: SolverSpec = spec) -> list[str]:
+            def answers(text: str, spec: SolverSpec = spec) -> list[Answer]:
                 return run_solver(spec, text, timeout=60).answers
 
             for unproved, answer in prove(rules, answers):

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.errors import InputError
+from sphinxfuzz.solvers import Answer
 
 HERE = Path(__file__).resolve().parent
 TABLES = ("string_equivalences.json", "fusion_functions.json", "approximations.json")
@@ -86,15 +87,15 @@ def batch_script(rules: Iterable[Rule]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def prove(rules: list[Rule], run: Callable[[str], list[str]]) -> list[tuple[Rule, str]]:
+def prove(rules: list[Rule], run: Callable[[str], Sequence[Answer]]) -> list[tuple[Rule, str]]:
     """Run the batched checks through `run` (script text -> answers); the rules with a claim
     not answered `unsat`."""
     answers = run(batch_script(rules))
     failed: list[tuple[Rule, str]] = []
     position = 0
     for rule in rules:
-        got = answers[position : position + len(rule.claims)]
+        got = list(answers[position : position + len(rule.claims)])
         position += len(rule.claims)
-        if got != ["unsat"] * len(rule.claims):
+        if got != [Answer.UNSAT] * len(rule.claims):
             failed.append((rule, " ".join(got) or "no answer"))
     return failed

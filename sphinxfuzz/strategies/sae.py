@@ -10,7 +10,8 @@ import random
 from collections.abc import Iterator
 
 from sphinxfuzz.mutate.seed import Seed
-from sphinxfuzz.strategies.base import Answer, Needs, OracleKind, StrategyBase, TestCase, register
+from sphinxfuzz.solvers import Answer
+from sphinxfuzz.strategies.base import Needs, OracleKind, StrategyBase, TestCase, register
 from sphinxfuzz.strategies.literals import literals, rewrite
 from sphinxfuzz.strategies.seedparts import single_query
 
@@ -38,7 +39,7 @@ class SaeStrategy(StrategyBase):
     def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]:
         answer = self.labels.get(seed.path)
         for number in range(self.per_seed if answer else 0):
-            done = rewrite(seed.script, answer == "sat", rng)
+            done = rewrite(seed.script, answer == Answer.SAT, rng)
             if done is not None:
                 script, used = done
                 provenance = {

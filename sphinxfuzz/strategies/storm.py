@@ -34,7 +34,7 @@ from sphinxfuzz.smtlib import (
     print_node,
     sym,
 )
-from sphinxfuzz.solvers import SolverResult
+from sphinxfuzz.solvers import Answer, SolverResult
 from sphinxfuzz.strategies.base import (
     Needs,
     OracleKind,
@@ -87,7 +87,7 @@ def fragment_values(
     lines += [f"(assert {print_node(a)})" for a in parts.assertions]
     lines += ["(check-sat)", f"(get-value ({' '.join(print_node(f) for f in found)}))"]
     result = run("\n".join(lines) + "\n")
-    if clean_answer(result) != "sat":
+    if clean_answer(result) != Answer.SAT:
         what = result.failure_line or " ".join(result.answers) or str(result.outcome)
         raise ModelError(f"the trusted solver gave no clean sat: {what!r}")
     head, _, rest = result.stdout.strip().partition("\n")
@@ -181,7 +181,7 @@ class StormStrategy(StrategyBase):
     def pool(self, seed: Seed) -> list[tuple[Node, bool]] | None:
         """Fragments with their model values (None when the seed has no model), asked once."""
         if seed.path not in self._values:
-            if claimed_answer(seed.expected) not in (None, "sat"):
+            if claimed_answer(seed.expected) not in (None, Answer.SAT):
                 self._values[seed.path] = None  # the seed says it has no model
                 return None
             found = fragments(seed.script)
@@ -207,7 +207,7 @@ class StormStrategy(StrategyBase):
                 "mutant": number,
                 "incremental": incremental,
             }
-            yield TestCase(script, "sat", provenance=provenance)
+            yield TestCase(script, Answer.SAT, provenance=provenance)
 
 
 register(StormStrategy())

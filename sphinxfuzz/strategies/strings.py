@@ -26,6 +26,7 @@ from pathlib import Path
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.oracle.string_semantics import OPERATIONS, Value, evaluate, literal
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, parse_script, parse_term, sym
+from sphinxfuzz.solvers import Answer
 from sphinxfuzz.strategies.base import OracleKind, StrategyBase, TestCase, register
 from sphinxfuzz.strategies.rules import Rule, load_rules
 
@@ -53,7 +54,7 @@ class Formula:
 
     constants: dict[str, str]  # name -> sort
     assertions: list[Node]
-    expected: str
+    expected: Answer
     model: dict[str, Value] = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)
 
@@ -159,7 +160,7 @@ def sat_formula(rng: random.Random, *, steps: int = 10, count: int = 4) -> Formu
     _grow(pool, rng, steps)
     assertions = _true_assertions(pool, rng, count)
     _check_model(assertions, model)
-    return Formula(constants, assertions, "sat", model, ["sat-construction"])
+    return Formula(constants, assertions, Answer.SAT, model, ["sat-construction"])
 
 
 def _ground_term(value: Value, rng: random.Random) -> Node:
@@ -213,7 +214,7 @@ def unsat_formula(rng: random.Random, *, steps: int = 8, redundancy: int = 2) ->
         used.append("constant-replacement")
     if extra:
         used.append("redundancy")
-    return Formula(constants, assertions, "unsat", {}, used)
+    return Formula(constants, assertions, Answer.UNSAT, {}, used)
 
 
 class StringsStrategy(StrategyBase):

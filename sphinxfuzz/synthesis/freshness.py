@@ -23,7 +23,8 @@ from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs, solver_version
-from sphinxfuzz.solvers.installs import installed_versions, version_key
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION, parse_version
+from sphinxfuzz.solvers.installs import installed_versions
 from sphinxfuzz.synthesis.hand_edits import HandEditError, read_manifest, unrecorded_edit
 from sphinxfuzz.synthesis.output import sha256_text, validate_manifest
 from sphinxfuzz.synthesis.prompts import Prompts
@@ -76,13 +77,13 @@ def newest_releases(families: Iterable[str]) -> dict[str, Release]:
     wanted = [f for f in families if f in BUILTINS]
     for family in wanted:
         version = solver_version(parse_specs(family)[0])
-        if version != "unknown":  # the wheel is missing or broken: nothing to compare with
+        if version != UNKNOWN_VERSION:  # the wheel is missing or broken: nothing to compare with
             found[family] = Release(family, version, family)
     for installed in installed_versions():
         if installed.family not in wanted:
             continue
         current = found.get(installed.family)
-        if current is None or version_key(installed.version) > version_key(current.version):
+        if current is None or parse_version(installed.version) > parse_version(current.version):
             found[installed.family] = Release(
                 installed.family, installed.version, f"{installed.family}@{installed.version}"
             )

@@ -15,6 +15,7 @@ from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs import bisect as bisect_module
 from sphinxfuzz.bugs.bisect import BisectError, bisect_bug, candidate_versions, coarse_sample
 from sphinxfuzz.campaign import Budget, run_campaign
+from sphinxfuzz.solvers import Family
 
 BUGGY = ("4.9.0", "4.9.1", "4.9.2", "4.10.0")
 FIXED = ("4.10.1", "4.10.2", "4.11.0")
@@ -52,7 +53,7 @@ def bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
 
 def test_given_versions_give_the_lifespan(bug: tuple[Path, Path]) -> None:
     root, folder = bug
-    result = bisect_bug(root, folder, "z3", versions=["4.9.0", "4.10.1"], say=lambda _: None)
+    result = bisect_bug(root, folder, Family.Z3, versions=["4.9.0", "4.10.1"], say=lambda _: None)
     assert [(t.version, t.status) for t in result.versions] == [
         ("4.9.0", "bug"),
         ("4.10.1", "clean"),
@@ -71,16 +72,16 @@ def test_the_sample_is_refined_where_the_bug_goes(
     root, folder = bug
     releases = ("4.8.4.0", *(f"{v}.0" for v in BUGGY + FIXED), "4.11.0.0.post1")
     monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
-    assert candidate_versions("z3") == [*BUGGY, *FIXED]  # too old and post releases left out
+    assert candidate_versions(Family.Z3) == [*BUGGY, *FIXED]  # too old and post releases left out
     # the first and the last patch of every minor
-    assert coarse_sample(candidate_versions("z3")) == [
+    assert coarse_sample(candidate_versions(Family.Z3)) == [
         "4.9.0",
         "4.9.2",
         "4.10.0",
         "4.10.2",
         "4.11.0",
     ]
-    result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
+    result = bisect_bug(root, folder, Family.Z3, say=lambda _: None, installer=lambda f, v: None)
     tried = {t.version: t.status for t in result.versions}
     # 4.10.0 bad and 4.10.2 good in the sample: 4.10.1 in between decides; 4.9.1 is not needed
     assert tried == {"4.9.0": "bug", "4.9.2": "bug", "4.10.0": "bug", "4.10.1": "clean",
@@ -106,7 +107,7 @@ def test_a_bug_of_an_old_minors_early_patches_is_found(
         _release(tmp_path / "cache", version, program)
     releases = ("4.8.5.0", "4.8.6.0", "4.8.7.0", "4.8.8.0", "4.8.9.0", "4.10.1.0", "4.11.0.0")
     monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
-    result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
+    result = bisect_bug(root, folder, Family.Z3, say=lambda _: None, installer=lambda f, v: None)
     assert (result.first_bad, result.last_bad, result.first_good_after) == (
         "4.8.5",
         "4.8.6",
@@ -132,7 +133,7 @@ def test_the_release_the_bug_was_found_on_is_tried(
     (folder / "verdict.json").write_text(json.dumps(meta))
     releases = ("4.8.5.0", "4.8.6.0", "4.8.7.0", "4.8.8.0")
     monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
-    result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
+    result = bisect_bug(root, folder, Family.Z3, say=lambda _: None, installer=lambda f, v: None)
     assert (result.first_bad, result.last_bad, result.first_good_after) == (
         "4.8.6",
         "4.8.7",
@@ -150,7 +151,7 @@ def test_the_first_release_is_found_where_older_ones_reject_the_input(
     _release(tmp_path / "cache", "4.8.9", rejecter)
     releases = ("4.8.9.0", *(f"{v}.0" for v in BUGGY + FIXED))
     monkeypatch.setattr(bisect_module, "released_versions", lambda family: releases)
-    result = bisect_bug(root, folder, "z3", say=lambda _: None, installer=lambda f, v: None)
+    result = bisect_bug(root, folder, Family.Z3, say=lambda _: None, installer=lambda f, v: None)
     tried = {t.version: t.status for t in result.versions}
     # 4.8.9 rejects, 4.9.1 crashes in the sample: 4.9.0 in between is the first that crashes
     assert tried["4.8.9"] == "rejected" and tried["4.9.0"] == "bug"
@@ -164,7 +165,7 @@ def test_the_first_release_is_found_where_older_ones_reject_the_input(
 def test_the_wrong_solver_is_a_clear_error(bug: tuple[Path, Path]) -> None:
     root, folder = bug
     with pytest.raises(BisectError, match="blames z3@4.9.0 .a z3 solver., not cvc5"):
-        bisect_bug(root, folder, "cvc5", versions=["1.1.2"], say=lambda _: None)
+        bisect_bug(root, folder, Family.CVC5, versions=["1.1.2"], say=lambda _: None)
 
 
 def test_cli_names_an_unknown_bug_and_tabulates_all(bug: tuple[Path, Path]) -> None:

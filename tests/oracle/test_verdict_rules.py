@@ -17,12 +17,12 @@ from sphinxfuzz.oracle.expected import ModelChecker, judge_again, judge_related,
 from sphinxfuzz.oracle.semantic_check import SEMANTICS
 from sphinxfuzz.oracle.trusted import agreed_label, claimed_answer, clean_answer
 from sphinxfuzz.oracle.verdict import Verdict
-from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
+from sphinxfuzz.solvers import Family, Outcome, SolverResult, SolverSpec
 from sphinxfuzz.solvers.classify import classify
 
-Z3 = SolverSpec("z3", "z3", "z3", ("z3",))
-CVC5 = SolverSpec("cvc5", "cvc5", "cvc5", ("cvc5",))
-YICES = SolverSpec("yices", "yices", "yices", ("yices-smt2",))
+Z3 = SolverSpec("z3", "z3", Family.Z3, ("z3",))
+CVC5 = SolverSpec("cvc5", "cvc5", Family.CVC5, ("cvc5",))
+YICES = SolverSpec("yices", "yices", Family.YICES, ("yices-smt2",))
 FORMULA = "(declare-const x Int)\n(assert (> x 1))\n(check-sat)\n(get-model)\n"
 MODEL = "(\n  (define-fun x () Int 2)\n)"
 
@@ -347,7 +347,7 @@ def test_a_trusted_solver_answering_as_the_target_did_makes_a_doubt() -> None:
     # agreeing with the construction, or not answering, raises none
     assert doubtful(verdict, [result(CVC5, "sat\n"), result(YICES, "unknown\n")]) is None
     # the blamed solver never vouches against itself
-    blamed = SolverSpec("z3@4.8.8", "z3@4.8.8", "z3", ("z3",))
+    blamed = SolverSpec("z3@4.8.8", "z3@4.8.8", Family.Z3, ("z3",))
     assert doubtful(verdict, [result(blamed, "unsat\n")]) is None
     # verdicts without a construction are never doubted
     crash = Verdict(VerdictKind.CRASH, "z3", "z3: killed by signal 11")

@@ -13,6 +13,7 @@ import pytest
 
 from sphinxfuzz.errors import Step, StepKind
 from sphinxfuzz.solvers import SolverSpecError, parse_specs, solver_version
+from sphinxfuzz.solvers.families import Family
 from sphinxfuzz.solvers.installs import (
     InstallError,
     _package_version,
@@ -68,11 +69,11 @@ def test_requirements_and_versions_pip_cannot_find() -> None:
     with pytest.raises(InstallError, match="SOLVER==VERSION"):
         parse_requirement("boolector==3.2")
     available = ("4.12.1.0", "4.12.2.0", "4.13.0.0")
-    assert _package_version("z3", "4.12.2", available) == "4.12.2.0"
+    assert _package_version(Family.Z3, "4.12.2", available) == "4.12.2.0"
     with pytest.raises(
         InstallError, match=r"no release 4\.12\.9; nearest: 4\.12\.1\.0, 4\.12\.2\.0"
     ):
-        _package_version("z3", "4.12.9", available)
+        _package_version(Family.Z3, "4.12.9", available)
 
 
 def test_old_cvc5_wheels_are_refused_with_a_way_out(
@@ -82,7 +83,7 @@ def test_old_cvc5_wheels_are_refused_with_a_way_out(
 
     monkeypatch.setattr(installs, "released_versions", lambda family: ("1.0.8", "1.1.2"))
     with pytest.raises(InstallError, match="before 1.1 have no parser API.*cvc5 binary"):
-        install("cvc5", "1.0.8", say=lambda _: None)
+        install(Family.CVC5, "1.0.8", say=lambda _: None)
 
 
 def test_remove_and_prune_free_the_cache(cache: Path) -> None:
@@ -135,7 +136,8 @@ def test_parallel_installs_of_one_release_share_one_install(
     monkeypatch.setattr(installs, "_install", slow_install)
     results: list[installs.Installed] = []
     threads = [
-        threading.Thread(target=lambda: results.append(install("z3", "4.8.17"))) for _ in range(2)
+        threading.Thread(target=lambda: results.append(install(Family.Z3, "4.8.17")))
+        for _ in range(2)
     ]
     for thread in threads:
         thread.start()
@@ -158,7 +160,7 @@ def test_the_tests_mark_their_fresh_installs(cache: Path, monkeypatch: pytest.Mo
         return found
 
     monkeypatch.setattr(installs, "_install", fake_install)
-    assert install("z3", "4.8.17", by="tests").by == "tests"
-    assert install("z3", "4.12.2").by == "user"
+    assert install(Family.Z3, "4.8.17", by="tests").by == "tests"
+    assert install(Family.Z3, "4.12.2").by == "user"
     assert {i.version: i.by for i in installed_versions()} == {"4.8.17": "tests", "4.12.2": "user"}
-    assert install("z3", "4.12.2", by="tests").by == "user"  # present already: left as it was
+    assert install(Family.Z3, "4.12.2", by="tests").by == "user"  # present already: left as it was

