@@ -22,11 +22,14 @@ Mutants that cannot change behaviour (a log text, an equivalent bound) are liste
 that line. `--max` draws a sample with `random.Random(--seed)` and says so: its score is an
 estimate over the sample. Prints a row per module (mutants, killed, survived, equivalent,
 score) and every survivor with its diff, so each can be killed with a test or listed.
+`--functions label status_of` keeps only the mutants inside those functions (a rule that is one
+function of a bigger module).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import random
@@ -99,6 +102,19 @@ def enumerate_mutants(tree: Path, paths: list[str]) -> list[Mutant]:
                 text = lines[row - 1].strip() if 0 < row <= len(lines) else ""
                 mutants.append(Mutant(rel, name, occurrence, row, text))
     return mutants
+
+
+def within_functions(tree: Path, mutants: list[Mutant], names: list[str]) -> list[Mutant]:
+    """The mutants whose line lies inside a function (or method) of one of the given names."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for path in {m.path for m in mutants}:
+        module = ast.parse((tree / path).read_text(encoding="utf-8"))
+        spans[path] = [
+            (node.lineno, node.end_lineno or node.lineno)
+            for node in ast.walk(module)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in names
+        ]
+    return [m for m in mutants if any(a <= m.line_no <= b for a, b in spans[m.path])]
 
 
 def load_equivalent(path: Path) -> list[dict[str, str]]:
@@ -191,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="mutants tested side by side")
     parser.add_argument("--timeout-factor", type=float, default=3.0)
     parser.add_argument("--out", type=Path, help="write every outcome here as JSON")
+    parser.add_argument(
+        "--functions", nargs="+", help="only mutants inside functions of these names"
+    )
     parser.add_argument("--list", action="store_true", help="only count the mutants")
     args = parser.parse_args(argv)
 
@@ -199,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     command += args.tests
     entries = load_equivalent(EQUIVALENT)
     mutants = enumerate_mutants(repo, args.paths)
+    if args.functions:
+        mutants = within_functions(repo, mutants, args.functions)
     equivalent = [m for m in mutants if is_equivalent(m, entries)]
     candidates = [m for m in mutants if not is_equivalent(m, entries)]
     sampled = args.max and len(candidates) > args.max
