@@ -6,6 +6,7 @@ a solver's test suite); the campaign tests show the same rules on real runs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -284,6 +285,136 @@ def test_a_rejected_input_makes_no_expected_verdict() -> None:
     rejected = result(CVC5, '(error "unknown sort")\nsat\n')
     assert rejected.outcome == Outcome.ERROR
     assert judge_expected([result(Z3, "sat\n"), rejected], FUSION) == []
+
+
+def test_a_model_check_decides_only_when_every_deciding_solver_agrees() -> None:
+    sat = result(Z3, f"sat\n{MODEL}\n")
+    agree = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "unknown"}))
+    script, holds = agree.verdict_on(MODEL, [sat, result(CVC5, "unsat\n")])
+    assert holds == "sat" and "(define-fun x () Int 2)" in script
+    split = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "unsat"}))
+    assert split.verdict_on(MODEL, [sat, result(CVC5, "unsat\n")])[1] is None
+    # a model the check cannot be built from decides nothing and runs nothing
+    assert agree.verdict_on("(oops", [sat]) == ("", None)
+    assert ModelChecker(FORMULA, _checks({})).verdict_on("(oops", [sat]) == ("", None)
+
+
+def test_a_crash_leaves_only_crash_verdicts() -> None:
+    crashed = result(CVC5, code=-11)
+    kinds = [(v.kind, v.solver) for v in judge_expected([result(Z3, "sat\n"), crashed], FUSION)]
+    assert kinds == [(VerdictKind.CRASH, "cvc5")]
+
+
+def test_a_contrary_answer_without_a_checked_model_is_soundness() -> None:
+    """sat without a model, or without a model checker, blames the solver on its answer
+    alone; the evidence names every answer, the reference and the witness model."""
+    bare_sat, other = result(Z3, "sat\n"), result(CVC5, "unsat\n")
+    never = ModelChecker(FORMULA, _checks({}))  # a check run would raise KeyError
+    (verdict,) = judge_expected([bare_sat, other], FUSION, never, witness_model=MODEL)
+    assert verdict.solver == "z3" and verdict.expected == FUSION
+    assert verdict.signature == "z3: sat where fusion expects unsat"
+    assert verdict.evidence == {
+        "answers": {"z3": ["sat"], "cvc5": ["unsat"]},
+        "reference": "cvc5",
+        "witness_model": MODEL,
+    }
+    assert verdict.check_script is None
+    with_model = result(Z3, f"sat\n{MODEL}\n")
+    (unchecked,) = judge_expected([with_model, other], FUSION)
+    assert "model" not in unchecked.evidence and "witness_model" not in unchecked.evidence
+    # an unknown or the expected answer blames nobody
+    assert judge_expected([result(Z3, "unknown\n"), other], FUSION) == []
+
+
+def test_a_checked_model_is_kept_with_its_check_script() -> None:
+    target, other = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    fails = ModelChecker(FORMULA, _checks({"z3": "unsat", "cvc5": "unsat"}))
+    (verdict,) = judge_expected([target, other], FUSION, fails)
+    assert verdict.evidence["model_from"] == "z3" and verdict.evidence["model"] == MODEL
+    assert verdict.check_script is not None and "(define-fun x () Int 2)" in verdict.check_script
+
+
+def test_the_semantics_is_asked_only_of_sat_answers_with_a_model() -> None:
+    sat_expected = Expected("sat", "storm", "true under a model")
+    liar = result(Z3, f"sat\n{WRONG_MODEL}\n")
+    holds = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "sat"}))
+    # without a model checker the semantics is not asked either
+    assert judge_expected([liar, result(CVC5, "sat\n")], sat_expected) == []
+    # a sat without a model has nothing to refute
+    assert judge_expected([result(Z3, "sat\n"), result(CVC5, "sat\n")], sat_expected, holds) == []
+    (verdict,) = judge_expected([result(CVC5, "sat\n"), liar], sat_expected, holds)
+    assert verdict.signature == "z3: model refuted by the executable semantics"
+    assert verdict.evidence["model"] == WRONG_MODEL and verdict.expected == sat_expected
+
+
+JANUS = Expected("sat", "janus", "a weakened sat seed")
+
+
+def test_a_related_formula_solved_only_one_way_round() -> None:
+    """The related formula left unsolved (a time-out) where the original was solved: the
+    verdict is about the related formula, and its `related` is the original."""
+    solved, unsolved = result(Z3, "sat\n"), SolverResult(Z3, Outcome.TIMEOUT)
+    (verdict,) = judge_related([solved], [unsolved], JANUS, texts=("orig", "rel"))
+    assert verdict.kind == VerdictKind.INCOMPLETENESS and verdict.solver == "z3"
+    assert verdict.signature == "z3: unknown where a related formula is sat"
+    assert verdict.evidence["unsolved"] == "related" and verdict.evidence["outcome"] == "timeout"
+    assert verdict.related is not None and verdict.related.text == "orig"
+    assert verdict.expected == JANUS
+    # both unsolved, or a rejection, blames nobody
+    assert judge_related([unsolved], [unsolved], JANUS) == []
+    rejected = result(Z3, '(error "unknown sort")\n')
+    assert judge_related([rejected], [solved], JANUS) == []
+    assert judge_related([solved], [solved], JANUS) == []
+
+
+def test_related_runs_pair_by_solver() -> None:
+    """Only a solver run on both formulas is judged, and each with its own runs."""
+    original = [result(Z3, "sat\n"), result(CVC5, "sat\n")]
+    related = [SolverResult(CVC5, Outcome.UNKNOWN, ["unknown"]), result(YICES, "sat\n")]
+    (verdict,) = judge_related(original, related, JANUS)
+    assert verdict.solver == "cvc5" and verdict.evidence["reference"] == "yices"
+    assert verdict.evidence["original"] == {"z3": ["sat"], "cvc5": ["sat"]}
+
+
+def test_a_contrary_answer_on_the_related_formula_names_it() -> None:
+    original = [result(Z3, "sat\n"), result(CVC5, "sat\n")]
+    related = [result(Z3, "unsat\n"), result(CVC5, "sat\n")]
+    (verdict,) = judge_related(original, related, JANUS)
+    assert (verdict.kind, verdict.solver) == (VerdictKind.SOUNDNESS, "z3")
+    assert verdict.evidence["wrong_on"] == "related" and verdict.evidence["reference"] == "cvc5"
+    assert verdict.signature == "z3: unsat where janus expects sat"
+
+
+def test_judging_again_an_incompleteness_runs_its_related_formula() -> None:
+    original = _incompleteness(Outcome.TIMEOUT)
+    ran: list[str] = []
+
+    def run(spec: SolverSpec, text: str) -> SolverResult:
+        ran.append(text)
+        return result(spec, "sat\n")
+
+    again = judge_again(original, "original", [SolverResult(Z3, Outcome.TIMEOUT)], run)
+    assert ran == ["related"]
+    assert [(v.kind, v.signature) for v in again.verdicts] == [
+        (VerdictKind.INCOMPLETENESS, original.signature)
+    ]
+    slow = replace(
+        original, kind=VerdictKind.SLOW, signature="z3: slow, sat only after the time limit"
+    )
+    again = judge_again(slow, "original", [SolverResult(Z3, Outcome.TIMEOUT)], run)
+    assert [(v.kind, v.signature) for v in again.verdicts] == [(VerdictKind.SLOW, slow.signature)]
+    # solved this time: nothing left to judge
+    assert judge_again(slow, "original", [result(Z3, "sat\n")], run).verdicts == []
+
+
+def test_judging_again_keeps_the_witness_model() -> None:
+    stored = replace(_soundness(FUSION), evidence={"witness_model": MODEL})
+    runs = [result(Z3, "sat\n"), result(CVC5, "unsat\n")]
+    (verdict,) = judge_again(stored, FORMULA, runs, _checks({})).verdicts
+    assert verdict.evidence["witness_model"] == MODEL and verdict.solver == "z3"
+    odd = replace(stored, evidence={"witness_model": 7})
+    (verdict,) = judge_again(odd, FORMULA, runs, _checks({})).verdicts
+    assert "witness_model" not in verdict.evidence
 
 
 # -- labels from trusted runs ----------------------------------------------------------------
