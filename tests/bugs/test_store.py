@@ -3,16 +3,18 @@ resumed campaign meets the same mutant again, bug folders complete before their 
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 from pathlib import Path
 
 from campaign_helpers import CRASHER
 
-from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs import Store, load_record
+from sphinxfuzz.bugs.store import COARSE_TRIGGERS, _disk_full, bug_folder_count
 from sphinxfuzz.campaign import Stats
-from sphinxfuzz.oracle import judge
-from sphinxfuzz.solvers import parse_specs, run_solver
+from sphinxfuzz.oracle import Verdict, VerdictKind, judge
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, parse_specs, run_solver
 
 FORMULA = """(set-option :produce-models true)
 (declare-const crash_marker Int)
@@ -60,3 +62,136 @@ def test_stats_rows_sum_over_runs(tmp_path: Path) -> None:
         store.save_stats(two, 0, Stats(mutants=4))
         total = store.total_stats()
     assert total.mutants == 9
+
+
+# -- the index's rules on their own: verdicts and results built here, no solver needed --------
+Z3 = SolverSpec("z3", "z3", "z3", ("z3",))
+
+
+def _record(
+    store: Store, verdict: Verdict, text: str, position: int, mutant: int, **extra: object
+) -> str | None:
+    """The one place these tests call `record_bug` (its parameters may change)."""
+    results = [SolverResult(Z3, Outcome.CRASH, [], "out\n", "err\n", -11, 0.5)]
+    return store.record_bug(
+        verdict, mutant_text=text, seed_file="seed.smt2", position=position, mutant=mutant,
+        theories=["Ints"], results=results, campaign_seed=3, **extra,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def _formula(operator: str) -> str:
+    return f"(declare-const x Int)\n(assert ({operator} x 1))\n(check-sat)\n"
+
+
+def test_other_bugs_are_stored_once_per_mutant_and_counted_by_signature(tmp_path: Path) -> None:
+    wrong = Verdict(VerdictKind.SOUNDNESS, "z3", "z3: unsat but cvc5's model holds")
+    with Store(tmp_path, create=True) as store:
+        assert _record(store, wrong, _formula(">"), 0, 0) == "0-0-z3-soundness"
+        assert _record(store, wrong, _formula(">"), 0, 1) == "0-1-z3-soundness"
+        assert _record(store, wrong, _formula(">"), 0, 1) is None  # the same hit again
+        assert [(b.id, b.count) for b in store.bugs()] == [
+            ("0-0-z3-soundness", 1), ("0-1-z3-soundness", 1),
+        ]  # fmt: skip
+        assert store.signature_counts() == [(wrong.signature, "soundness", "z3", 2)]
+        assert store.has_signature(wrong.signature) and not store.has_signature("z3: other")
+        assert store.signatures() == {wrong.signature}
+        row = store.bug("0-1-z3-soundness")
+        assert row is not None and (row.position, row.mutant, row.theories) == (0, 1, ["Ints"])
+        assert row.reduced_path == tmp_path / "bugs" / "0-1-z3-soundness" / "reduced.smt2"
+        assert store.bug("9-9-z3-soundness") is None
+
+
+def test_signature_counts_rank_the_most_hit_first(tmp_path: Path) -> None:
+    once = Verdict(VerdictKind.CRASH, "z3", "z3: a")
+    twice = Verdict(VerdictKind.CRASH, "z3", "z3: b")
+    with Store(tmp_path, create=True) as store:
+        _record(store, once, _formula(">"), 0, 0)
+        _record(store, twice, _formula(">"), 1, 0)
+        _record(store, twice, _formula("<"), 2, 0)
+        assert [(s, n) for s, _, _, n in store.signature_counts()] == [("z3: b", 2), ("z3: a", 1)]
+        # every crash bug stands for its signature's hits; one bug per signature
+        assert [(b.signature, b.count) for b in store.bugs()] == [("z3: a", 1), ("z3: b", 2)]
+
+
+def test_a_coarse_crash_keeps_a_few_triggers_with_other_operators(tmp_path: Path) -> None:
+    coarse = Verdict(VerdictKind.CRASH, "z3", "z3: killed by signal 11", {"coarse": True})
+    with Store(tmp_path, create=True) as store:
+        stored = [
+            _record(store, coarse, _formula(op), n, 0)
+            for n, op in enumerate([">", ">", "<", ">=", "<=", "=", "distinct"])
+        ]
+        # the second `>` has the operators of the first; the sixth trigger is one too many
+        assert [s is not None for s in stored] == [True, False, True, True, True, True, False]
+        assert len(store.bugs()) == COARSE_TRIGGERS
+        assert store.signature_counts()[0][3] == 7
+    # a signed crash (no `coarse`) is stored once, whatever its operators
+    signed = Verdict(VerdictKind.CRASH, "z3", "z3: SIGSEGV in f < g")
+    with Store(tmp_path / "signed", create=True) as store:
+        assert _record(store, signed, _formula(">"), 0, 0) is not None
+        assert _record(store, signed, _formula("<"), 1, 0) is None
+
+
+def test_a_bug_folder_keeps_its_check_script_and_runs(tmp_path: Path) -> None:
+    checked = Verdict(VerdictKind.INVALID_MODEL, "z3", "z3: model fails", check_script="(a)")
+    check_run = SolverResult(Z3, Outcome.UNSAT, ["unsat"], "unsat\n", "", 0, 0.1)
+    with Store(tmp_path, create=True) as store:
+        ident = _record(store, checked, _formula(">"), 0, 0, check_results=[check_run])
+        other = _record(store, checked, _formula(">"), 0, 1, check_script="(b)")
+        plain = Verdict(VerdictKind.SOUNDNESS, None, "all: x")
+        assert _record(store, plain, _formula(">"), 0, 2) == "0-2-all-soundness"
+    folder = tmp_path / "bugs" / str(ident)
+    assert (folder / "check.smt2").read_text() == "(a)"
+    assert (folder / "check-z3.stdout").read_text() == "unsat\n"
+    assert (folder / "z3.stdout").read_text() == "out\n"
+    assert (folder / "z3.stderr").read_text() == "err\n"
+    assert (tmp_path / "bugs" / str(other) / "check.smt2").read_text() == "(b)"
+    assert not (tmp_path / "bugs" / "0-2-all-soundness" / "check.smt2").exists()
+    record = load_record(folder)
+    assert [c.answers for c in record.check] == [("unsat",)]
+    assert (record.campaign_seed, record.seed_file, record.strategy) == (3, "seed.smt2", "sphinx")
+
+
+def test_progress_mutants_seeds_and_config(tmp_path: Path) -> None:
+    with Store(tmp_path, create=True) as store:
+        assert store.config() is None and store.runs() == []
+        store.save_config({"timeout": 2.5, "solvers": ["z3"]})
+        store.save_config({"timeout": 3.0})
+        assert store.config() == {"timeout": 3.0, "solvers": ["z3"]}
+        assert (store.start_run(1), store.start_run(4)) == (1, 2)
+        assert [(r, j) for r, _, j in store.runs()] == [(1, 1), (2, 4)]
+        store.mark_done(4, "b.smt2")
+        store.mark_done(1, "a.smt2")
+        assert store.done_positions() == {1, 4}
+        store.log_mutants([(2, 0, "cc", ["Ints"]), (1, 1, "bb", []), (1, 0, "aa", ["Reals"])])
+        assert store.mutant_log() == [(1, 0, "aa"), (1, 1, "bb"), (2, 0, "cc")]
+        assert store.seed_status("a.smt2") is None
+        store.set_seed_status("a.smt2", "used", "")
+        store.set_seed_status("b.smt2", "rejected", "z3: unknown sort")
+        store.set_seed_status("c.smt2", "rejected", "cvc5: parse error")
+        assert store.seed_status("b.smt2") == ("rejected", "z3: unknown sort")
+        assert store.seed_statuses()["a.smt2"] == ("used", "")
+        assert store.seed_status_counts() == {"used": 1, "rejected": 2}
+        store.save_stats(1, 1, Stats(mutants=2))
+        store.save_stats(1, 0, Stats(mutants=1))
+        assert [(r, m, s.mutants) for r, m, s in store.stats_rows()] == [(1, 0, 1), (1, 1, 2)]
+
+
+def test_seed_findings_are_named_by_seed_and_path(tmp_path: Path) -> None:
+    wrong = Verdict(VerdictKind.SOUNDNESS, "z3", "z3: sat against unsat")
+    with Store(tmp_path, create=True) as store:
+        one = store.record_seed_finding("a/s.smt2", _formula(">"), wrong, [])
+        two = store.record_seed_finding("b/s.smt2", _formula(">"), wrong, [])
+        assert one.startswith("s-") and one.endswith("-z3-soundness") and one != two
+        assert [f[:2] for f in store.seed_findings()] == [(one, "a/s.smt2"), (two, "b/s.smt2")]
+    assert bug_folder_count(tmp_path) == 2
+
+
+def test_a_full_disk_is_told_from_other_errors(tmp_path: Path) -> None:
+    assert _disk_full(OSError(errno.ENOSPC, "full"), tmp_path)
+    assert _disk_full(OSError(errno.EDQUOT, "quota"), tmp_path)
+    assert not _disk_full(OSError(errno.EACCES, "denied"), tmp_path)
+    assert _disk_full(sqlite3.OperationalError("database or disk is full"), tmp_path)
+    # "disk I/O error" is a full disk only where the disk has no room left (this one has)
+    assert not _disk_full(sqlite3.OperationalError("disk I/O error"), tmp_path)
+    assert not _disk_full(sqlite3.OperationalError("disk I/O error"), tmp_path / "gone")
+    assert not _disk_full(ValueError("full"), tmp_path)
