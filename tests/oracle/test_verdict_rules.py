@@ -12,7 +12,7 @@ import pytest
 
 from sphinxfuzz.oracle import Expected, VerdictKind, judge, judge_expected, normalise_failure
 from sphinxfuzz.oracle.backtrace import Backtrace, Frame, bare_name, identified, parse_gdb
-from sphinxfuzz.oracle.crash import bare_signal, crash_message, crash_signature
+from sphinxfuzz.oracle.crash import bare_function, bare_signal, crash_message, crash_signature
 from sphinxfuzz.oracle.doubt import doubtful, needs_more_time, slow_verdict
 from sphinxfuzz.oracle.expected import ModelChecker, judge_again, judge_related, reference_for
 from sphinxfuzz.oracle.semantic_check import SEMANTICS
@@ -103,6 +103,75 @@ def test_c_asserts_and_sanitizer_reports() -> None:
         "AddressSanitizer: heap-use-after-free in node::kind < rewriter::step < main"
     )
     assert crash_message("sat\n", "") is None
+
+
+def test_messages_are_cut_where_they_stop_telling_bugs_apart() -> None:
+    assert normalise_failure("x" * 400) == "x" * 300
+    long_condition = "c" * 300
+    message = crash_message("", _z3_assertion("a.cpp", 1, long_condition))
+    assert message == "ASSERTION VIOLATION a.cpp:1 " + "c" * 200
+
+
+def test_a_z3_assertion_reads_only_its_own_lines() -> None:
+    # a Windows build's path, and the trailer that ends the condition
+    text = "ASSERTION VIOLATION\nFile: C:\\z3\\src\\ast.cpp\nLine: 9\nn != 0\n(C)ore dump\nmore\n"
+    assert crash_message(text, "") == "ASSERTION VIOLATION ast.cpp:9 n != 0"
+    # without its fields the place is unknown; a second assertion starts a new message
+    assert crash_message("ASSERTION VIOLATION\nx > 1\nASSERTION VIOLATION\n", "") == (
+        "ASSERTION VIOLATION ?:? x > 1"
+    )
+    # a `File:` line after the condition belongs to the condition, not to the place
+    assert crash_message("ASSERTION VIOLATION\nLine: 3\ny\nFile: b.cpp\n", "") == (
+        "ASSERTION VIOLATION ?:3 y File: b.cpp"
+    )
+    # the condition lies within seven lines of the head
+    far = "ASSERTION VIOLATION\n" + "File: a.cpp\n" * 7 + "late\n"
+    assert crash_message(far, "") == "ASSERTION VIOLATION a.cpp:?"
+    # the message is read from stderr before stdout
+    assert crash_message(_z3_assertion("out.cpp", 1, "o"), _z3_assertion("err.cpp", 2, "e")) == (
+        "ASSERTION VIOLATION err.cpp:2 e at <addr>"
+    )
+
+
+def test_a_cvc5_failure_keeps_the_first_check_within_five_lines() -> None:
+    head = "Internal error detected at /b/src/x.cpp:12"
+    assert crash_message("", f"{head}\nPlease report\ncvc5 1.0\n\n  a == b\n  c\n") == (
+        "Internal error at x.cpp:12 a == b"
+    )
+    assert crash_message("", f"{head}\n1\n") == "Internal error at x.cpp:12 1"
+    assert crash_message("", "Unreachable code\n" + "\n" * 5 + "late\n") == "Unreachable code"
+
+
+def test_a_sanitizer_names_three_frames_and_a_ubsan_note_is_no_crash() -> None:
+    frames = "".join(f"    #{n} 0x1 in f{n} /s/a.cpp:{n}:1\n" for n in range(5))
+    report = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x0 (pc 0x1)\n" + frames
+    assert crash_message("", report) == "AddressSanitizer: SEGV in f0 < f1 < f2"
+    assert crash_message("", "==1==ERROR: LeakSanitizer: detected memory leaks\n") == (
+        "LeakSanitizer: detected memory leaks"
+    )
+    note = "a.cpp:3:5: runtime error: UndefinedBehaviorSanitizer: signed overflow\n"
+    assert crash_message("", note) is None
+    assert crash_message("", "==2==ERROR: " + note) == (
+        "UndefinedBehaviorSanitizer: signed overflow"
+    )
+
+
+def test_a_c_assert_without_a_function_and_bare_functions() -> None:
+    assert crash_message("", "z3: src/a.c:4: Assertion 'x' failed.\n") == (
+        "Assertion failed at a.c:4: x"
+    )
+    assert bare_function("unsigned int ns::f(int)") == "ns::f"
+    assert bare_function(" (weird) ") == "(weird)"
+
+
+def test_a_failure_line_signs_a_crash_that_matches_no_known_shape() -> None:
+    exited = SolverResult(Z3, Outcome.CRASH, exit_code=1, failure_line="Segfault at step 42")
+    assert crash_signature(exited) == "z3: Segfault at step <n>"
+    # the runner's own "killed by signal" line is the exit status, said once
+    killed = SolverResult(Z3, Outcome.CRASH, exit_code=-9, failure_line="killed by signal 9")
+    assert crash_signature(killed) == "z3: killed by signal 9" and bare_signal(killed)
+    told = SolverResult(Z3, Outcome.CRASH, exit_code=-6, failure_line="terminate called")
+    assert not bare_signal(told)  # a line of its own: no debugger needed
 
 
 GDB_OUTPUT = """
