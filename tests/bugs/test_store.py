@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from campaign_helpers import CRASHER
@@ -69,13 +70,20 @@ Z3 = SolverSpec("z3", "z3", "z3", ("z3",))
 
 
 def _record(
-    store: Store, verdict: Verdict, text: str, position: int, mutant: int, **extra: object
+    store: Store,
+    verdict: Verdict,
+    text: str,
+    position: int,
+    mutant: int,
+    check_script: str | None = None,
+    check_results: Sequence[SolverResult] = (),
 ) -> str | None:
     """The one place these tests call `record_bug` (its parameters may change)."""
     results = [SolverResult(Z3, Outcome.CRASH, [], "out\n", "err\n", -11, 0.5)]
     return store.record_bug(
         verdict, mutant_text=text, seed_file="seed.smt2", position=position, mutant=mutant,
-        theories=["Ints"], results=results, campaign_seed=3, **extra,  # type: ignore[arg-type]
+        theories=["Ints"], results=results, campaign_seed=3, check_script=check_script,
+        check_results=check_results,
     )  # fmt: skip
 
 

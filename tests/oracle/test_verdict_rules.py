@@ -292,6 +292,62 @@ def test_a_solver_outside_the_disagreement_breaks_the_tie() -> None:
     assert [(v.kind, v.solver) for v in judgement.verdicts] == [(VerdictKind.INVALID_MODEL, "z3")]
 
 
+def test_only_a_disagreement_on_the_first_check_is_settled_by_a_model() -> None:
+    twice = FORMULA + "(check-sat)\n"
+    sat, unsat = result(Z3, f"sat\n{MODEL}\nsat\n"), result(CVC5, "sat\nunsat\n")
+    judgement = judge(twice, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert judgement.verdicts == [] and judgement.unconfirmed
+    assert judgement.check_script is None  # no check was run
+    # answers of unequal length: the disagreement is the first index both answered
+    short = result(CVC5, "unsat\n")
+    judgement = judge(twice, [sat, short], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
+
+
+def test_a_model_check_needs_a_script_and_a_model_it_can_read() -> None:
+    sat, unsat = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    holds = _checks({"z3": "sat", "cvc5": "sat"})
+    assert judge("(assert", [sat, unsat], holds).unconfirmed  # the script does not parse
+    assert judge(FORMULA.replace("(get-model)\n", ""), [sat, unsat], holds).unconfirmed
+    early = "(declare-const x Int)\n(get-model)\n(assert (> x 1))\n(check-sat)\n"
+    assert judge(early, [sat, unsat], holds).unconfirmed
+    unreadable = SolverResult(Z3, Outcome.SAT, ["sat"], "sat\n(oops\n", model="(oops")
+    judgement = judge(FORMULA, [unreadable, unsat], holds)
+    assert judgement.verdicts == [] and judgement.unconfirmed
+
+
+def test_a_settled_disagreement_keeps_its_check_and_blames_every_unsat_solver() -> None:
+    bare = result(Z3, "sat\n")  # sat without a model: the next sat solver's model is used
+    sat = result(YICES, f"sat\n{MODEL}\n")
+    unsat, other = result(CVC5, "unsat\n"), result(SolverSpec("o", "o", "other", ("o",)), "unsat\n")
+    answers = {"z3": "sat", "yices": "sat", "cvc5": "sat", "o": "sat"}
+    judgement = judge(FORMULA, [bare, sat, unsat, other], _checks(answers))
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [
+        (VerdictKind.SOUNDNESS, "cvc5"), (VerdictKind.SOUNDNESS, "o"),
+    ]  # fmt: skip
+    verdict = judgement.verdicts[0]
+    assert verdict.signature == "cvc5: unsat but yices's model holds"
+    assert verdict.evidence["model_from"] == "yices" and verdict.evidence["check"] == answers
+    assert (
+        judgement.check_script is not None and "(define-fun x () Int 2)" in judgement.check_script
+    )
+    assert [r.spec.name for r in judgement.check_results] == ["z3", "yices", "cvc5", "o"]
+    assert not judgement.unconfirmed
+
+
+def test_a_crash_is_one_verdict_even_with_a_failed_model_check() -> None:
+    crashed = SolverResult(Z3, Outcome.CRASH, [], exit_code=-6, failure_line="killed by signal 6",
+                           model_check_failed=True)  # fmt: skip
+    checked = SolverResult(CVC5, Outcome.SAT, ["sat"], failure_line="model check failed",
+                           model_check_failed=True)  # fmt: skip
+    verdicts = judge(FORMULA, [crashed, checked], _checks({})).verdicts
+    assert [(v.kind, v.solver) for v in verdicts] == [
+        (VerdictKind.CRASH, "z3"), (VerdictKind.INVALID_MODEL, "cvc5"),
+    ]  # fmt: skip
+    assert verdicts[0].evidence == {"failure_line": "killed by signal 6", "exit_code": -6}
+    assert verdicts[1].signature == "cvc5: own model check failed" and verdicts[1].own_model_check
+
+
 # -- expected answers ------------------------------------------------------------------------
 FUSION = Expected("unsat", "fusion", "disjunction of two unsat seeds")
 
@@ -528,6 +584,14 @@ def test_claimed_answers() -> None:
     assert claimed_answer(("sat", "sat")) == "sat" and claimed_answer(("sat", "unsat")) is False
 
 
+def test_a_clean_answer_is_the_one_answer_its_outcome_says() -> None:
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, ["unsat"])) is None
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, ["sat"], annotation_conflict=True)) is None
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, ["sat"], model_check_failed=True)) is None
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, [])) is None
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, ["sat"])) == "sat"
+
+
 # -- doubts and slow findings ----------------------------------------------------------------
 SAT_FUSION = Expected("sat", "fusion", "conjunction of two sat seeds")
 
@@ -591,3 +655,32 @@ def test_an_answer_with_ten_times_the_limit_is_a_slow_finding() -> None:
     assert slow_verdict(verdict, SolverResult(Z3, Outcome.TIMEOUT), 100.0, quick) is None
     wrong = SolverResult(Z3, Outcome.UNSAT, ["unsat"], "unsat\n", elapsed=50)
     assert slow_verdict(verdict, wrong, 100.0, quick) is None
+
+
+def test_a_doubt_names_the_family_and_skips_runs_without_an_answer() -> None:
+    verdict = _soundness()
+    pinned = SolverSpec("cvc5@1.0.3 --incremental", "cvc5@1.0.3", "cvc5", ("cvc5",))
+    doubt = doubtful(
+        verdict, [result(YICES), SolverResult(CVC5, Outcome.TIMEOUT), result(pinned, "unsat\n")]
+    )
+    assert doubt is not None and doubt.solver == "cvc5@1.0.3" and doubt.expected == "sat"
+    spaced = replace(doubt, solver="cvc5 --incremental")
+    assert spaced.cause(verdict) == "soundness: trusted cvc5 says unsat, expected sat"
+    assert doubt.cause(verdict) == "soundness: trusted cvc5 says unsat, expected sat"
+
+
+def test_a_slow_finding_without_a_reference_time() -> None:
+    verdict = _incompleteness(Outcome.TIMEOUT)
+    longer = SolverResult(Z3, Outcome.SAT, ["sat"], "sat\n", elapsed=39.23456)
+    alone = slow_verdict(verdict, longer, 100.0, None)
+    assert alone is not None
+    assert alone.evidence["slow"] == {
+        "answer": "sat", "seconds": 39.235, "limit": 100.0, "reference": None,
+        "reference_seconds": None, "summary": "sat in 39.2 s",
+    }  # fmt: skip
+    assert alone.evidence["unsolved"] == "original"  # the incompleteness' evidence stays
+    silent = SolverResult(CVC5, Outcome.TIMEOUT, [], elapsed=100.0)
+    unanswered = slow_verdict(verdict, longer, 100.0, silent)
+    assert unanswered is not None and isinstance(slow := unanswered.evidence["slow"], dict)
+    assert (slow["summary"], slow["reference"]) == ("sat in 39.2 s", "cvc5")
+    assert slow_verdict(verdict, SolverResult(Z3, Outcome.UNKNOWN, []), 100.0, None) is None
