@@ -9,9 +9,10 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from campaign_helpers import CRASHER
 
-from sphinxfuzz.bugs import Store, load_record
+from sphinxfuzz.bugs import Store, StoreError, load_record
 from sphinxfuzz.bugs.store import COARSE_TRIGGERS, _disk_full, bug_folder_count
 from sphinxfuzz.campaign import Stats
 from sphinxfuzz.oracle import Verdict, VerdictKind, judge
@@ -203,3 +204,56 @@ def test_a_full_disk_is_told_from_other_errors(tmp_path: Path) -> None:
     assert not _disk_full(sqlite3.OperationalError("disk I/O error"), tmp_path)
     assert not _disk_full(sqlite3.OperationalError("disk I/O error"), tmp_path / "gone")
     assert not _disk_full(ValueError("full"), tmp_path)
+
+
+def _one_bug(root: Path) -> None:
+    with Store(root, create=True) as store:
+        _record(store, Verdict(VerdictKind.CRASH, "z3", "z3: a"), _formula(">"), 0, 0)
+
+
+def test_opening_says_what_is_wrong_with_the_folder(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"not a campaign folder \(no campaign.sqlite\)"):
+        Store(tmp_path / "none")
+    assert not (tmp_path / "none").exists()  # opening to read creates nothing
+    _one_bug(tmp_path / "c")
+    db = tmp_path / "c" / "campaign.sqlite"
+    for journal in ("-wal", "-shm"):
+        (tmp_path / "c" / f"campaign.sqlite{journal}").unlink(missing_ok=True)
+    db.write_bytes(b"")
+    with pytest.raises(StoreError, match="empty while 1 bug folder"):
+        Store(tmp_path / "c")
+    db.unlink()
+    with pytest.raises(StoreError, match="missing while 1 bug folder.*bugs reindex -c"):
+        Store(tmp_path / "c", create=True)
+    db.mkdir()
+    with pytest.raises(StoreError, match="is a folder, not a campaign index"):
+        Store(tmp_path / "c")
+    db.rmdir()
+    db.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(StoreError, match=r"damaged \(file is not a database\)"):
+        Store(tmp_path / "c")
+    # an index without some tables while bug folders exist
+    db.unlink()
+    sqlite3.connect(db).execute("CREATE TABLE config (key TEXT)").connection.close()
+    with pytest.raises(StoreError, match=r"damaged \(no table bugs, hits, mutants"):
+        Store(tmp_path / "c", read_only=True)
+
+
+def test_an_empty_index_without_bug_folders(tmp_path: Path) -> None:
+    (tmp_path / "campaign.sqlite").write_bytes(b"")
+    with pytest.raises(StoreError, match=r"not a campaign folder \(campaign.sqlite is empty\)"):
+        Store(tmp_path, read_only=True)
+    with Store(tmp_path) as store:  # opened to write, it becomes an index
+        assert store.bugs() == []
+
+
+def test_a_read_only_store_reads_and_refuses_writes(tmp_path: Path) -> None:
+    _one_bug(tmp_path)
+    with Store(tmp_path, read_only=True) as store:
+        assert [b.signature for b in store.bugs()] == ["z3: a"]
+        with pytest.raises(StoreError, match=r"campaign.sqlite: cannot be written \("):
+            store.save_config({"timeout": 1})
+    with Store(tmp_path, create=True, read_only=True) as store:  # read-only wins
+        assert store.config() is None
+    with pytest.raises(StoreError, match="not a campaign folder"):
+        Store(tmp_path / "new", create=True, read_only=True)
