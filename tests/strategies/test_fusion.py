@@ -73,6 +73,15 @@ def test_a_status_left_in_the_script_is_a_claim() -> None:
     # the script's claim and the seed's claim together must agree
     assert label(_seed(claimed.format("sat"), ("unsat",)), _trusted([])) is None
 
+    # z3 and cvc5 check a :status themselves; a trusted solver that does not (z3 run on the
+    # text without it) still cannot label the seed against its claim
+    def unchecked(text: str) -> SolverResult:
+        kept = [line for line in text.splitlines() if not line.startswith("(set-info :status")]
+        return run_solver(SOLVERS[0], "\n".join(kept) + "\n", timeout=10)
+
+    assert label(_seed(claimed.format("sat")), [unchecked]) == "sat"
+    assert label(_seed(claimed.format("unsat")), [unchecked]) is None
+
 
 def test_only_a_single_query_is_labelled() -> None:
     asked: list[str] = []
@@ -91,6 +100,11 @@ def test_status_of_reads_only_a_whole_status_command() -> None:
     assert status("(set-info :status (sat))\n") is None
     assert status("(set-info :source unsat)\n") is None
     assert status("(set-option :status unsat)\n") is None
+    # other commands and keywords of the same shape, and malformed ones
+    assert status("(get-info :status unsat)\n") is None
+    assert status("(set-info :version unsat)\n") is None
+    assert status("(set-info :status unsat extra)\n") is None
+    assert status("(set-info (:status) unsat)\n") is None
 
 
 def test_200_fused_formulas_keep_their_label() -> None:
