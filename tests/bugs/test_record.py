@@ -4,13 +4,14 @@ file is reported by name with what is wrong (never an assert, never a "?")."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from campaign_helpers import CRASHER
 from typer.testing import CliRunner
 
-from sphinxfuzz.bugs import BugFileError, SeedFindingRecord, Store, load_record
+from sphinxfuzz.bugs import BugFileError, BugRecord, SeedFindingRecord, Store, load_record
 from sphinxfuzz.bugs.record import (
     ALIVE,
     FIXED,
@@ -178,6 +179,8 @@ def test_a_summary_reads_back_as_it_was_written() -> None:
     again = SolverSummary.from_json(_Fields(Path("v.json"), summary.to_json()))
     assert again == summary
     assert summary.answer_text == "sat"
+    record = BugRecord(Path("b"), "b", CRASH, "s.smt2", [summary, replace(summary, name="cvc5")])
+    assert record.summary_of("cvc5") is record.solvers[1] and record.summary_of("yices") is None
     assert SolverSummary("z3", "z3", outcome="timeout").answer_text == "timeout"
     numeric = SolverSummary.from_json(_Fields(Path("v.json"), {"name": "z", "spec": "z",
                                                                "version": 4.8, "elapsed": 2}))  # fmt: skip

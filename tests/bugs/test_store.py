@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from campaign_helpers import CRASHER
 
 from sphinxfuzz.bugs import Store, StoreError, load_record
+from sphinxfuzz.bugs import store as store_module
 from sphinxfuzz.bugs.store import COARSE_TRIGGERS, _disk_full, bug_folder_count
 from sphinxfuzz.campaign import Stats
 from sphinxfuzz.oracle import Verdict, VerdictKind, judge
@@ -259,3 +261,20 @@ def test_a_read_only_store_reads_and_refuses_writes(tmp_path: Path) -> None:
         assert store.config() is None
     with pytest.raises(StoreError, match="not a campaign folder"):
         Store(tmp_path / "new", create=True, read_only=True)
+
+
+def test_a_disk_io_error_is_a_full_disk_below_64_kib_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite may say only "disk I/O error" when the disk fills; the free space decides."""
+    error = sqlite3.OperationalError("disk I/O error")
+    for free, full in ((0, True), (64 * 1024 - 1, True), (64 * 1024, False), (10**9, False)):
+        space = os.statvfs_result((4096, 1, 0, 0, free, 0, 0, 0, 0, 255))
+        monkeypatch.setattr(store_module.os, "statvfs", lambda root, space=space: space)
+        assert _disk_full(error, tmp_path) is full, free
+
+
+def test_creating_a_campaign_makes_its_parent_folders(tmp_path: Path) -> None:
+    with Store(tmp_path / "a" / "b", create=True) as store:
+        assert store.bugs() == []
+    assert (tmp_path / "a" / "b" / "campaign.sqlite").is_file()
