@@ -97,12 +97,12 @@ def test_mapped_addresses_at_the_bounds_of_a_mapping() -> None:
     """A module mapped in two pieces is measured from its first; an address at a mapping's
     start lies in it, one at its end does not."""
     output = """Program received signal SIGSEGV, Segmentation fault.
-#0  0x0000000000402000 in ?? ()
-#1  0x0000000000401000 in ?? ()
-#2  0x0000000000403000 in ?? ()
-#3  0x0000000000400010 in ?? ()
-    0x401000     0x403000   0x2000        0x1000 r-xp /opt/z3/bin/z3
-    0x400000     0x401000   0x1000        0x0 r--p /opt/z3/bin/z3
+#0  0x0000000000405000 in ?? ()
+#1  0x0000000000404000 in ?? ()
+#2  0x0000000000406000 in ?? ()
+#3  0x0000000000403010 in ?? ()
+    0x404000     0x406000   0x2000        0x1000 r-xp /opt/z3/bin/z3
+    0x403000     0x404000   0x1000        0x0 r--p /opt/z3/bin/z3
 """
     trace = parse_gdb(output)
     assert [f.text() for f in trace.frames] == ["z3+0x2000", "z3+0x1000", "??", "z3+0x10"]

@@ -140,6 +140,8 @@ def test_a_cvc5_failure_keeps_the_first_check_within_five_lines() -> None:
     )
     assert crash_message("", f"{head}\n1\n") == "Internal error at x.cpp:12 1"
     assert crash_message("", "Unreachable code\n" + "\n" * 5 + "late\n") == "Unreachable code"
+    # the lines before the head are not its check
+    assert crash_message("", f"solving\n{head}\n  a == b\n") == "Internal error at x.cpp:12 a == b"
 
 
 def test_a_sanitizer_names_three_frames_and_a_ubsan_note_is_no_crash() -> None:
@@ -684,3 +686,12 @@ def test_a_slow_finding_without_a_reference_time() -> None:
     assert unanswered is not None and isinstance(slow := unanswered.evidence["slow"], dict)
     assert (slow["summary"], slow["reference"]) == ("sat in 39.2 s", "cvc5")
     assert slow_verdict(verdict, SolverResult(Z3, Outcome.UNKNOWN, []), 100.0, None) is None
+    # the first answer is the one the construction speaks of
+    twice = SolverResult(Z3, Outcome.UNKNOWN, ["sat", "unknown"], elapsed=39.2)
+    first = slow_verdict(verdict, twice, 100.0, None)
+    assert first is not None and first.signature == "z3: slow, sat only after the time limit"
+
+
+def test_an_incompleteness_without_an_outcome_asks_for_no_time() -> None:
+    verdict = Verdict(VerdictKind.INCOMPLETENESS, "z3", "sig", {}, SAT_FUSION)
+    assert not needs_more_time(verdict)
