@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -181,7 +182,14 @@ def run_tests(tree: Path, command: list[str], timeout: float) -> tuple[str, floa
 
 def test_mutant(tree: Path, mutant: Mutant, command: list[str], timeout: float) -> Outcome:
     operator = cosmic_ray.plugins.get_operator(mutant.operator)()
-    with use_mutation(tree / mutant.path, operator, mutant.occurrence) as (before, after):
+    with ExitStack() as stack:
+        try:
+            before, after = stack.enter_context(
+                use_mutation(tree / mutant.path, operator, mutant.occurrence)
+            )
+        except Exception:  # noqa: BLE001 - cosmic-ray fails on some shapes (a dotted name in
+            # an `except` tuple): a mutant it cannot make is not scored, the run goes on
+            return Outcome(mutant, "incompetent", 0.0)
         if after is None:
             return Outcome(mutant, "incompetent", 0.0)
         diff = _diff(before, after)
