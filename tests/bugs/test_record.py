@@ -181,7 +181,8 @@ def test_a_summary_reads_back_as_it_was_written() -> None:
     assert summary.answer_text == "sat"
     record = BugRecord(Path("b"), "b", CRASH, "s.smt2", [summary, replace(summary, name="cvc5")])
     assert record.summary_of("cvc5") is record.solvers[1] and record.summary_of("yices") is None
-    assert SolverSummary("z3", "z3", outcome="timeout").answer_text == "timeout"
+    unrun = SolverSummary("z3", "z3", outcome="timeout")
+    assert unrun.answer_text == "timeout" and unrun.elapsed == 0.0
     numeric = SolverSummary.from_json(_Fields(Path("v.json"), {"name": "z", "spec": "z",
                                                                "version": 4.8, "elapsed": 2}))  # fmt: skip
     assert (numeric.version, numeric.elapsed, numeric.family) == ("4.8", 2.0, "other")

@@ -109,6 +109,7 @@ def test_other_bugs_are_stored_once_per_mutant_and_counted_by_signature(tmp_path
         assert store.signatures() == {wrong.signature}
         row = store.bug("0-1-z3-soundness")
         assert row is not None and (row.position, row.mutant, row.theories) == (0, 1, ["Ints"])
+        assert (row.kind, row.solver, row.seed_file) == (VerdictKind.SOUNDNESS, "z3", "seed.smt2")
         assert row.reduced_path == tmp_path / "bugs" / "0-1-z3-soundness" / "reduced.smt2"
         assert store.bug("9-9-z3-soundness") is None
 
@@ -278,3 +279,17 @@ def test_creating_a_campaign_makes_its_parent_folders(tmp_path: Path) -> None:
     with Store(tmp_path / "a" / "b", create=True) as store:
         assert store.bugs() == []
     assert (tmp_path / "a" / "b" / "campaign.sqlite").is_file()
+
+
+def test_an_open_error_is_a_read_only_index_or_damage(tmp_path: Path) -> None:
+    """SQLite's errors at opening, told apart by their text (a disk with room left)."""
+    with Store(tmp_path, create=True) as store:
+        db = tmp_path / "campaign.sqlite"
+        for text in ("unable to open database file", "attempt to write a readonly database"):
+            opened = store._open_error(db, sqlite3.OperationalError(text))
+            assert str(opened) == f"{db}: cannot be opened for writing ({text})"
+        for error in (
+            sqlite3.OperationalError("disk I/O error"),
+            sqlite3.DatabaseError("readonly"),
+        ):
+            assert str(store._open_error(db, error)).startswith(f"{db}: damaged ({error}); ")
