@@ -222,7 +222,9 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise self._open_error(db, exc) from None
         if problems != ["ok"]:
-            raise StoreError(f"{db}: damaged ({problems[0][:100]}); {reindex_hint(self.root)}")
+            # quick_check's first problem spans lines ("*** in database main ***\nPage 20: ...")
+            problem = " ".join(problems[0].split())[:100]
+            raise StoreError(f"{db}: damaged ({problem}); {reindex_hint(self.root)}")
         if not TABLES <= tables:
             folders = bug_folder_count(self.root)
             if folders or tables:

@@ -293,3 +293,26 @@ def test_an_open_error_is_a_read_only_index_or_damage(tmp_path: Path) -> None:
             sqlite3.DatabaseError("readonly"),
         ):
             assert str(store._open_error(db, error)).startswith(f"{db}: damaged ({error}); ")
+
+
+def test_an_index_that_opens_but_fails_its_check_is_damaged_in_one_line(tmp_path: Path) -> None:
+    with Store(tmp_path, create=True) as store:
+        store.log_mutants([(n, 0, "x" * 64, ["Ints"]) for n in range(300)])
+    for journal in ("-wal", "-shm"):
+        (tmp_path / f"campaign.sqlite{journal}").unlink(missing_ok=True)
+    db = tmp_path / "campaign.sqlite"
+    with sqlite3.connect(db) as raw:
+        (page,) = raw.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_mutants_1'"
+        ).fetchone()
+        (size,) = raw.execute("PRAGMA page_size").fetchone()
+    raw.close()
+    data = bytearray(db.read_bytes())
+    data[(page - 1) * size : page * size] = bytes(size)  # the mutant log's index page zeroed
+    db.write_bytes(bytes(data))
+    for read_only in (True, False):
+        with pytest.raises(StoreError) as caught:
+            Store(tmp_path, read_only=read_only)
+        message = str(caught.value)
+        assert message.startswith(f"{db}: damaged (*** in database main *** Page {page}: ")
+        assert "\n" not in message and message.endswith(f"bugs reindex -c {tmp_path}`")
