@@ -695,3 +695,25 @@ def test_a_slow_finding_without_a_reference_time() -> None:
 def test_an_incompleteness_without_an_outcome_asks_for_no_time() -> None:
     verdict = Verdict(VerdictKind.INCOMPLETENESS, "z3", "sig", {}, SAT_FUSION)
     assert not needs_more_time(verdict)
+
+
+def test_an_exit_status_is_a_signal_only_below_zero() -> None:
+    assert (
+        crash_signature(SolverResult(Z3, Outcome.CRASH, exit_code=-1)) == "z3: killed by signal 1"
+    )
+    assert crash_signature(SolverResult(Z3, Outcome.CRASH, exit_code=0)) == "z3: exit 0"
+
+
+def test_every_trusted_run_but_the_blamed_ones_is_asked() -> None:
+    verdict = replace(_soundness(), solver="cvc5")
+    # the blamed solver first, or named before the trusted one: the others still count
+    doubt = doubtful(verdict, [result(CVC5, "unsat\n"), result(Z3, "unsat\n")])
+    assert doubt is not None and doubt.solver == "z3"
+    # the run's first answer is the one about the verdict's query
+    assert doubtful(verdict, [result(Z3, "sat\nunsat\n")]) is None
+
+
+def test_a_solver_run_on_only_one_formula_is_not_judged() -> None:
+    timed_out = SolverResult(Z3, Outcome.TIMEOUT)
+    assert judge_related([timed_out], [result(CVC5, "sat\n")], JANUS) == []
+    assert clean_answer(SolverResult(Z3, Outcome.UNSAT, ["sat"])) is None
