@@ -22,11 +22,16 @@ Mutants that cannot change behaviour (a log text, an equivalent bound) are liste
 that line. `--max` draws a sample with `random.Random(--seed)` and says so: its score is an
 estimate over the sample. Prints a row per module (mutants, killed, survived, equivalent,
 score) and every survivor with its diff, so each can be killed with a test or listed.
+`--again OLD.json` (an earlier `--out`) re-tests only that run's survivors, keeping its kills:
+tests only added since cannot revive a killed mutant, and a survivor now listed as equivalent
+leaves the score. `--functions label status_of` keeps only the mutants inside those functions (a rule that is one
+function of a bigger module).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import random
@@ -37,6 +42,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -101,6 +107,19 @@ def enumerate_mutants(tree: Path, paths: list[str]) -> list[Mutant]:
     return mutants
 
 
+def within_functions(tree: Path, mutants: list[Mutant], names: list[str]) -> list[Mutant]:
+    """The mutants whose line lies inside a function (or method) of one of the given names."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for path in {m.path for m in mutants}:
+        module = ast.parse((tree / path).read_text(encoding="utf-8"))
+        spans[path] = [
+            (node.lineno, node.end_lineno or node.lineno)
+            for node in ast.walk(module)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in names
+        ]
+    return [m for m in mutants if any(a <= m.line_no <= b for a, b in spans[m.path])]
+
+
 def load_equivalent(path: Path) -> list[dict[str, str]]:
     if not path.exists():
         return []
@@ -163,7 +182,14 @@ def run_tests(tree: Path, command: list[str], timeout: float) -> tuple[str, floa
 
 def test_mutant(tree: Path, mutant: Mutant, command: list[str], timeout: float) -> Outcome:
     operator = cosmic_ray.plugins.get_operator(mutant.operator)()
-    with use_mutation(tree / mutant.path, operator, mutant.occurrence) as (before, after):
+    with ExitStack() as stack:
+        try:
+            before, after = stack.enter_context(
+                use_mutation(tree / mutant.path, operator, mutant.occurrence)
+            )
+        except Exception:  # noqa: BLE001 - cosmic-ray fails on some shapes (a dotted name in
+            # an `except` tuple): a mutant it cannot make is not scored, the run goes on
+            return Outcome(mutant, "incompetent", 0.0)
         if after is None:
             return Outcome(mutant, "incompetent", 0.0)
         diff = _diff(before, after)
@@ -191,6 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="mutants tested side by side")
     parser.add_argument("--timeout-factor", type=float, default=3.0)
     parser.add_argument("--out", type=Path, help="write every outcome here as JSON")
+    parser.add_argument(
+        "--functions", nargs="+", help="only mutants inside functions of these names"
+    )
+    parser.add_argument(
+        "--again", type=Path, help="an earlier --out: re-test its survivors, keep its kills"
+    )
     parser.add_argument("--list", action="store_true", help="only count the mutants")
     args = parser.parse_args(argv)
 
@@ -199,14 +231,20 @@ def main(argv: list[str] | None = None) -> int:
     command += args.tests
     entries = load_equivalent(EQUIVALENT)
     mutants = enumerate_mutants(repo, args.paths)
+    if args.functions:
+        mutants = within_functions(repo, mutants, args.functions)
     equivalent = [m for m in mutants if is_equivalent(m, entries)]
     candidates = [m for m in mutants if not is_equivalent(m, entries)]
-    sampled = args.max and len(candidates) > args.max
+    kept: list[Outcome] = []
+    if args.again:
+        kept, candidates = _earlier(args.again, repo, entries)
+    sampled = args.max and len(candidates) > args.max and not args.again
     if sampled:
         candidates = sorted(random.Random(args.seed).sample(candidates, args.max), key=_order)
     print(
         f"{len(mutants)} mutants, {len(equivalent)} listed as equivalent, testing {len(candidates)}"
         + (f" (a sample drawn with seed {args.seed})" if sampled else "")
+        + (f" (the survivors of {args.again}; {len(kept)} of its outcomes kept)" if kept else "")
     )
     if args.list:
         return 0
@@ -222,7 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"baseline: tests pass in {seconds:.1f} s; a mutant's run times out at {timeout:.0f} s"
         )
-        outcomes = _run_all(trees, candidates, command, timeout)
+        outcomes = sorted(
+            kept + _run_all(trees, candidates, command, timeout), key=lambda o: _order(o.mutant)
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -230,6 +270,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.write_text(json.dumps([asdict(o) for o in outcomes], indent=1), encoding="utf-8")
     return 0
+
+
+def _earlier(
+    path: Path, repo: Path, entries: list[dict[str, str]]
+) -> tuple[list[Outcome], list[Mutant]]:
+    """An earlier run's outcomes to keep (all but survivors) and its survivors to re-test;
+    survivors now listed as equivalent are dropped. Every mutant must still sit on its line."""
+    kept: list[Outcome] = []
+    again: list[Mutant] = []
+    for row in json.loads(path.read_text(encoding="utf-8")):
+        mutant = Mutant(**row["mutant"])
+        lines = (repo / mutant.path).read_text(encoding="utf-8").splitlines()
+        if lines[mutant.line_no - 1].strip() != mutant.line:
+            sys.exit(f"{path}: {mutant.path}:{mutant.line_no} changed since; run afresh")
+        if row["result"] != "survived":
+            kept.append(Outcome(mutant, row["result"], row["seconds"], row["diff"]))
+        elif not is_equivalent(mutant, entries):
+            again.append(mutant)
+    return kept, again
 
 
 def _order(mutant: Mutant) -> tuple[str, int, str, int]:

@@ -224,7 +224,9 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise self._open_error(db, exc) from None
         if problems != ["ok"]:
-            raise needs_reindex(self.root, f"{db}: damaged ({problems[0][:100]})")
+            # quick_check's first problem spans lines ("*** in database main ***\nPage 20: ...")
+            problem = " ".join(problems[0].split())[:100]
+            raise needs_reindex(self.root, f"{db}: damaged ({problem})")
         if not TABLES <= tables:
             folders = bug_folder_count(self.root)
             if folders or tables:

@@ -6,12 +6,13 @@ a solver's test suite); the campaign tests show the same rules on real runs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
 from sphinxfuzz.oracle import Expected, VerdictKind, judge, judge_expected, normalise_failure
 from sphinxfuzz.oracle.backtrace import Backtrace, Frame, bare_name, identified, parse_gdb
-from sphinxfuzz.oracle.crash import bare_signal, crash_message, crash_signature
+from sphinxfuzz.oracle.crash import bare_function, bare_signal, crash_message, crash_signature
 from sphinxfuzz.oracle.doubt import doubtful, needs_more_time, slow_verdict
 from sphinxfuzz.oracle.expected import ModelChecker, judge_again, judge_related, reference_for
 from sphinxfuzz.oracle.semantic_check import SEMANTICS
@@ -102,6 +103,77 @@ def test_c_asserts_and_sanitizer_reports() -> None:
         "AddressSanitizer: heap-use-after-free in node::kind < rewriter::step < main"
     )
     assert crash_message("sat\n", "") is None
+
+
+def test_messages_are_cut_where_they_stop_telling_bugs_apart() -> None:
+    assert normalise_failure("x" * 400) == "x" * 300
+    long_condition = "c" * 300
+    message = crash_message("", _z3_assertion("a.cpp", 1, long_condition))
+    assert message == "ASSERTION VIOLATION a.cpp:1 " + "c" * 200
+
+
+def test_a_z3_assertion_reads_only_its_own_lines() -> None:
+    # a Windows build's path, and the trailer that ends the condition
+    text = "ASSERTION VIOLATION\nFile: C:\\z3\\src\\ast.cpp\nLine: 9\nn != 0\n(C)ore dump\nmore\n"
+    assert crash_message(text, "") == "ASSERTION VIOLATION ast.cpp:9 n != 0"
+    # without its fields the place is unknown; a second assertion starts a new message
+    assert crash_message("ASSERTION VIOLATION\nx > 1\nASSERTION VIOLATION\n", "") == (
+        "ASSERTION VIOLATION ?:? x > 1"
+    )
+    # a `File:` line after the condition belongs to the condition, not to the place
+    assert crash_message("ASSERTION VIOLATION\nLine: 3\ny\nFile: b.cpp\n", "") == (
+        "ASSERTION VIOLATION ?:3 y File: b.cpp"
+    )
+    # the condition lies within seven lines of the head
+    far = "ASSERTION VIOLATION\n" + "File: a.cpp\n" * 7 + "late\n"
+    assert crash_message(far, "") == "ASSERTION VIOLATION a.cpp:?"
+    # the message is read from stderr before stdout
+    assert crash_message(_z3_assertion("out.cpp", 1, "o"), _z3_assertion("err.cpp", 2, "e")) == (
+        "ASSERTION VIOLATION err.cpp:2 e at <addr>"
+    )
+
+
+def test_a_cvc5_failure_keeps_the_first_check_within_five_lines() -> None:
+    head = "Internal error detected at /b/src/x.cpp:12"
+    assert crash_message("", f"{head}\nPlease report\ncvc5 1.0\n\n  a == b\n  c\n") == (
+        "Internal error at x.cpp:12 a == b"
+    )
+    assert crash_message("", f"{head}\n1\n") == "Internal error at x.cpp:12 1"
+    assert crash_message("", "Unreachable code\n" + "\n" * 5 + "late\n") == "Unreachable code"
+    # the lines before the head are not its check
+    assert crash_message("", f"solving\n{head}\n  a == b\n") == "Internal error at x.cpp:12 a == b"
+
+
+def test_a_sanitizer_names_three_frames_and_a_ubsan_note_is_no_crash() -> None:
+    frames = "".join(f"    #{n} 0x1 in f{n} /s/a.cpp:{n}:1\n" for n in range(5))
+    report = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x0 (pc 0x1)\n" + frames
+    assert crash_message("", report) == "AddressSanitizer: SEGV in f0 < f1 < f2"
+    assert crash_message("", "==1==ERROR: LeakSanitizer: detected memory leaks\n") == (
+        "LeakSanitizer: detected memory leaks"
+    )
+    note = "a.cpp:3:5: runtime error: UndefinedBehaviorSanitizer: signed overflow\n"
+    assert crash_message("", note) is None
+    assert crash_message("", "==2==ERROR: " + note) == (
+        "UndefinedBehaviorSanitizer: signed overflow"
+    )
+
+
+def test_a_c_assert_without_a_function_and_bare_functions() -> None:
+    assert crash_message("", "z3: src/a.c:4: Assertion 'x' failed.\n") == (
+        "Assertion failed at a.c:4: x"
+    )
+    assert bare_function("unsigned int ns::f(int)") == "ns::f"
+    assert bare_function(" (weird) ") == "(weird)"
+
+
+def test_a_failure_line_signs_a_crash_that_matches_no_known_shape() -> None:
+    exited = SolverResult(Z3, Outcome.CRASH, exit_code=1, failure_line="Segfault at step 42")
+    assert crash_signature(exited) == "z3: Segfault at step <n>"
+    # the runner's own "killed by signal" line is the exit status, said once
+    killed = SolverResult(Z3, Outcome.CRASH, exit_code=-9, failure_line="killed by signal 9")
+    assert crash_signature(killed) == "z3: killed by signal 9" and bare_signal(killed)
+    told = SolverResult(Z3, Outcome.CRASH, exit_code=-6, failure_line="terminate called")
+    assert not bare_signal(told)  # a line of its own: no debugger needed
 
 
 GDB_OUTPUT = """
@@ -222,6 +294,62 @@ def test_a_solver_outside_the_disagreement_breaks_the_tie() -> None:
     assert [(v.kind, v.solver) for v in judgement.verdicts] == [(VerdictKind.INVALID_MODEL, "z3")]
 
 
+def test_only_a_disagreement_on_the_first_check_is_settled_by_a_model() -> None:
+    twice = FORMULA + "(check-sat)\n"
+    sat, unsat = result(Z3, f"sat\n{MODEL}\nsat\n"), result(CVC5, "sat\nunsat\n")
+    judgement = judge(twice, [sat, unsat], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert judgement.verdicts == [] and judgement.unconfirmed
+    assert judgement.check_script is None  # no check was run
+    # answers of unequal length: the disagreement is the first index both answered
+    short = result(CVC5, "unsat\n")
+    judgement = judge(twice, [sat, short], _checks({"z3": "sat", "cvc5": "sat"}))
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [(VerdictKind.SOUNDNESS, "cvc5")]
+
+
+def test_a_model_check_needs_a_script_and_a_model_it_can_read() -> None:
+    sat, unsat = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    holds = _checks({"z3": "sat", "cvc5": "sat"})
+    assert judge("(assert", [sat, unsat], holds).unconfirmed  # the script does not parse
+    assert judge(FORMULA.replace("(get-model)\n", ""), [sat, unsat], holds).unconfirmed
+    early = "(declare-const x Int)\n(get-model)\n(assert (> x 1))\n(check-sat)\n"
+    assert judge(early, [sat, unsat], holds).unconfirmed
+    unreadable = SolverResult(Z3, Outcome.SAT, ["sat"], "sat\n(oops\n", model="(oops")
+    judgement = judge(FORMULA, [unreadable, unsat], holds)
+    assert judgement.verdicts == [] and judgement.unconfirmed
+
+
+def test_a_settled_disagreement_keeps_its_check_and_blames_every_unsat_solver() -> None:
+    bare = result(Z3, "sat\n")  # sat without a model: the next sat solver's model is used
+    sat = result(YICES, f"sat\n{MODEL}\n")
+    unsat, other = result(CVC5, "unsat\n"), result(SolverSpec("o", "o", "other", ("o",)), "unsat\n")
+    answers = {"z3": "sat", "yices": "sat", "cvc5": "sat", "o": "sat"}
+    judgement = judge(FORMULA, [bare, sat, unsat, other], _checks(answers))
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [
+        (VerdictKind.SOUNDNESS, "cvc5"), (VerdictKind.SOUNDNESS, "o"),
+    ]  # fmt: skip
+    verdict = judgement.verdicts[0]
+    assert verdict.signature == "cvc5: unsat but yices's model holds"
+    assert verdict.evidence["model_from"] == "yices" and verdict.evidence["check"] == answers
+    assert (
+        judgement.check_script is not None and "(define-fun x () Int 2)" in judgement.check_script
+    )
+    assert [r.spec.name for r in judgement.check_results] == ["z3", "yices", "cvc5", "o"]
+    assert not judgement.unconfirmed
+
+
+def test_a_crash_is_one_verdict_even_with_a_failed_model_check() -> None:
+    crashed = SolverResult(Z3, Outcome.CRASH, [], exit_code=-6, failure_line="killed by signal 6",
+                           model_check_failed=True)  # fmt: skip
+    checked = SolverResult(CVC5, Outcome.SAT, ["sat"], failure_line="model check failed",
+                           model_check_failed=True)  # fmt: skip
+    verdicts = judge(FORMULA, [crashed, checked], _checks({})).verdicts
+    assert [(v.kind, v.solver) for v in verdicts] == [
+        (VerdictKind.CRASH, "z3"), (VerdictKind.INVALID_MODEL, "cvc5"),
+    ]  # fmt: skip
+    assert verdicts[0].evidence == {"failure_line": "killed by signal 6", "exit_code": -6}
+    assert verdicts[1].signature == "cvc5: own model check failed" and verdicts[1].own_model_check
+
+
 # -- expected answers ------------------------------------------------------------------------
 FUSION = Expected("unsat", "fusion", "disjunction of two unsat seeds")
 
@@ -286,6 +414,136 @@ def test_a_rejected_input_makes_no_expected_verdict() -> None:
     assert judge_expected([result(Z3, "sat\n"), rejected], FUSION) == []
 
 
+def test_a_model_check_decides_only_when_every_deciding_solver_agrees() -> None:
+    sat = result(Z3, f"sat\n{MODEL}\n")
+    agree = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "unknown"}))
+    script, holds = agree.verdict_on(MODEL, [sat, result(CVC5, "unsat\n")])
+    assert holds == "sat" and "(define-fun x () Int 2)" in script
+    split = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "unsat"}))
+    assert split.verdict_on(MODEL, [sat, result(CVC5, "unsat\n")])[1] is None
+    # a model the check cannot be built from decides nothing and runs nothing
+    assert agree.verdict_on("(oops", [sat]) == ("", None)
+    assert ModelChecker(FORMULA, _checks({})).verdict_on("(oops", [sat]) == ("", None)
+
+
+def test_a_crash_leaves_only_crash_verdicts() -> None:
+    crashed = result(CVC5, code=-11)
+    kinds = [(v.kind, v.solver) for v in judge_expected([result(Z3, "sat\n"), crashed], FUSION)]
+    assert kinds == [(VerdictKind.CRASH, "cvc5")]
+
+
+def test_a_contrary_answer_without_a_checked_model_is_soundness() -> None:
+    """sat without a model, or without a model checker, blames the solver on its answer
+    alone; the evidence names every answer, the reference and the witness model."""
+    bare_sat, other = result(Z3, "sat\n"), result(CVC5, "unsat\n")
+    never = ModelChecker(FORMULA, _checks({}))  # a check run would raise KeyError
+    (verdict,) = judge_expected([bare_sat, other], FUSION, never, witness_model=MODEL)
+    assert verdict.solver == "z3" and verdict.expected == FUSION
+    assert verdict.signature == "z3: sat where fusion expects unsat"
+    assert verdict.evidence == {
+        "answers": {"z3": ["sat"], "cvc5": ["unsat"]},
+        "reference": "cvc5",
+        "witness_model": MODEL,
+    }
+    assert verdict.check_script is None
+    with_model = result(Z3, f"sat\n{MODEL}\n")
+    (unchecked,) = judge_expected([with_model, other], FUSION)
+    assert "model" not in unchecked.evidence and "witness_model" not in unchecked.evidence
+    # an unknown or the expected answer blames nobody
+    assert judge_expected([result(Z3, "unknown\n"), other], FUSION) == []
+
+
+def test_a_checked_model_is_kept_with_its_check_script() -> None:
+    target, other = result(Z3, f"sat\n{MODEL}\n"), result(CVC5, "unsat\n")
+    fails = ModelChecker(FORMULA, _checks({"z3": "unsat", "cvc5": "unsat"}))
+    (verdict,) = judge_expected([target, other], FUSION, fails)
+    assert verdict.evidence["model_from"] == "z3" and verdict.evidence["model"] == MODEL
+    assert verdict.check_script is not None and "(define-fun x () Int 2)" in verdict.check_script
+
+
+def test_the_semantics_is_asked_only_of_sat_answers_with_a_model() -> None:
+    sat_expected = Expected("sat", "storm", "true under a model")
+    liar = result(Z3, f"sat\n{WRONG_MODEL}\n")
+    holds = ModelChecker(FORMULA, _checks({"z3": "sat", "cvc5": "sat"}))
+    # without a model checker the semantics is not asked either
+    assert judge_expected([liar, result(CVC5, "sat\n")], sat_expected) == []
+    # a sat without a model has nothing to refute
+    assert judge_expected([result(Z3, "sat\n"), result(CVC5, "sat\n")], sat_expected, holds) == []
+    (verdict,) = judge_expected([result(CVC5, "sat\n"), liar], sat_expected, holds)
+    assert verdict.signature == "z3: model refuted by the executable semantics"
+    assert verdict.evidence["model"] == WRONG_MODEL and verdict.expected == sat_expected
+
+
+JANUS = Expected("sat", "janus", "a weakened sat seed")
+
+
+def test_a_related_formula_solved_only_one_way_round() -> None:
+    """The related formula left unsolved (a time-out) where the original was solved: the
+    verdict is about the related formula, and its `related` is the original."""
+    solved, unsolved = result(Z3, "sat\n"), SolverResult(Z3, Outcome.TIMEOUT)
+    (verdict,) = judge_related([solved], [unsolved], JANUS, texts=("orig", "rel"))
+    assert verdict.kind == VerdictKind.INCOMPLETENESS and verdict.solver == "z3"
+    assert verdict.signature == "z3: unknown where a related formula is sat"
+    assert verdict.evidence["unsolved"] == "related" and verdict.evidence["outcome"] == "timeout"
+    assert verdict.related is not None and verdict.related.text == "orig"
+    assert verdict.expected == JANUS
+    # both unsolved, or a rejection, blames nobody
+    assert judge_related([unsolved], [unsolved], JANUS) == []
+    rejected = result(Z3, '(error "unknown sort")\n')
+    assert judge_related([rejected], [solved], JANUS) == []
+    assert judge_related([solved], [solved], JANUS) == []
+
+
+def test_related_runs_pair_by_solver() -> None:
+    """Only a solver run on both formulas is judged, and each with its own runs."""
+    original = [result(Z3, "sat\n"), result(CVC5, "sat\n")]
+    related = [SolverResult(CVC5, Outcome.UNKNOWN, ["unknown"]), result(YICES, "sat\n")]
+    (verdict,) = judge_related(original, related, JANUS)
+    assert verdict.solver == "cvc5" and verdict.evidence["reference"] == "yices"
+    assert verdict.evidence["original"] == {"z3": ["sat"], "cvc5": ["sat"]}
+
+
+def test_a_contrary_answer_on_the_related_formula_names_it() -> None:
+    original = [result(Z3, "sat\n"), result(CVC5, "sat\n")]
+    related = [result(Z3, "unsat\n"), result(CVC5, "sat\n")]
+    (verdict,) = judge_related(original, related, JANUS)
+    assert (verdict.kind, verdict.solver) == (VerdictKind.SOUNDNESS, "z3")
+    assert verdict.evidence["wrong_on"] == "related" and verdict.evidence["reference"] == "cvc5"
+    assert verdict.signature == "z3: unsat where janus expects sat"
+
+
+def test_judging_again_an_incompleteness_runs_its_related_formula() -> None:
+    original = _incompleteness(Outcome.TIMEOUT)
+    ran: list[str] = []
+
+    def run(spec: SolverSpec, text: str) -> SolverResult:
+        ran.append(text)
+        return result(spec, "sat\n")
+
+    again = judge_again(original, "original", [SolverResult(Z3, Outcome.TIMEOUT)], run)
+    assert ran == ["related"]
+    assert [(v.kind, v.signature) for v in again.verdicts] == [
+        (VerdictKind.INCOMPLETENESS, original.signature)
+    ]
+    slow = replace(
+        original, kind=VerdictKind.SLOW, signature="z3: slow, sat only after the time limit"
+    )
+    again = judge_again(slow, "original", [SolverResult(Z3, Outcome.TIMEOUT)], run)
+    assert [(v.kind, v.signature) for v in again.verdicts] == [(VerdictKind.SLOW, slow.signature)]
+    # solved this time: nothing left to judge
+    assert judge_again(slow, "original", [result(Z3, "sat\n")], run).verdicts == []
+
+
+def test_judging_again_keeps_the_witness_model() -> None:
+    stored = replace(_soundness(FUSION), evidence={"witness_model": MODEL})
+    runs = [result(Z3, "sat\n"), result(CVC5, "unsat\n")]
+    (verdict,) = judge_again(stored, FORMULA, runs, _checks({})).verdicts
+    assert verdict.evidence["witness_model"] == MODEL and verdict.solver == "z3"
+    odd = replace(stored, evidence={"witness_model": 7})
+    (verdict,) = judge_again(odd, FORMULA, runs, _checks({})).verdicts
+    assert "witness_model" not in verdict.evidence
+
+
 # -- labels from trusted runs ----------------------------------------------------------------
 def test_only_clean_runs_give_labels() -> None:
     assert clean_answer(result(Z3, "unsat\n")) == "unsat"
@@ -326,6 +584,14 @@ def test_labels_need_every_accepting_trusted_solver(
 def test_claimed_answers() -> None:
     assert claimed_answer(()) is None and claimed_answer(("unknown",)) is None
     assert claimed_answer(("sat", "sat")) == "sat" and claimed_answer(("sat", "unsat")) is False
+
+
+def test_a_clean_answer_is_the_one_answer_its_outcome_says() -> None:
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, ["unsat"])) is None
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, ["sat"], annotation_conflict=True)) is None
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, ["sat"], model_check_failed=True)) is None
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, [])) is None
+    assert clean_answer(SolverResult(Z3, Outcome.SAT, ["sat"])) == "sat"
 
 
 # -- doubts and slow findings ----------------------------------------------------------------
@@ -391,3 +657,63 @@ def test_an_answer_with_ten_times_the_limit_is_a_slow_finding() -> None:
     assert slow_verdict(verdict, SolverResult(Z3, Outcome.TIMEOUT), 100.0, quick) is None
     wrong = SolverResult(Z3, Outcome.UNSAT, ["unsat"], "unsat\n", elapsed=50)
     assert slow_verdict(verdict, wrong, 100.0, quick) is None
+
+
+def test_a_doubt_names_the_family_and_skips_runs_without_an_answer() -> None:
+    verdict = _soundness()
+    pinned = SolverSpec("cvc5@1.0.3 --incremental", "cvc5@1.0.3", "cvc5", ("cvc5",))
+    doubt = doubtful(
+        verdict, [result(YICES), SolverResult(CVC5, Outcome.TIMEOUT), result(pinned, "unsat\n")]
+    )
+    assert doubt is not None and doubt.solver == "cvc5@1.0.3" and doubt.expected == "sat"
+    spaced = replace(doubt, solver="cvc5 --incremental")
+    assert spaced.cause(verdict) == "soundness: trusted cvc5 says unsat, expected sat"
+    assert doubt.cause(verdict) == "soundness: trusted cvc5 says unsat, expected sat"
+
+
+def test_a_slow_finding_without_a_reference_time() -> None:
+    verdict = _incompleteness(Outcome.TIMEOUT)
+    longer = SolverResult(Z3, Outcome.SAT, ["sat"], "sat\n", elapsed=39.23456)
+    alone = slow_verdict(verdict, longer, 100.0, None)
+    assert alone is not None
+    assert alone.evidence["slow"] == {
+        "answer": "sat", "seconds": 39.235, "limit": 100.0, "reference": None,
+        "reference_seconds": None, "summary": "sat in 39.2 s",
+    }  # fmt: skip
+    assert alone.evidence["unsolved"] == "original"  # the incompleteness' evidence stays
+    silent = SolverResult(CVC5, Outcome.TIMEOUT, [], elapsed=100.0)
+    unanswered = slow_verdict(verdict, longer, 100.0, silent)
+    assert unanswered is not None and isinstance(slow := unanswered.evidence["slow"], dict)
+    assert (slow["summary"], slow["reference"]) == ("sat in 39.2 s", "cvc5")
+    assert slow_verdict(verdict, SolverResult(Z3, Outcome.UNKNOWN, []), 100.0, None) is None
+    # the first answer is the one the construction speaks of
+    twice = SolverResult(Z3, Outcome.UNKNOWN, ["sat", "unknown"], elapsed=39.2)
+    first = slow_verdict(verdict, twice, 100.0, None)
+    assert first is not None and first.signature == "z3: slow, sat only after the time limit"
+
+
+def test_an_incompleteness_without_an_outcome_asks_for_no_time() -> None:
+    verdict = Verdict(VerdictKind.INCOMPLETENESS, "z3", "sig", {}, SAT_FUSION)
+    assert not needs_more_time(verdict)
+
+
+def test_an_exit_status_is_a_signal_only_below_zero() -> None:
+    assert (
+        crash_signature(SolverResult(Z3, Outcome.CRASH, exit_code=-1)) == "z3: killed by signal 1"
+    )
+    assert crash_signature(SolverResult(Z3, Outcome.CRASH, exit_code=0)) == "z3: exit 0"
+
+
+def test_every_trusted_run_but_the_blamed_ones_is_asked() -> None:
+    verdict = replace(_soundness(), solver="cvc5")
+    # the blamed solver first, or named before the trusted one: the others still count
+    doubt = doubtful(verdict, [result(CVC5, "unsat\n"), result(Z3, "unsat\n")])
+    assert doubt is not None and doubt.solver == "z3"
+    # the run's first answer is the one about the verdict's query
+    assert doubtful(verdict, [result(Z3, "sat\nunsat\n")]) is None
+
+
+def test_a_solver_run_on_only_one_formula_is_not_judged() -> None:
+    timed_out = SolverResult(Z3, Outcome.TIMEOUT)
+    assert judge_related([timed_out], [result(CVC5, "sat\n")], JANUS) == []
+    assert clean_answer(SolverResult(Z3, Outcome.UNSAT, ["sat"])) is None
