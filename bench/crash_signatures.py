@@ -45,6 +45,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=CORPUS,
+        help="trigger folder (default: ../shared/seeds/bug-triggers)",
+    )
+    parser.add_argument(
         "--store",
         type=Path,
         help="also store every signal crash into this campaign folder"
@@ -55,7 +61,7 @@ def main() -> None:
     low, high = (int(x) for x in args.issues.split("-"))
     files = [
         f
-        for f in sorted(CORPUS.glob(f"{args.prefix}*.smt2"))
+        for f in sorted(args.corpus.glob(f"{args.prefix}*.smt2"))
         if low <= int(f.name[len(args.prefix) :].split("_")[0] or -1) <= high
     ]
     done: dict[str, dict[str, object]] = {}
@@ -88,7 +94,7 @@ def main() -> None:
         r for r in done.values() if r["outcome"] == "crash" and r["file"] in {f.name for f in files}
     ]
     signalled = [r for r in crashes if isinstance(r.get("exit"), int) and int(r["exit"]) < 0]
-    print(f"{spec.name} on {len(files)} files of {CORPUS.name} ({args.prefix}{args.issues}):")
+    print(f"{spec.name} on {len(files)} files of {args.corpus.name} ({args.prefix}{args.issues}):")
     print(f"  crashes: {len(crashes)}; killed by a signal: {len(signalled)}")
     for label, key in (("before (first line / signal)", "old"), ("after (message / stack)", "new")):
         print(f"  distinct signatures among signal crashes, {label}: "
@@ -96,7 +102,7 @@ def main() -> None:
     for signature, count in Counter(str(r["new"]) for r in signalled).most_common():
         print(f"    {count:3} x {signature[:150]}")
     if args.store is not None:
-        store_crashes(spec, [CORPUS / str(r["file"]) for r in signalled], args)
+        store_crashes(spec, [args.corpus / str(r["file"]) for r in signalled], args)
 
 
 def store_crashes(spec: SolverSpec, files: list[Path], args: argparse.Namespace) -> None:

@@ -2,8 +2,8 @@
 reduced, replayed on the newest releases and checked for being false.
 
     python bench/findings.py [--minutes 30] [--solvers "z3@4.12.2;/usr/bin/cvc5"]
-        [--trusted "z3;cvc5"] [--seeds ../shared/seeds/regressions] [--seed 1]
-        [--reduce-seconds 120] [--out /tmp/i25/findings]
+        [--trusted "z3;cvc5"] [--seeds ../shared/seeds/regressions [--seeds MORE]] [--seed 1]
+        [--timeout 10] [--reduce-seconds 120] [--out /tmp/i25/findings]
 
 Takes `--minutes` plus the reductions (up to `--reduce-seconds` per bug). The campaign runs
 every strategy (`--strategies` all of them, one job, default limits) against `--solvers`
@@ -85,12 +85,18 @@ def is_false(record: BugRecord, timeout: float) -> tuple[bool, dict[str, str]]:
     return len(definite) >= 2 and set(definite) == {wrong}, answers
 
 
+def seed_options(seeds: list[Path]) -> list[str]:
+    """`--seeds` once per folder: the bug-trigger corpus beside the regressions, so a
+    30-minute run meets the areas where old releases still have bugs."""
+    return [option for seed in seeds for option in ("--seeds", str(seed))]
+
+
 def run_campaign(args: argparse.Namespace, folder: Path) -> None:
     strategies = ",".join([SPHINX, *names()])
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--strategies", strategies,
-               "--solvers", args.solvers, "--trusted", args.trusted, "--seeds", str(args.seeds),
-               "--time", f"{args.minutes:g}m", "--seed", str(args.seed), "-c", str(folder),
-               "-q"]  # fmt: skip
+               "--solvers", args.solvers, "--trusted", args.trusted, *seed_options(args.seeds),
+               "--timeout", f"{args.timeout:g}", "--time", f"{args.minutes:g}m",
+               "--seed", str(args.seed), "-c", str(folder), "-q"]  # fmt: skip
     if args.newest:
         command += ["--newest", args.newest]
     if (folder / CampaignFolder.INDEX).is_file():
@@ -108,11 +114,23 @@ def main() -> None:
     parser.add_argument("--solvers", default="z3@4.12.2;/usr/bin/cvc5")
     parser.add_argument("--trusted", default="z3;cvc5")
     parser.add_argument("--newest", default="", help="as fuzz --newest (default: pip's)")
-    parser.add_argument("--seeds", type=Path, default=SEEDS)
+    parser.add_argument(
+        "--seeds",
+        type=Path,
+        action="append",
+        help="seed folder or file, repeatable (default: the regressions)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        help="seconds per solver call, as fuzz --timeout (raise it on a loaded machine)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--reduce-seconds", type=float, default=120.0)
     parser.add_argument("--out", type=Path, default=Path("/tmp/sphinxfuzz-findings"))
     args = parser.parse_args()
+    args.seeds = args.seeds or [SEEDS]
     label = args.solvers.replace(";", "+").replace("/", "_")
     folder = args.out / f"campaign-{label}-{args.minutes:g}m"
     args.out.mkdir(parents=True, exist_ok=True)
@@ -166,8 +184,9 @@ def main() -> None:
         doubts[cause.split(":")[0]] += count
     for strategy in doubts:
         per.setdefault(strategy, Counter())
+    seeds = "+".join(seed.name for seed in args.seeds)
     lines = [
-        f"{args.minutes:g} min, {args.solvers}, trusted {args.trusted}, seeds {args.seeds.name},"
+        f"{args.minutes:g} min, {args.solvers}, trusted {args.trusted}, seeds {seeds},"
         f" campaign seed {args.seed}; {stats.mutants} cases; total {time.monotonic() - started:.0f} s",
         "",
         "| strategy | stored | doubtful (kept out) | false | distinct after reduction "
