@@ -146,8 +146,11 @@ def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult
     elif spec.kind == VerdictKind.INCOMPLETENESS:
         verdicts = _still_unsolved(spec, spec.expected, results)
     else:
-        blamed = [r for r in results if r.spec.name == spec.solver]
-        verdicts = judge_expected(blamed, spec.expected, ModelChecker(text, run))
+        # every solver run (the reference too) judges, so a sat model is checked by more
+        # than the solver that made it, as in the campaign: a model its maker alone believes
+        # leaves the check undecided, not "the expectation was wrong". Only the blamed
+        # solver's verdict is kept (`found`, below).
+        verdicts = judge_expected(results, spec.expected, ModelChecker(text, run))
         # a model the semantics refutes is wrong whatever the answer: nothing to confirm
         if (verdicts and spec.kind != VerdictKind.INVALID_MODEL
                 and not _expected_holds(spec, spec.expected, text, results, run)):  # fmt: skip

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from campaign_helpers import CRASHER, FIXTURES, LIAR_SAT, LIAR_UNSAT
 
-from sphinxfuzz.oracle import Verdict, VerdictKind, judge
+from sphinxfuzz.oracle import Expected, Verdict, VerdictKind, judge
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.oracle.interesting import CheckSpec, check
-from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs, run_solver
+from sphinxfuzz.solvers import Answer, SolverResult, SolverSpec, parse_specs, run_solver
 
 SAT = """(set-option :produce-models true)
 (declare-const lie_marker Int)
@@ -96,3 +96,33 @@ def test_crash_needs_the_same_signature_and_the_script_says_so_by_exit_code(
         ))  # fmt: skip
     assert [c.returncode for c in codes] == [0, 1], codes
     assert all(c.stdout == "" for c in codes)  # ddSMT compares exit codes only
+
+
+# z3 4.12.2 leaves 0^0 open and answers sat with a model that defines `^` there; the newest z3
+# and cvc5 answer unsat (z3 5.x fixed it). A fusion-style verdict: unsat expected.
+POWER_AT_ZERO = """(set-option :produce-models true)
+(set-logic ALL)
+(declare-const x Real)
+(assert (= x 0.0))
+(assert (distinct (^ x 0.0) 1.0))
+(check-sat)
+(get-model)
+"""
+
+
+def test_a_model_only_its_maker_believes_still_is_the_bug(z3_4_12_2: None) -> None:
+    """A reduction keeps this soundness bug: the model check runs on the reference too, so
+    the blamed solver vouching for its own model does not refute the expectation (it did:
+    reduce, refresh and bisect lost every such bug)."""
+    expected = Expected(Answer.UNSAT, "fusion", "fused seeds of the same label")
+    verdict = Verdict(
+        VerdictKind.SOUNDNESS, "z3@4.12.2", "z3: sat where fusion expects unsat",
+        {"reference": "cvc5"}, expected,
+    )  # fmt: skip
+    spec = CheckSpec.for_verdict(verdict, ["z3@4.12.2", "cvc5"], timeout=10.0)
+    found, results = check(spec, POWER_AT_ZERO)
+    assert [r.first for r in results] == [Answer.SAT, Answer.UNSAT]
+    assert found is not None and found.evidence["model_check"] == "undecided"
+    # a candidate the reference also calls sat is no longer the bug
+    found, _ = check(spec, POWER_AT_ZERO.replace("distinct", "="))
+    assert found is None
