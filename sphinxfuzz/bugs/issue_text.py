@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.record import (
     ALIVE,
+    ANOTHER_CRASH,
     FIXED,
     Bisection,
     BugRecord,
@@ -23,6 +24,7 @@ from sphinxfuzz.bugs.record import (
     load_reduction,
 )
 from sphinxfuzz.oracle import Expected, VerdictKind
+from sphinxfuzz.oracle.backtrace import stack_of
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
 from sphinxfuzz.solvers import Family
@@ -103,6 +105,39 @@ def _exit_text(summary: SolverSummary | None) -> str:
     return f"exit code {code}"
 
 
+# a title names the top frames of a stack signature, the body all of them
+TITLE_FRAMES = 2
+TITLE_STACK_CHARS = 100
+
+
+def stack_title(signature: str) -> str | None:
+    """`SIGSEGV in f0 < f1` (within TITLE_STACK_CHARS) for a stack signature, else None:
+    two silent segfaults get two titles."""
+    stack = stack_of(signature)
+    if stack is None:
+        return None
+    sig, frames = stack
+    title = f"{sig} in {' < '.join(frames[:TITLE_FRAMES])}"
+    if len(title) > TITLE_STACK_CHARS:
+        title = f"{sig} in {frames[0]}"
+    return title if len(title) <= TITLE_STACK_CHARS else title[: TITLE_STACK_CHARS - 3] + "..."
+
+
+def _crash(facts: BugFacts, failure: str, blamed: SolverSummary | None) -> tuple[str, str, str]:
+    expected = "an answer (sat, unsat or unknown) or an error message, and a normal exit"
+    # a stack signature signs a crash that printed nothing but "killed by signal N"
+    stack, title = stack_of(facts.signature), stack_title(facts.signature)
+    if stack is None or title is None:
+        return f"crash: {failure or _exit_text(blamed)}", expected, \
+            f"{failure or 'no message'} ({_exit_text(blamed)})"  # fmt: skip
+    where = " < ".join(stack[1])
+    return (
+        f"crash: {title}",
+        expected,
+        f"no message ({_exit_text(blamed)}); under gdb it stops on {stack[0]} in {where}",
+    )
+
+
 def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
     """(one-line summary for the title, expected, actual)."""
     blamed = facts.blamed
@@ -116,11 +151,7 @@ def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
     if expected is not None and facts.kind != VerdictKind.CRASH:
         return _against_expected(facts, expected, answers)
     if facts.kind == VerdictKind.CRASH:
-        return (
-            f"crash: {failure or _exit_text(blamed)}",
-            "an answer (sat, unsat or unknown) or an error message, and a normal exit",
-            f"{failure or 'no message'} ({_exit_text(blamed)})",
-        )
+        return _crash(facts, failure, blamed)
     if facts.kind == VerdictKind.SOUNDNESS:
         return (
             "unsat on a satisfiable formula",
@@ -231,6 +262,9 @@ def bisect_summary(bisect: Bisection | None) -> str:
 def today_sentence(today: Today, name: str) -> str:
     """What the newest release does with the formula (`bugs refresh`), for the issue."""
     release = f"{name} {today.version}".strip()
+    if today.another_crash:
+        return (f"{release}, the newest release (`{today.solver}`), still crashes on it, but "
+                f"with another signature: {today.detail.removeprefix(ANOTHER_CRASH)}.")  # fmt: skip
     if today.status == ALIVE:
         return f"Still happens with {release}, the newest release (`{today.solver}`)."
     if today.status == FIXED:

@@ -167,6 +167,10 @@ def _verdict(fields: _Fields, key: str = "verdict") -> Verdict:
 # -- the verdict record -----------------------------------------------------------------------
 
 ALIVE, FIXED, UNDECIDED = "alive", "fixed", "undecided"
+# how an alive crash's `Today.detail` starts when the newest release crashes with another
+# signature than the stored one (the rest is that signature); a status of its own would
+# make older records unreadable
+ANOTHER_CRASH = "another crash: "
 
 
 @dataclass(frozen=True)
@@ -178,8 +182,14 @@ class Today:
     status: str  # ALIVE, FIXED or UNDECIDED
     solver: str  # the spec it ran, "z3@5.4.1"
     version: str  # what that solver reported, "5.4.1"
-    detail: str = ""  # the signature it showed, or what it answered
+    detail: str = ""  # the signature it showed (ANOTHER_CRASH first: not the bug's), or
+    # what it answered
     checked_at: float = 0.0
+
+    @property
+    def another_crash(self) -> bool:
+        """Alive as a crash, but the newest release crashes with another signature."""
+        return self.status == ALIVE and self.detail.startswith(ANOTHER_CRASH)
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -196,7 +206,8 @@ class Today:
     def sentence(self) -> str:
         """ "alive in z3@5.4.1", "fixed in z3 (5.4.1)" and the like, for reports."""
         where = self.solver if self.version in self.solver else f"{self.solver} ({self.version})"
-        return {ALIVE: f"alive in {where}", FIXED: f"fixed in {where}"}.get(
+        alive = "alive (another crash)" if self.another_crash else "alive"
+        return {ALIVE: f"{alive} in {where}", FIXED: f"fixed in {where}"}.get(
             self.status, f"undecided in {where}: {self.detail}"
         )
 
@@ -472,7 +483,7 @@ def write_reduction(folder: Path, reduced: str, reduction: Reduction) -> None:
 
 # -- bisect.json ------------------------------------------------------------------------------
 
-BUG, CLEAN = "bug", "clean"
+BUG, CLEAN, OTHER_CRASH = "bug", "clean", "other crash"
 
 
 @dataclass

@@ -2,8 +2,9 @@
 solver's family (the newest installed wheel, or a spec the user names: `z3@5.4.1`), with the
 blamed solver's options, judged as bisection judges a release (`bugs.bisect.try_solver`).
 
-- alive: the same verdict shows (a crash: that release still crashes on it, with the same
-  signature or another one, named in `detail`);
+- alive: the same verdict shows (a crash: that release still crashes on it; `detail` is the
+  signature it shows, the stack's for a silent crash where gdb is there, and starts
+  "another crash: " when that is not the stored bug's signature);
 - fixed: that release answers the formula without the bug;
 - undecided: it rejected the formula, timed out, or could not be run.
 The result goes into the bug's verdict.json (`Today`), after storing and on
@@ -20,9 +21,11 @@ from sphinxfuzz.bugs.bisect import BisectError, try_solver
 from sphinxfuzz.bugs.newest import RefreshError, newest_specs
 from sphinxfuzz.bugs.record import (
     ALIVE,
+    ANOTHER_CRASH,
     BUG,
     CLEAN,
     FIXED,
+    OTHER_CRASH,
     UNDECIDED,
     BugRecord,
     Today,
@@ -62,11 +65,15 @@ def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today
     except (ReduceError, BisectError, SolverSpecError, ValueError) as exc:
         today = Today(UNDECIDED, solver, version, str(exc), time.time())
     else:
-        still = tried.status == BUG or (
-            record.verdict.kind == VerdictKind.CRASH and tried.status == "other crash"
-        )
+        # a crash stays alive when the release crashes elsewhere, said in the detail
+        other = record.verdict.kind == VerdictKind.CRASH and tried.status == OTHER_CRASH
+        still = tried.status == BUG or other
         status = ALIVE if still else FIXED if tried.status == CLEAN else UNDECIDED
-        detail = tried.detail if status != UNDECIDED else f"{tried.status}: {tried.detail}"
+        detail = (
+            f"{ANOTHER_CRASH}{tried.detail}" if other
+            else tried.detail if status != UNDECIDED
+            else f"{tried.status}: {tried.detail}"
+        )  # fmt: skip
         today = Today(status, solver, version, detail, time.time())
     write_today(record, today)
     return today

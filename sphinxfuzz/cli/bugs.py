@@ -17,6 +17,7 @@ from sphinxfuzz.bugs.issue_text import describe
 from sphinxfuzz.bugs.listing import alive_first, bug_json, bugs_json, today_of
 from sphinxfuzz.bugs.record import (
     ALIVE,
+    ANOTHER_CRASH,
     BugFileError,
     BugRecord,
     SeedFindingRecord,
@@ -181,8 +182,12 @@ def _show(console: Console, record: BugRecord) -> None:
     console.print(visible(f"kind: {verdict.kind}   blamed: {verdict.solver}"), highlight=False,
                   markup=False)  # fmt: skip
     console.print(visible(f"signature: {verdict.signature}"), highlight=False, markup=False)
-    if record.today is not None:
-        console.print(visible(f"today: {record.today.sentence()}"), highlight=False, markup=False)
+    today = record.today
+    if today is not None:
+        # what identifies the bug on the newest release: the signature it showed there
+        alive = today.status == ALIVE and today.detail
+        shows = f": {today.detail.removeprefix(ANOTHER_CRASH)}" if alive else ""
+        console.print(visible(f"today: {today.sentence()}{shows}"), highlight=False, markup=False)
     if not isinstance(record, SeedFindingRecord):
         console.print(
             visible(f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "

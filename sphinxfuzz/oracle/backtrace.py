@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from sphinxfuzz.oracle.crash import bare_signal
+from sphinxfuzz.oracle.crash import bare_signal, crash_signature
 from sphinxfuzz.oracle.verdict import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult, SolverSpec
 from sphinxfuzz.solvers.runner import run_command
@@ -46,6 +46,8 @@ _MAPPING = re.compile(
     r"^\s*(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+(?:\S+\s+)?(/\S+)\s*$"
 )
 _SIGNAL = re.compile(r"received signal (SIG[A-Z0-9]+)")
+# what `Backtrace.signature` writes after the family: "SIGSEGV in f0 < f1 < f2"
+_STACK_SIGNATURE = re.compile(r"^[^:]*: (SIG[A-Z0-9]+) in (.+)$")
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,23 @@ def identified(
         evidence = {**verdict.evidence, "backtrace": frames, "signal": trace.signal}
         out.append(replace(verdict, signature=signature, evidence=evidence))
     return out
+
+
+def stack_of(signature: str) -> tuple[str, list[str]] | None:
+    """(signal, frames) of a stack signature (`Backtrace.signature`); None for any other."""
+    found = _STACK_SIGNATURE.match(signature)
+    return (found.group(1), found.group(2).split(" < ")) if found else None
+
+
+def crash_identity(result: SolverResult, script_text: str, debugger: Debugger) -> str:
+    """The signature a crashed run is known by: its stack's for a bare signal where the
+    debugger gives one (as `identified` signs a verdict), else `crash_signature`."""
+    if bare_signal(result):
+        trace = debugger(result.spec, script_text)
+        signature = trace.signature(result.spec.family) if trace is not None else None
+        if signature is not None:
+            return signature
+    return crash_signature(result)
 
 
 def signal_name(number: int) -> str:
