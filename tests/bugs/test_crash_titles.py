@@ -15,12 +15,12 @@ from campaign_helpers import FIXTURES, config_for
 from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
-from sphinxfuzz.bugs.issue_text import TITLE_STACK_CHARS, issue_text, load_facts
+from sphinxfuzz.bugs.issue_text import TITLE_STACK_CHARS, issue_text, load_facts, stack_title
 from sphinxfuzz.bugs.record import ALIVE, ANOTHER_CRASH
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.cli import app
 
-pytestmark = pytest.mark.skipif(shutil.which("gdb") is None, reason="needs gdb")
+needs_gdb = pytest.mark.skipif(shutil.which("gdb") is None, reason="needs gdb")
 SEGFAULTER = f"{sys.executable} {FIXTURES / 'segfault_on_marker.py'}"
 MOVED = f"{sys.executable} {FIXTURES / 'segfault_moved.py'}"
 SEED = """(declare-const segv_marker Int)
@@ -55,6 +55,7 @@ def _by_site(root: Path) -> dict[str, Path]:
     return found
 
 
+@needs_gdb
 def test_two_silent_segfaults_get_two_titles_from_their_stacks(campaign: Path) -> None:
     titles = {}
     for site, folder in _by_site(campaign).items():
@@ -72,6 +73,7 @@ def test_two_silent_segfaults_get_two_titles_from_their_stacks(campaign: Path) -
     assert titles["null_site"] != titles["other_site"]
 
 
+@needs_gdb
 def test_alive_today_names_the_crash_and_another_crash_apart(
     campaign: Path, tmp_path: Path
 ) -> None:
@@ -100,3 +102,16 @@ def test_alive_today_names_the_crash_and_another_crash_apart(
     show = runner.invoke(app, ["bugs", "show", other.id, "--campaign", str(root)])
     assert show.exit_code == 0, show.output
     assert "today: alive (another crash) in " in show.output and shown in show.output
+
+
+def test_a_title_keeps_the_top_frames_within_its_length() -> None:
+    assert stack_title("z3: SIGSEGV in f < g < h") == "SIGSEGV in f < g"
+    assert stack_title("z3: SIGABRT in libz3.so+0x1a2b") == "SIGABRT in libz3.so+0x1a2b"
+    long_second = "z3: SIGSEGV in rational::power_of_two < " + "n::" * 40 + "g < h"
+    assert stack_title(long_second) == "SIGSEGV in rational::power_of_two"
+    long_first = stack_title("z3: SIGSEGV in " + "n::" * 60 + "f < g")
+    assert long_first is not None and len(long_first) == TITLE_STACK_CHARS
+    assert long_first.startswith("SIGSEGV in n::n::") and long_first.endswith("...")
+    # a message crash and a coarse one are not stacks: their titles stay as they were
+    assert stack_title("z3: killed by signal 11") is None
+    assert stack_title("z3: ASSERTION VIOLATION a.cpp:3 x in y") is None
