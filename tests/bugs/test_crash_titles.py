@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from campaign_helpers import FIXTURES, config_for
+from campaign_helpers import FIXTURES, SEGFAULTER, SEGV_SEED, config_for
 from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
@@ -21,15 +21,7 @@ from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.cli import app
 
 needs_gdb = pytest.mark.skipif(shutil.which("gdb") is None, reason="needs gdb")
-SEGFAULTER = f"{sys.executable} {FIXTURES / 'segfault_on_marker.py'}"
 MOVED = f"{sys.executable} {FIXTURES / 'segfault_moved.py'}"
-SEED = """(declare-const segv_marker Int)
-(declare-const {site} Int)
-(declare-const x Int)
-(assert (> x segv_marker))
-(assert (or (= {site} (+ x 1)) (< x 3)))
-(check-sat)
-"""
 runner = CliRunner()
 
 
@@ -39,7 +31,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
     seeds = base / "seeds"
     seeds.mkdir()
     for site in ("null_site", "other_site"):
-        (seeds / f"{site}.smt2").write_text(SEED.format(site=site))
+        (seeds / f"{site}.smt2").write_text(SEGV_SEED.format(site=site))
     root = base / "c"
     config = replace(config_for([seeds], f"z3;{SEGFAULTER}", seed=4, per_seed=2), newest=SEGFAULTER)
     run_campaign(config, root, Budget())
