@@ -34,6 +34,7 @@ from sphinxfuzz.bugs.record import (
 )
 from sphinxfuzz.bugs.reduce import ReduceError, check_spec
 from sphinxfuzz.oracle import VerdictKind
+from sphinxfuzz.oracle.backtrace import stack_of
 from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
 
 __all__ = ["RefreshError", "newest_specs", "refresh_bug"]
@@ -43,6 +44,17 @@ from sphinxfuzz.solvers.versions import solver_version
 def _blamed_family(record: BugRecord) -> Family | None:
     summary = record.summary_of(record.verdict.solver)
     return Family.read(summary.family) if summary is not None else None
+
+
+def _told_apart(record: BugRecord, shown: str) -> bool:
+    """Whether the crash the newest release shows is known to be another than the stored
+    one: a signature left coarse (`killed by signal 11`: no gdb on one of the two runs)
+    says nothing against a stack signature."""
+    stored = record.verdict
+    coarse_then = stored.evidence.get("coarse") is True
+    coarse_now = stack_of(shown) is None and shown.split(": ", 1)[-1].startswith("killed by")
+    stack_then, stack_now = stack_of(stored.signature) is not None, stack_of(shown) is not None
+    return not ((coarse_then and stack_now) or (stack_then and coarse_now))
 
 
 def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today:
@@ -70,7 +82,7 @@ def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today
         still = tried.status == BUG or other
         status = ALIVE if still else FIXED if tried.status == CLEAN else UNDECIDED
         detail = (
-            f"{ANOTHER_CRASH}{tried.detail}" if other
+            f"{ANOTHER_CRASH}{tried.detail}" if other and _told_apart(record, tried.detail)
             else tried.detail if status != UNDECIDED
             else f"{tried.status}: {tried.detail}"
         )  # fmt: skip

@@ -5,6 +5,7 @@ stored one. Real processes: the segfaulting stand-ins under gdb."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from dataclasses import replace
@@ -94,6 +95,27 @@ def test_alive_today_names_the_crash_and_another_crash_apart(
     show = runner.invoke(app, ["bugs", "show", other.id, "--campaign", str(root)])
     assert show.exit_code == 0, show.output
     assert "today: alive (another crash) in " in show.output and shown in show.output
+
+
+@needs_gdb
+def test_a_bug_stored_coarse_is_not_called_another_crash(campaign: Path, tmp_path: Path) -> None:
+    """Stored where gdb was missing ("killed by signal 11"), replayed where it is: the stack
+    the newest release shows cannot be told from the stored crash, so it is plain alive."""
+    root = tmp_path / "c"
+    shutil.copytree(campaign, root)
+    folder = root / "bugs" / _by_site(campaign)["null_site"].name
+    stored = json.loads((folder / "verdict.json").read_text())
+    coarse = "other: killed by signal 11"
+    stored["verdict"]["signature"] = coarse
+    stored["verdict"]["evidence"] = {"coarse": True}
+    if isinstance(stored.get("check"), dict):
+        stored["check"]["signature"] = coarse
+    (folder / "verdict.json").write_text(json.dumps(stored))
+    result = runner.invoke(app, ["bugs", "refresh", "--campaign", str(root), "--newest", MOVED])
+    assert result.exit_code == 0, result.output
+    today = load_record(folder).today
+    assert today is not None and today.status == ALIVE and not today.another_crash, today
+    assert today.detail.startswith("other: SIGSEGV in ")
 
 
 def test_a_title_keeps_the_top_frames_within_its_length() -> None:
