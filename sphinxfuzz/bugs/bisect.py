@@ -132,7 +132,8 @@ def try_solver(spec: CheckSpec, family: Family, solver: str, text: str, label: s
         # named by its signature (its stack, for a silent crash) to compare with the bug's
         debugger = partial(gdb_backtrace, timeout=spec.timeout, memory_mb=spec.memory_mb)
         script = for_family(text, mine.spec.family)  # `check` parsed it: it reads
-        return Tried(version, OTHER_CRASH, crash_identity(mine, script, debugger))
+        crash = crash_identity(mine, script, debugger)
+        return Tried(version, OTHER_CRASH, crash.signature, crash.stack, crash.coarse)
     if mine.outcome == Outcome.TIMEOUT:
         return Tried(version, "timeout", f"over {spec.timeout:g} s")
     return Tried(version, CLEAN, " ".join(mine.answers))

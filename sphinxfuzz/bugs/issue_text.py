@@ -12,7 +12,6 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.record import (
     ALIVE,
-    ANOTHER_CRASH,
     FIXED,
     Bisection,
     BugRecord,
@@ -24,7 +23,6 @@ from sphinxfuzz.bugs.record import (
     load_reduction,
 )
 from sphinxfuzz.oracle import Expected, VerdictKind
-from sphinxfuzz.oracle.backtrace import stack_of
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
 from sphinxfuzz.solvers import Family
@@ -110,13 +108,8 @@ TITLE_FRAMES = 2
 TITLE_STACK_CHARS = 100
 
 
-def stack_title(signature: str) -> str | None:
-    """`SIGSEGV in f0 < f1` (within TITLE_STACK_CHARS) for a stack signature, else None:
-    two silent segfaults get two titles."""
-    stack = stack_of(signature)
-    if stack is None:
-        return None
-    sig, frames = stack
+def stack_title(sig: str, frames: list[str]) -> str:
+    """`SIGSEGV in f0 < f1` (within TITLE_STACK_CHARS): two silent segfaults, two titles."""
     title = f"{sig} in {' < '.join(frames[:TITLE_FRAMES])}"
     if len(title) > TITLE_STACK_CHARS:
         title = f"{sig} in {frames[0]}"
@@ -125,16 +118,17 @@ def stack_title(signature: str) -> str | None:
 
 def _crash(facts: BugFacts, failure: str, blamed: SolverSummary | None) -> tuple[str, str, str]:
     expected = "an answer (sat, unsat or unknown) or an error message, and a normal exit"
-    # a stack signature signs a crash that printed nothing but "killed by signal N"
-    stack, title = stack_of(facts.signature), stack_title(facts.signature)
-    if stack is None or title is None:
+    # a crash that printed nothing but "killed by signal N" was signed by its stack
+    # (`oracle.backtrace.identified` keeps the frames and the signal in the evidence)
+    frames, sig = facts.evidence.get("stack"), facts.evidence.get("signal")
+    if not (isinstance(frames, list) and frames and isinstance(sig, str)):
         return f"crash: {failure or _exit_text(blamed)}", expected, \
             f"{failure or 'no message'} ({_exit_text(blamed)})"  # fmt: skip
-    where = " < ".join(stack[1])
+    names = [str(frame) for frame in frames]
     return (
-        f"crash: {title}",
+        f"crash: {stack_title(sig, names)}",
         expected,
-        f"no message ({_exit_text(blamed)}); under gdb it stops on {stack[0]} in {where}",
+        f"no message ({_exit_text(blamed)}); under gdb it stops on {sig} in {' < '.join(names)}",
     )
 
 
@@ -264,7 +258,7 @@ def today_sentence(today: Today, name: str) -> str:
     release = f"{name} {today.version}".strip()
     if today.another_crash:
         return (f"{release}, the newest release (`{today.solver}`), still crashes on it, but "
-                f"with another signature: {today.detail.removeprefix(ANOTHER_CRASH)}.")  # fmt: skip
+                f"with another signature: {today.detail}.")  # fmt: skip
     if today.status == ALIVE:
         return f"Still happens with {release}, the newest release (`{today.solver}`)."
     if today.status == FIXED:

@@ -167,10 +167,6 @@ def _verdict(fields: _Fields, key: str = "verdict") -> Verdict:
 # -- the verdict record -----------------------------------------------------------------------
 
 ALIVE, FIXED, UNDECIDED = "alive", "fixed", "undecided"
-# how an alive crash's `Today.detail` starts when the newest release crashes with another
-# signature than the stored one (the rest is that signature); a status of its own would
-# make older records unreadable
-ANOTHER_CRASH = "another crash: "
 
 
 @dataclass(frozen=True)
@@ -182,14 +178,11 @@ class Today:
     status: str  # ALIVE, FIXED or UNDECIDED
     solver: str  # the spec it ran, "z3@5.4.1"
     version: str  # what that solver reported, "5.4.1"
-    detail: str = ""  # the signature it showed (ANOTHER_CRASH first: not the bug's), or
-    # what it answered
+    detail: str = ""  # the signature it showed, or what it answered
     checked_at: float = 0.0
-
-    @property
-    def another_crash(self) -> bool:
-        """Alive as a crash, but the newest release crashes with another signature."""
-        return self.status == ALIVE and self.detail.startswith(ANOTHER_CRASH)
+    # alive as a crash, but the newest release crashes with a signature told apart from the
+    # stored one (a status of its own would make older records unreadable)
+    another_crash: bool = False
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -201,7 +194,8 @@ class Today:
         if status not in (ALIVE, FIXED, UNDECIDED):
             raise data.fail("status", f"is {status!r}, not one of {ALIVE}, {FIXED}, {UNDECIDED}")
         return cls(status, data.get("solver", str), data.get("version", str),
-                   data.get("detail", str, ""), float(data.get("checked_at", (int, float), 0.0)))  # fmt: skip
+                   data.get("detail", str, ""), float(data.get("checked_at", (int, float), 0.0)),
+                   data.get("another_crash", bool, False))  # fmt: skip
 
     def sentence(self) -> str:
         """ "alive in z3@5.4.1", "fixed in z3 (5.4.1)" and the like, for reports."""
@@ -491,6 +485,9 @@ class Tried:
     version: str
     status: str  # bug, clean, or what kept the answer from counting (rejected, timeout, ...)
     detail: str = ""
+    # another crash (OTHER_CRASH): signed by its stack, or a bare signal left coarse
+    stack: bool = False
+    coarse: bool = False
 
 
 @dataclass
@@ -547,7 +544,8 @@ class Bisection:
             entry = _Fields(path, item, f"versions[{i}].")
             versions.append(
                 Tried(entry.get("version", str), entry.get("status", str),
-                      entry.get("detail", str, ""))
+                      entry.get("detail", str, ""), entry.get("stack", bool, False),
+                      entry.get("coarse", bool, False))
             )  # fmt: skip
         return cls(
             fields.get("bug", str, path.parent.name),

@@ -21,7 +21,6 @@ from sphinxfuzz.bugs.bisect import BisectError, try_solver
 from sphinxfuzz.bugs.newest import RefreshError, newest_specs
 from sphinxfuzz.bugs.record import (
     ALIVE,
-    ANOTHER_CRASH,
     BUG,
     CLEAN,
     FIXED,
@@ -29,12 +28,12 @@ from sphinxfuzz.bugs.record import (
     UNDECIDED,
     BugRecord,
     Today,
+    Tried,
     load_record,
     write_today,
 )
 from sphinxfuzz.bugs.reduce import ReduceError, check_spec
 from sphinxfuzz.oracle import VerdictKind
-from sphinxfuzz.oracle.backtrace import stack_of
 from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
 
 __all__ = ["RefreshError", "newest_specs", "refresh_bug"]
@@ -46,15 +45,13 @@ def _blamed_family(record: BugRecord) -> Family | None:
     return Family.read(summary.family) if summary is not None else None
 
 
-def _told_apart(record: BugRecord, shown: str) -> bool:
+def _told_apart(record: BugRecord, tried: Tried) -> bool:
     """Whether the crash the newest release shows is known to be another than the stored
-    one: a signature left coarse (`killed by signal 11`: no gdb on one of the two runs)
+    one: a signature left coarse (a bare signal with no debugger on one of the two runs)
     says nothing against a stack signature."""
-    stored = record.verdict
-    coarse_then = stored.evidence.get("coarse") is True
-    coarse_now = stack_of(shown) is None and shown.split(": ", 1)[-1].startswith("killed by")
-    stack_then, stack_now = stack_of(stored.signature) is not None, stack_of(shown) is not None
-    return not ((coarse_then and stack_now) or (stack_then and coarse_now))
+    evidence = record.verdict.evidence
+    coarse_then, stack_then = evidence.get("coarse") is True, "backtrace" in evidence
+    return not ((coarse_then and tried.stack) or (stack_then and tried.coarse))
 
 
 def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today:
@@ -81,11 +78,8 @@ def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today
         other = record.verdict.kind == VerdictKind.CRASH and tried.status == OTHER_CRASH
         still = tried.status == BUG or other
         status = ALIVE if still else FIXED if tried.status == CLEAN else UNDECIDED
-        detail = (
-            f"{ANOTHER_CRASH}{tried.detail}" if other and _told_apart(record, tried.detail)
-            else tried.detail if status != UNDECIDED
-            else f"{tried.status}: {tried.detail}"
-        )  # fmt: skip
-        today = Today(status, solver, version, detail, time.time())
+        detail = tried.detail if status != UNDECIDED else f"{tried.status}: {tried.detail}"
+        another = other and _told_apart(record, tried)
+        today = Today(status, solver, version, detail, time.time(), another)
     write_today(record, today)
     return today

@@ -17,7 +17,6 @@ from sphinxfuzz.bugs.issue_text import describe
 from sphinxfuzz.bugs.listing import alive_first, bug_json, bugs_json, today_of
 from sphinxfuzz.bugs.record import (
     ALIVE,
-    ANOTHER_CRASH,
     BugFileError,
     BugRecord,
     SeedFindingRecord,
@@ -186,7 +185,7 @@ def _show(console: Console, record: BugRecord) -> None:
     if today is not None:
         # what identifies the bug on the newest release: the signature it showed there
         alive = today.status == ALIVE and today.detail
-        shows = f": {today.detail.removeprefix(ANOTHER_CRASH)}" if alive else ""
+        shows = f": {today.detail}" if alive else ""
         console.print(visible(f"today: {today.sentence()}{shows}"), highlight=False, markup=False)
     if not isinstance(record, SeedFindingRecord):
         console.print(

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.issue_text import TITLE_STACK_CHARS, issue_text, load_facts, stack_title
-from sphinxfuzz.bugs.record import ALIVE, ANOTHER_CRASH
+from sphinxfuzz.bugs.record import ALIVE
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.cli import app
 
@@ -85,7 +85,7 @@ def test_alive_today_names_the_crash_and_another_crash_apart(
     assert same.today.detail == same.verdict.signature and not same.today.another_crash
     assert other.today is not None and other.today.status == ALIVE and other.today.another_crash
     # the newest release faults where the other bug does: its stack, not the stored one
-    shown = other.today.detail.removeprefix(ANOTHER_CRASH)
+    shown = other.today.detail
     assert shown.startswith("other: SIGSEGV in ") and shown != other.verdict.signature
     assert shown == same.verdict.signature
     assert f"{other.id}: alive (another crash) in " in result.output
@@ -119,13 +119,10 @@ def test_a_bug_stored_coarse_is_not_called_another_crash(campaign: Path, tmp_pat
 
 
 def test_a_title_keeps_the_top_frames_within_its_length() -> None:
-    assert stack_title("z3: SIGSEGV in f < g < h") == "SIGSEGV in f < g"
-    assert stack_title("z3: SIGABRT in libz3.so+0x1a2b") == "SIGABRT in libz3.so+0x1a2b"
-    long_second = "z3: SIGSEGV in rational::power_of_two < " + "n::" * 40 + "g < h"
-    assert stack_title(long_second) == "SIGSEGV in rational::power_of_two"
-    long_first = stack_title("z3: SIGSEGV in " + "n::" * 60 + "f < g")
-    assert long_first is not None and len(long_first) == TITLE_STACK_CHARS
+    assert stack_title("SIGSEGV", ["f", "g", "h"]) == "SIGSEGV in f < g"
+    assert stack_title("SIGABRT", ["libz3.so+0x1a2b"]) == "SIGABRT in libz3.so+0x1a2b"
+    long_second = ["rational::power_of_two", "n::" * 40 + "g", "h"]
+    assert stack_title("SIGSEGV", long_second) == "SIGSEGV in rational::power_of_two"
+    long_first = stack_title("SIGSEGV", ["n::" * 60 + "f", "g"])
+    assert len(long_first) == TITLE_STACK_CHARS
     assert long_first.startswith("SIGSEGV in n::n::") and long_first.endswith("...")
-    # a message crash and a coarse one are not stacks: their titles stay as they were
-    assert stack_title("z3: killed by signal 11") is None
-    assert stack_title("z3: ASSERTION VIOLATION a.cpp:3 x in y") is None
