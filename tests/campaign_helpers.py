@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from sphinxfuzz.campaign import CampaignConfig
@@ -13,6 +14,16 @@ GENERATORS = TESTS / "fixtures" / "generators"
 CRASHER = str(FIXTURES / "crash_on_marker.py")
 LIAR_UNSAT = str(FIXTURES / "liar_unsat.py")
 LIAR_SAT = str(FIXTURES / "liar_sat.py")
+# killed by SIGSEGV without a word, where depends on the formula's `{site}`: run through the
+# interpreter's binary so gdb can start it
+SEGFAULTER = f"{sys.executable} {FIXTURES / 'segfault_on_marker.py'}"
+SEGV_SEED = """(declare-const segv_marker Int)
+(declare-const {site} Int)
+(declare-const x Int)
+(assert (> x segv_marker))
+(assert (or (= {site} (+ x 1)) (< x 3)))
+(check-sat)
+"""
 
 
 def config_for(

@@ -15,11 +15,13 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from sphinxfuzz.bugs.record import (
     BUG,
     CLEAN,
+    OTHER_CRASH,
     Bisection,
     BugRecord,
     Tried,
@@ -28,6 +30,8 @@ from sphinxfuzz.bugs.record import (
 )
 from sphinxfuzz.bugs.reduce import ReduceError, check_spec
 from sphinxfuzz.errors import ExternalError
+from sphinxfuzz.oracle.backtrace import crash_identity, gdb_backtrace
+from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.families import (
@@ -125,7 +129,11 @@ def try_solver(spec: CheckSpec, family: Family, solver: str, text: str, label: s
     if mine.outcome == Outcome.ERROR:
         return Tried(version, "rejected", mine.failure_line or "")
     if mine.outcome == Outcome.CRASH:
-        return Tried(version, "other crash", mine.failure_line or "")
+        # named by its signature (its stack, for a silent crash) to compare with the bug's
+        debugger = partial(gdb_backtrace, timeout=spec.timeout, memory_mb=spec.memory_mb)
+        script = for_family(text, mine.spec.family)  # `check` parsed it: it reads
+        crash = crash_identity(mine, script, debugger)
+        return Tried(version, OTHER_CRASH, crash.signature, crash.stack, crash.coarse)
     if mine.outcome == Outcome.TIMEOUT:
         return Tried(version, "timeout", f"over {spec.timeout:g} s")
     return Tried(version, CLEAN, " ".join(mine.answers))

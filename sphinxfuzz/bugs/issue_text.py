@@ -103,6 +103,35 @@ def _exit_text(summary: SolverSummary | None) -> str:
     return f"exit code {code}"
 
 
+# a title names the top frames of a stack signature, the body all of them
+TITLE_FRAMES = 2
+TITLE_STACK_CHARS = 100
+
+
+def stack_title(sig: str, frames: list[str]) -> str:
+    """`SIGSEGV in f0 < f1` (within TITLE_STACK_CHARS): two silent segfaults, two titles."""
+    title = f"{sig} in {' < '.join(frames[:TITLE_FRAMES])}"
+    if len(title) > TITLE_STACK_CHARS:
+        title = f"{sig} in {frames[0]}"
+    return title if len(title) <= TITLE_STACK_CHARS else title[: TITLE_STACK_CHARS - 3] + "..."
+
+
+def _crash(facts: BugFacts, failure: str, blamed: SolverSummary | None) -> tuple[str, str, str]:
+    expected = "an answer (sat, unsat or unknown) or an error message, and a normal exit"
+    # a crash that printed nothing but "killed by signal N" was signed by its stack
+    # (`oracle.backtrace.identified` keeps the frames and the signal in the evidence)
+    frames, sig = facts.evidence.get("stack"), facts.evidence.get("signal")
+    if not (isinstance(frames, list) and frames and isinstance(sig, str)):
+        return f"crash: {failure or _exit_text(blamed)}", expected, \
+            f"{failure or 'no message'} ({_exit_text(blamed)})"  # fmt: skip
+    names = [str(frame) for frame in frames]
+    return (
+        f"crash: {stack_title(sig, names)}",
+        expected,
+        f"no message ({_exit_text(blamed)}); under gdb it stops on {sig} in {' < '.join(names)}",
+    )
+
+
 def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
     """(one-line summary for the title, expected, actual)."""
     blamed = facts.blamed
@@ -116,11 +145,7 @@ def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
     if expected is not None and facts.kind != VerdictKind.CRASH:
         return _against_expected(facts, expected, answers)
     if facts.kind == VerdictKind.CRASH:
-        return (
-            f"crash: {failure or _exit_text(blamed)}",
-            "an answer (sat, unsat or unknown) or an error message, and a normal exit",
-            f"{failure or 'no message'} ({_exit_text(blamed)})",
-        )
+        return _crash(facts, failure, blamed)
     if facts.kind == VerdictKind.SOUNDNESS:
         return (
             "unsat on a satisfiable formula",
@@ -231,6 +256,9 @@ def bisect_summary(bisect: Bisection | None) -> str:
 def today_sentence(today: Today, name: str) -> str:
     """What the newest release does with the formula (`bugs refresh`), for the issue."""
     release = f"{name} {today.version}".strip()
+    if today.another_crash:
+        return (f"{release}, the newest release (`{today.solver}`), still crashes on it, but "
+                f"with another signature: {today.detail}.")  # fmt: skip
     if today.status == ALIVE:
         return f"Still happens with {release}, the newest release (`{today.solver}`)."
     if today.status == FIXED:

@@ -180,6 +180,9 @@ class Today:
     version: str  # what that solver reported, "5.4.1"
     detail: str = ""  # the signature it showed, or what it answered
     checked_at: float = 0.0
+    # alive as a crash, but the newest release crashes with a signature told apart from the
+    # stored one (a status of its own would make older records unreadable)
+    another_crash: bool = False
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -191,12 +194,14 @@ class Today:
         if status not in (ALIVE, FIXED, UNDECIDED):
             raise data.fail("status", f"is {status!r}, not one of {ALIVE}, {FIXED}, {UNDECIDED}")
         return cls(status, data.get("solver", str), data.get("version", str),
-                   data.get("detail", str, ""), float(data.get("checked_at", (int, float), 0.0)))  # fmt: skip
+                   data.get("detail", str, ""), float(data.get("checked_at", (int, float), 0.0)),
+                   data.get("another_crash", bool, False))  # fmt: skip
 
     def sentence(self) -> str:
         """ "alive in z3@5.4.1", "fixed in z3 (5.4.1)" and the like, for reports."""
         where = self.solver if self.version in self.solver else f"{self.solver} ({self.version})"
-        return {ALIVE: f"alive in {where}", FIXED: f"fixed in {where}"}.get(
+        alive = "alive (another crash)" if self.another_crash else "alive"
+        return {ALIVE: f"{alive} in {where}", FIXED: f"fixed in {where}"}.get(
             self.status, f"undecided in {where}: {self.detail}"
         )
 
@@ -472,7 +477,7 @@ def write_reduction(folder: Path, reduced: str, reduction: Reduction) -> None:
 
 # -- bisect.json ------------------------------------------------------------------------------
 
-BUG, CLEAN = "bug", "clean"
+BUG, CLEAN, OTHER_CRASH = "bug", "clean", "other crash"
 
 
 @dataclass
@@ -480,6 +485,9 @@ class Tried:
     version: str
     status: str  # bug, clean, or what kept the answer from counting (rejected, timeout, ...)
     detail: str = ""
+    # another crash (OTHER_CRASH): signed by its stack, or a bare signal left coarse
+    stack: bool = False
+    coarse: bool = False
 
 
 @dataclass
@@ -536,7 +544,8 @@ class Bisection:
             entry = _Fields(path, item, f"versions[{i}].")
             versions.append(
                 Tried(entry.get("version", str), entry.get("status", str),
-                      entry.get("detail", str, ""))
+                      entry.get("detail", str, ""), entry.get("stack", bool, False),
+                      entry.get("coarse", bool, False))
             )  # fmt: skip
         return cls(
             fields.get("bug", str, path.parent.name),

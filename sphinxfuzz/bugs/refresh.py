@@ -2,8 +2,9 @@
 solver's family (the newest installed wheel, or a spec the user names: `z3@5.4.1`), with the
 blamed solver's options, judged as bisection judges a release (`bugs.bisect.try_solver`).
 
-- alive: the same verdict shows (a crash: that release still crashes on it, with the same
-  signature or another one, named in `detail`);
+- alive: the same verdict shows (a crash: that release still crashes on it; `detail` is the
+  signature it shows, the stack's for a silent crash where gdb is there, and starts
+  "another crash: " when that is not the stored bug's signature);
 - fixed: that release answers the formula without the bug;
 - undecided: it rejected the formula, timed out, or could not be run.
 The result goes into the bug's verdict.json (`Today`), after storing and on
@@ -23,9 +24,11 @@ from sphinxfuzz.bugs.record import (
     BUG,
     CLEAN,
     FIXED,
+    OTHER_CRASH,
     UNDECIDED,
     BugRecord,
     Today,
+    Tried,
     load_record,
     write_today,
 )
@@ -40,6 +43,15 @@ from sphinxfuzz.solvers.versions import solver_version
 def _blamed_family(record: BugRecord) -> Family | None:
     summary = record.summary_of(record.verdict.solver)
     return Family.read(summary.family) if summary is not None else None
+
+
+def _told_apart(record: BugRecord, tried: Tried) -> bool:
+    """Whether the crash the newest release shows is known to be another than the stored
+    one: a signature left coarse (a bare signal with no debugger on one of the two runs)
+    says nothing against a stack signature."""
+    evidence = record.verdict.evidence
+    coarse_then, stack_then = evidence.get("coarse") is True, "backtrace" in evidence
+    return not ((coarse_then and tried.stack) or (stack_then and tried.coarse))
 
 
 def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today:
@@ -62,11 +74,12 @@ def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today
     except (ReduceError, BisectError, SolverSpecError, ValueError) as exc:
         today = Today(UNDECIDED, solver, version, str(exc), time.time())
     else:
-        still = tried.status == BUG or (
-            record.verdict.kind == VerdictKind.CRASH and tried.status == "other crash"
-        )
+        # a crash stays alive when the release crashes elsewhere, said in the detail
+        other = record.verdict.kind == VerdictKind.CRASH and tried.status == OTHER_CRASH
+        still = tried.status == BUG or other
         status = ALIVE if still else FIXED if tried.status == CLEAN else UNDECIDED
         detail = tried.detail if status != UNDECIDED else f"{tried.status}: {tried.detail}"
-        today = Today(status, solver, version, detail, time.time())
+        another = other and _told_apart(record, tried)
+        today = Today(status, solver, version, detail, time.time(), another)
     write_today(record, today)
     return today

@@ -181,8 +181,12 @@ def _show(console: Console, record: BugRecord) -> None:
     console.print(visible(f"kind: {verdict.kind}   blamed: {verdict.solver}"), highlight=False,
                   markup=False)  # fmt: skip
     console.print(visible(f"signature: {verdict.signature}"), highlight=False, markup=False)
-    if record.today is not None:
-        console.print(visible(f"today: {record.today.sentence()}"), highlight=False, markup=False)
+    today = record.today
+    if today is not None:
+        # what identifies the bug on the newest release: the signature it showed there
+        alive = today.status == ALIVE and today.detail
+        shows = f": {today.detail}" if alive else ""
+        console.print(visible(f"today: {today.sentence()}{shows}"), highlight=False, markup=False)
     if not isinstance(record, SeedFindingRecord):
         console.print(
             visible(f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "

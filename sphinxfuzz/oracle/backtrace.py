@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from sphinxfuzz.oracle.crash import bare_signal
+from sphinxfuzz.oracle.crash import bare_signal, crash_signature
 from sphinxfuzz.oracle.verdict import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult, SolverSpec
 from sphinxfuzz.solvers.runner import run_command
@@ -74,11 +74,15 @@ class Backtrace:
     signal: str | None  # "SIGSEGV" as gdb reported it
     frames: tuple[Frame, ...]
 
-    def signature(self, family: str, depth: int = DEPTH) -> str | None:
-        """`family: SIGNAL in f0 < f1 < f2` from the first frames outside the runtimes;
-        None when there is nothing to name."""
+    def signing_frames(self, depth: int = DEPTH) -> list[str]:
+        """The first named frames outside the runtimes: what the signature names."""
         mine = [f for f in self.frames if not f.runtime] or list(self.frames)
-        named = [f.text() for f in mine[:depth] if f.text() != "??"]
+        return [f.text() for f in mine[:depth] if f.text() != "??"]
+
+    def signature(self, family: str, depth: int = DEPTH) -> str | None:
+        """`family: SIGNAL in f0 < f1 < f2` from `signing_frames`; None when there is
+        nothing to name."""
+        named = self.signing_frames(depth)
         if not named or self.signal is None:
             return None
         return f"{family}: {self.signal} in {' < '.join(named)}"
@@ -174,7 +178,7 @@ def identified(
     debugger: Debugger,
 ) -> list[Verdict]:
     """`verdicts` with each bare-signal crash signed by its backtrace where one is had
-    (`evidence.backtrace` keeps the frames); the others unchanged. A crash left with its
+    (`evidence.backtrace` keeps the frames, `evidence.stack` those it names); the others unchanged. A crash left with its
     coarse signature says so in `evidence.coarse`, for the store's few-triggers rule."""
     by_name = {r.spec.name: r for r in results}
     out = []
@@ -189,9 +193,33 @@ def identified(
             out.append(replace(verdict, evidence={**verdict.evidence, "coarse": True}))
             continue
         frames = [f.text() for f in trace.frames[:12]]
-        evidence = {**verdict.evidence, "backtrace": frames, "signal": trace.signal}
+        # "stack": the frames the signature names (an issue title takes its top ones)
+        evidence = {**verdict.evidence, "backtrace": frames, "signal": trace.signal,
+                    "stack": trace.signing_frames()}  # fmt: skip
         out.append(replace(verdict, signature=signature, evidence=evidence))
     return out
+
+
+@dataclass(frozen=True)
+class CrashIdentity:
+    """What a crashed run is known by, and how it was signed: by its stack (a bare signal
+    the debugger caught), coarse (a bare signal it could not sign), or by its message."""
+
+    signature: str
+    stack: bool = False
+    coarse: bool = False
+
+
+def crash_identity(result: SolverResult, script_text: str, debugger: Debugger) -> CrashIdentity:
+    """A crashed run signed as `identified` signs a verdict: its stack for a bare signal
+    where the debugger gives one, else `crash_signature`."""
+    if bare_signal(result):
+        trace = debugger(result.spec, script_text)
+        signature = trace.signature(result.spec.family) if trace is not None else None
+        if signature is not None:
+            return CrashIdentity(signature, stack=True)
+        return CrashIdentity(crash_signature(result), coarse=True)
+    return CrashIdentity(crash_signature(result))
 
 
 def signal_name(number: int) -> str:

@@ -194,6 +194,12 @@ def test_today_reads_back_and_says_where(tmp_path: Path) -> None:
     assert load_record(folder).today == today == record.today
     assert today.sentence() == "alive in z3@5.4.1"
     assert Today(FIXED, "z3", "5.4.1").sentence() == "fixed in z3 (5.4.1)"
+    # a crash alive with another signature: still "alive", said apart, and read back as such
+    elsewhere = replace(today, detail="z3: SIGSEGV in f < g", another_crash=True)
+    write_today(load_record(folder), elsewhere)
+    assert load_record(folder).today == elsewhere and elsewhere.another_crash
+    assert elsewhere.sentence() == "alive (another crash) in z3@5.4.1"
+    assert not today.another_crash
     assert Today(UNDECIDED, "z3", "5.4.1", "timeout").sentence() == (
         "undecided in z3 (5.4.1): timeout"
     )

@@ -129,6 +129,7 @@ def test_identified_keeps_twelve_frames_and_the_signal() -> None:
         "exit_code": -11,
         "backtrace": list("abcdefghijkl"),
         "signal": "SIGSEGV",
+        "stack": list("abc"),  # the frames the signature names
     }
     # a trace with nothing to name keeps the coarse signature and says so
     nameless = Backtrace("SIGSEGV", (Frame(None, "", None),))

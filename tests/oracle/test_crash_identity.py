@@ -9,28 +9,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from campaign_helpers import FIXTURES, config_for
+from campaign_helpers import SEGFAULTER, SEGV_SEED, config_for
 
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.store import COARSE_TRIGGERS
 from sphinxfuzz.campaign import Budget, run_campaign
 
-SEGFAULTER = f"{sys.executable} {FIXTURES / 'segfault_on_marker.py'}"
-SEED = """(declare-const segv_marker Int)
-(declare-const {site} Int)
-(declare-const x Int)
-(assert (> x segv_marker))
-(assert (or (= {site} (+ x 1)) (< x 3)))
-(check-sat)
-"""
-
 
 def _campaign(tmp_path: Path) -> list[Path]:
     seeds = tmp_path / "seeds"
     seeds.mkdir()
     for site in ("null_site", "other_site"):
-        (seeds / f"{site}.smt2").write_text(SEED.format(site=site))
+        (seeds / f"{site}.smt2").write_text(SEGV_SEED.format(site=site))
     root = tmp_path / "c"
     run_campaign(config_for([seeds], f"z3;{SEGFAULTER}", seed=4, per_seed=2), root, Budget())
     with Store(root) as store:
