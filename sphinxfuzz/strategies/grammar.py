@@ -29,6 +29,8 @@ from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.mutate.mutant import MutationError, mutate
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import (
+    Atom,
+    Node,
     Script,
     SList,
     SmtParseError,
@@ -36,6 +38,7 @@ from sphinxfuzz.smtlib import (
     parse_script,
     parse_term,
     sym,
+    walk,
 )
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
 from sphinxfuzz.strategies.base import OracleKind, StrategyBase, TestCase, register
@@ -217,6 +220,8 @@ class GrammarTerms:
         root = script.commands[-1].items[1]
         if not info.fully_sorted or info.sort_of(root) != BOOL or not well_sorted(script, info):
             return None
+        if not _literals_fit(root):
+            return None
         return Enumerated(" ".join(derived), decls, text)
 
     def usable(self, start: int, count: int, scan: int = 400) -> list[Enumerated]:
@@ -229,6 +234,22 @@ class GrammarTerms:
                 if len(found) >= count:
                     break
         return found
+
+
+def _literals_fit(term: Node) -> bool:
+    """Whether every `(_ bvN w)` has a width above 0 that holds its value: the grammar pairs
+    any value with any width, z3 rejects width 0 and cvc5 rejects `(_ bv8 1)` (an overflow
+    z3 takes modulo 2^w)."""
+    for node in walk(term):
+        if isinstance(node, SList) and len(node) == 3 and node.head_name() == "_":
+            value, width = node[1], node[2]
+            if not (isinstance(value, Atom) and isinstance(width, Atom)):
+                continue
+            if re.fullmatch(r"bv[0-9]+", value.text) and width.text.isdigit():
+                bits = int(width.text)
+                if bits == 0 or int(value.text[2:]) >= 2**bits:
+                    return False
+    return True
 
 
 def _sort_of(text: str) -> Sort | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from sphinxfuzz.smtlib import print_script
+from sphinxfuzz.smtlib import parse_script, print_script
 from sphinxfuzz.strategies import get
 from sphinxfuzz.strategies.grammar import GrammarStrategy, grammar_terms, parser
 
@@ -33,6 +33,17 @@ def test_small_corner_cases_come_first() -> None:
     assert ints[0] == "( = 0 0 )" and "( = x_Int 0 )" in ints
     strings = [item.term for item in grammar_terms("Strings").usable(0, 50)]
     assert '( = "" "" )' in strings
+
+
+def test_bit_vector_literals_fit_their_width() -> None:
+    # the grammar pairs any bvN with any width; cvc5 rejects (_ bv8 1) as an overflow
+    terms = [i for i in grammar_terms("FixedSizeBitVectors").usable(0, 1000) if "( _ bv" in i.term]
+    assert len(terms) >= 50
+    scripts = [
+        parse_script(f"(set-logic ALL)\n{i.declarations}\n(assert {i.term})", "<t>") for i in terms
+    ]
+    for name, errors in rejected_by_each(SOLVERS, scripts).items():
+        assert not errors, (name, [(terms[k].term, e) for k, e in list(errors.items())[:3]])
 
 
 def _mutants(count: int, rng: random.Random) -> list:
