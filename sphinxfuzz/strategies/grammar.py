@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -25,6 +25,7 @@ from lark.lexer import PatternStr, TerminalDef
 
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.errors import InputError
+from sphinxfuzz.generators.capabilities import Capabilities, term_features
 from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.mutate.mutant import MutationError, mutate
 from sphinxfuzz.mutate.seed import Seed
@@ -41,7 +42,13 @@ from sphinxfuzz.smtlib import (
     walk,
 )
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
-from sphinxfuzz.strategies.base import OracleKind, StrategyBase, TestCase, register
+from sphinxfuzz.strategies.base import (
+    OracleKind,
+    StrategyBase,
+    StrategyContext,
+    TestCase,
+    register,
+)
 from sphinxfuzz.strategies.signatures import read_data
 from sphinxfuzz.strategies.typefuzz import well_sorted
 
@@ -224,12 +231,19 @@ class GrammarTerms:
             return None
         return Enumerated(" ".join(derived), decls, text)
 
-    def usable(self, start: int, count: int, scan: int = 400) -> list[Enumerated]:
-        """Up to `count` well-sorted terms from position `start` on (wrapping round)."""
+    def usable(
+        self,
+        start: int,
+        count: int,
+        scan: int = 400,
+        takes: Callable[[Enumerated], bool] = lambda item: True,
+    ) -> list[Enumerated]:
+        """Up to `count` well-sorted terms from position `start` on (wrapping round) that
+        `takes` (the targets) accepts."""
         found: list[Enumerated] = []
         for step in range(min(scan * max(count, 1), len(self.raw))):
             item = self.render(self.raw[(start + step) % len(self.raw)])
-            if item is not None:
+            if item is not None and takes(item):
                 found.append(item)
                 if len(found) >= count:
                     break
@@ -294,6 +308,19 @@ class GrammarStrategy(StrategyBase):
     ) -> None:
         self.theories = tuple(theories)
         self.per_seed = per_seed
+        self.context = StrategyContext(specs=())
+        self.capabilities: Capabilities | None = None
+
+    def setup(self, context: StrategyContext) -> None:
+        self.context = context
+        self.capabilities = Capabilities(list(context.specs)) if context.specs else None
+
+    def _takes(self, item: Enumerated) -> bool:
+        """Whether every target accepts the term's operators and sorts (a release lacks
+        newer ones: z3 4.8.7 has no bvnego or int_to_bv)."""
+        if self.capabilities is None:
+            return True
+        return not self.capabilities.lacking(term_features(item.declarations, item.term))
 
     def applies(self, seed: Seed) -> bool:
         return any(c.head_name() == "assert" for c in seed.script.commands)
@@ -305,7 +332,10 @@ class GrammarStrategy(StrategyBase):
             return
         # log-uniform start: the smallest terms often, every term possibly
         start = int(len(terms.raw) ** rng.random()) - 1
-        queue = _Queue(theory, terms.usable(start, 2 * self.per_seed))
+        probed = self.capabilities.probe_seconds if self.capabilities else 0.0
+        queue = _Queue(theory, terms.usable(start, 2 * self.per_seed, takes=self._takes))
+        if self.capabilities is not None:
+            self.context.spent(self.capabilities.probe_seconds - probed)
         if not queue.terms:
             return
         for number in range(self.per_seed):
