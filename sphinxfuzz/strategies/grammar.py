@@ -6,8 +6,9 @@ the depth, the cap and the samples for open terminals). A free symbol is named a
 that uses it, and declared with that rule's sort, learnt from the rule's closed terms (those
 without symbols). Terms the inferred sorts and the theory documents' signatures reject are
 skipped, as are bit-vector literals their width cannot hold and terms with an operator or
-sort some target lacks (`generators.capabilities`). Filling goes through `mutate.mutate`, so sort adaptation (renaming to seed variables
-of the same sort) is the one of today's filling. Mutants of a seed take consecutive terms of
+sort some target lacks (`generators.capabilities`). Filling goes through `mutate.mutate`, so
+sort adaptation (renaming to seed variables of the same sort) is the one of today's filling.
+Mutants of a seed take consecutive terms of
 the enumeration from a start drawn log-uniformly, so small corner cases come up often and
 every term can. Oracle: DIFFERENTIAL.
 """
