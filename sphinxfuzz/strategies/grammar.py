@@ -8,9 +8,8 @@ without symbols). Terms the inferred sorts and the theory documents' signatures 
 skipped, as are bit-vector literals their width cannot hold and terms with an operator or
 sort some target lacks (`generators.capabilities`). Filling goes through `mutate.mutate`, so
 sort adaptation (renaming to seed variables of the same sort) is the one of today's filling.
-Mutants of a seed take consecutive terms of
-the enumeration from a start drawn log-uniformly, so small corner cases come up often and
-every term can. Oracle: DIFFERENTIAL.
+Mutants of a seed take consecutive terms of the enumeration from a start drawn log-uniformly,
+so small corner cases come up often and every term can. Oracle: DIFFERENTIAL.
 """
 
 from __future__ import annotations
