@@ -223,6 +223,12 @@ def _node_feature(
             text = print_node(node)
             return Feature(key, "\n".join(sort_decls), f"(= {text} {text})")
         return None
+    if node.head_name() == "_" and len(node.items) >= 3 and isinstance(node.items[1], Atom):
+        value = node.items[1].name  # an indexed constant: (_ char #x41), (_ +oo 8 24)
+        if re.fullmatch(r"bv\d+", value) or value in known or value in user:
+            return None  # (_ bv5 8) is a literal
+        text = print_node(node)
+        return Feature(value, "\n".join(sort_decls), f"(= {text} {text})")
     name = node.operator_name()
     if name is None or name in _CORE or name in user or name in known:
         return None

@@ -5,17 +5,18 @@ Terms are enumerated exhaustively up to a derivation depth, smallest first (gram
 the depth, the cap and the samples for open terminals). A free symbol is named after the rule
 that uses it, and declared with that rule's sort, learnt from the rule's closed terms (those
 without symbols). Terms the inferred sorts and the theory documents' signatures reject are
-skipped. Filling goes through `mutate.mutate`, so sort adaptation (renaming to seed variables
-of the same sort) is the one of today's filling. Mutants of a seed take consecutive terms of
-the enumeration from a start drawn log-uniformly, so small corner cases come up often and
-every term can. Oracle: DIFFERENTIAL.
+skipped, as are bit-vector literals their width cannot hold and terms with an operator or
+sort some target lacks (`generators.capabilities`). Filling goes through `mutate.mutate`, so
+sort adaptation (renaming to seed variables of the same sort) is the one of today's filling.
+Mutants of a seed take consecutive terms of the enumeration from a start drawn log-uniformly,
+so small corner cases come up often and every term can. Oracle: DIFFERENTIAL.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -25,10 +26,13 @@ from lark.lexer import PatternStr, TerminalDef
 
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.errors import InputError
+from sphinxfuzz.generators.capabilities import Capabilities, term_features
 from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.mutate.mutant import MutationError, mutate
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import (
+    Atom,
+    Node,
     Script,
     SList,
     SmtParseError,
@@ -36,9 +40,16 @@ from sphinxfuzz.smtlib import (
     parse_script,
     parse_term,
     sym,
+    walk,
 )
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
-from sphinxfuzz.strategies.base import OracleKind, StrategyBase, TestCase, register
+from sphinxfuzz.strategies.base import (
+    OracleKind,
+    StrategyBase,
+    StrategyContext,
+    TestCase,
+    register,
+)
 from sphinxfuzz.strategies.signatures import read_data
 from sphinxfuzz.strategies.typefuzz import well_sorted
 
@@ -217,18 +228,43 @@ class GrammarTerms:
         root = script.commands[-1].items[1]
         if not info.fully_sorted or info.sort_of(root) != BOOL or not well_sorted(script, info):
             return None
+        if not _literals_fit(root):
+            return None
         return Enumerated(" ".join(derived), decls, text)
 
-    def usable(self, start: int, count: int, scan: int = 400) -> list[Enumerated]:
-        """Up to `count` well-sorted terms from position `start` on (wrapping round)."""
+    def usable(
+        self,
+        start: int,
+        count: int,
+        scan: int = 400,
+        takes: Callable[[Enumerated], bool] = lambda item: True,
+    ) -> list[Enumerated]:
+        """Up to `count` well-sorted terms from position `start` on (wrapping round) that
+        `takes` (the targets) accepts."""
         found: list[Enumerated] = []
         for step in range(min(scan * max(count, 1), len(self.raw))):
             item = self.render(self.raw[(start + step) % len(self.raw)])
-            if item is not None:
+            if item is not None and takes(item):
                 found.append(item)
                 if len(found) >= count:
                     break
         return found
+
+
+def _literals_fit(term: Node) -> bool:
+    """Whether every `(_ bvN w)` has a width above 0 that holds its value: the grammar pairs
+    any value with any width, z3 rejects width 0 and cvc5 rejects `(_ bv8 1)` (an overflow
+    z3 takes modulo 2^w)."""
+    for node in walk(term):
+        if isinstance(node, SList) and len(node) == 3 and node.head_name() == "_":
+            value, width = node[1], node[2]
+            if not (isinstance(value, Atom) and isinstance(width, Atom)):
+                continue
+            if re.fullmatch(r"bv[0-9]+", value.text) and width.text.isdigit():
+                bits = int(width.text)
+                if bits == 0 or int(value.text[2:]) >= 2**bits:
+                    return False
+    return True
 
 
 def _sort_of(text: str) -> Sort | None:
@@ -273,6 +309,19 @@ class GrammarStrategy(StrategyBase):
     ) -> None:
         self.theories = tuple(theories)
         self.per_seed = per_seed
+        self.context = StrategyContext(specs=())
+        self.capabilities: Capabilities | None = None
+
+    def setup(self, context: StrategyContext) -> None:
+        self.context = context
+        self.capabilities = Capabilities(list(context.specs)) if context.specs else None
+
+    def _takes(self, item: Enumerated) -> bool:
+        """Whether every target accepts the term's operators and sorts (a release lacks
+        newer ones: z3 4.8.7 has no bvnego or int_to_bv)."""
+        if self.capabilities is None:
+            return True
+        return not self.capabilities.lacking(term_features(item.declarations, item.term))
 
     def applies(self, seed: Seed) -> bool:
         return any(c.head_name() == "assert" for c in seed.script.commands)
@@ -284,7 +333,10 @@ class GrammarStrategy(StrategyBase):
             return
         # log-uniform start: the smallest terms often, every term possibly
         start = int(len(terms.raw) ** rng.random()) - 1
-        queue = _Queue(theory, terms.usable(start, 2 * self.per_seed))
+        probed = self.capabilities.probe_seconds if self.capabilities else 0.0
+        queue = _Queue(theory, terms.usable(start, 2 * self.per_seed, takes=self._takes))
+        if self.capabilities is not None:
+            self.context.spent(self.capabilities.probe_seconds - probed)
         if not queue.terms:
             return
         for number in range(self.per_seed):

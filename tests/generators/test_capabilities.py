@@ -45,6 +45,14 @@ def test_z3_lacks_bags_and_the_answer_is_cached(tmp_path):
     assert again.lacking(term_features(*BAG)) == lacking and again.probes == 0
 
 
+def test_an_indexed_constant_is_a_feature_old_z3_lacks_for_char(tmp_path):
+    # z3 4.8.x rejects (_ char #x41), so the grammar strategy must not draw it for them
+    char = ("", '(= "A" (_ char #x41))')
+    assert {f.name for f in term_features(*char)} == {"char", "String"}
+    capabilities = Capabilities(parse_specs("z3@4.8.8;z3;cvc5"), folder=tmp_path)
+    assert capabilities.lacking(term_features(*char)) == [("char", "z3@4.8.8")]
+
+
 class _Source:
     """A bag term on a first draw (seed below 2^32), a bit-vector term on any redraw."""
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import random
 
-from sphinxfuzz.smtlib import print_script
+from sphinxfuzz.smtlib import parse_script, print_script
+from sphinxfuzz.solvers import parse_specs
 from sphinxfuzz.strategies import get
+from sphinxfuzz.strategies.base import StrategyContext
 from sphinxfuzz.strategies.grammar import GrammarStrategy, grammar_terms, parser
 
 from .acceptance import rejected_by_each
@@ -35,8 +37,19 @@ def test_small_corner_cases_come_first() -> None:
     assert '( = "" "" )' in strings
 
 
-def _mutants(count: int, rng: random.Random) -> list:
-    strategy = GrammarStrategy()
+def test_bit_vector_literals_fit_their_width() -> None:
+    # the grammar pairs any bvN with any width; cvc5 rejects (_ bv8 1) as an overflow
+    terms = [i for i in grammar_terms("FixedSizeBitVectors").usable(0, 1000) if "( _ bv" in i.term]
+    assert len(terms) >= 50
+    scripts = [
+        parse_script(f"(set-logic ALL)\n{i.declarations}\n(assert {i.term})", "<t>") for i in terms
+    ]
+    for name, errors in rejected_by_each(SOLVERS, scripts).items():
+        assert not errors, (name, [(terms[k].term, e) for k, e in list(errors.items())[:3]])
+
+
+def _mutants(count: int, rng: random.Random, strategy: GrammarStrategy | None = None) -> list:
+    strategy = strategy or GrammarStrategy()
     seeds = [seed for seed in shipped() if strategy.applies(seed)]
     cases: list = []
     while len(cases) < count:
@@ -49,6 +62,16 @@ def test_mutants_are_mostly_accepted() -> None:
     assert {c.provenance["theory"] for c in cases} >= {"Ints", "Strings"}
     for name, errors in rejected_by_each(SOLVERS, [c.script for c in cases]).items():
         assert len(errors) <= 10, (name, list(errors.items())[:5])
+
+
+def test_only_what_every_target_takes_is_drawn() -> None:
+    # z3 4.8.8 has no bvnego, bvsaddo, int_to_bv or (_ char #x41): the grammars have them
+    specs = parse_specs("z3@4.8.8;cvc5")
+    strategy = GrammarStrategy(theories=("FixedSizeBitVectors", "Strings"))
+    strategy.setup(StrategyContext(specs=specs))
+    cases = _mutants(60, random.Random(3), strategy)
+    for name, errors in rejected_by_each(specs, [c.script for c in cases]).items():
+        assert not errors, (name, list(errors.values())[:3])
 
 
 def test_a_fixed_seed_gives_the_same_mutants() -> None:
