@@ -41,6 +41,7 @@ class Stats:
     mutants: int = 0
     solver_calls: int = 0  # every solver process: seeds, mutants, model checks
     accepted: int = 0  # mutants no solver rejected (no `error` outcome)
+    undecided: int = 0  # mutants some solver answered unknown to or timed out on
     unknowns: int = 0  # solver answers, per call
     timeouts: int = 0
     errors: int = 0
@@ -53,7 +54,9 @@ class Stats:
     seeds_used: int = 0
     seeds_set_aside: int = 0  # rejected or unanswered by a solver before mutation
     seeds_malformed: int = 0
-    seeds_left_early: int = 0  # left after max_mutant_timeouts of their mutants timed out
+    # left after max_mutant_timeouts of their mutants timed out, or too many in a row were
+    # undecided (`campaign.budget.SeedBudget`)
+    seeds_left_early: int = 0
     seed_findings: int = 0
     solver_time: float = 0.0  # seconds inside solver processes
     wall_time: float = 0.0  # seconds of work, summed over workers
@@ -119,6 +122,10 @@ class Stats:
     @property
     def acceptance(self) -> float:
         return self.accepted / self.mutants if self.mutants else 0.0
+
+    @property
+    def undecided_share(self) -> float:
+        return self.undecided / self.mutants if self.mutants else 0.0
 
     @property
     def outside_share(self) -> float:

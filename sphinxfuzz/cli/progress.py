@@ -22,7 +22,8 @@ def stats_line(stats: Stats, elapsed: float) -> str:
     bugs = ", ".join(f"{k} {v}" for k, v in sorted(stats.bugs.items())) or "none"
     return (
         f"{elapsed:7.0f}s  mutants {stats.mutants} ({rate:.2f}/s)  calls {calls:.2f}/s  "
-        f"accepted {stats.acceptance:.0%}  unknown {stats.unknowns}  timeout {stats.timeouts}  "
+        f"accepted {stats.acceptance:.0%}  undecided {stats.undecided_share:.0%}  "
+        f"unknown {stats.unknowns}  timeout {stats.timeouts}  "
         f"bugs: {bugs}"
     )
 
