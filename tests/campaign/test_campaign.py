@@ -222,6 +222,7 @@ def test_a_seed_whose_mutants_time_out_is_left_early(tmp_path: Path) -> None:
     stats = run_campaign(config, tmp_path / "c", Budget())
     # max_mutant_timeouts (1) mutant timed out, the other 9 were never made
     assert stats.mutants == 1 and stats.timeouts == 1 and stats.seeds_left_early == 1
+    assert stats.undecided == 1 and stats.undecided_share == 1.0
 
 
 def test_a_seed_with_fast_mutants_gets_more_of_them(tmp_path: Path) -> None:
