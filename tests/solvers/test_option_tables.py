@@ -22,7 +22,7 @@ from sphinxfuzz.solvers.options.declared import (
     parse_cvc5_help,
     parse_z3_parameters,
 )
-from sphinxfuzz.solvers.options.probe import delivered, find_delivery
+from sphinxfuzz.solvers.options.probe import delivered, find_delivery, probe
 from sphinxfuzz.solvers.options.table import build_table, load_table, option_table, save_table
 
 # as z3 5.4.1 prints them (`z3 -pm:sat`, `z3 -pm:smt`), one of each shape
@@ -135,7 +135,12 @@ def test_delivery_words() -> None:
     spec, script = delivered(z3, "(check-sat)\n", [("smt.arith.solver", "2")], "argv")
     assert spec.argv[-1] == "smt.arith.solver=2" and script == "(check-sat)\n"
     spec, script = delivered(cvc5, "(check-sat)\n", [("nl-ext-tplanes", "true")], "argv")
-    assert spec.argv[-1] == "--nl-ext-tplanes=true"
+    assert spec.argv[-1] == "--nl-ext-tplanes"
+    assert delivered(cvc5, "", [("strings-exp", "false")], "argv")[0].argv[-1] == "--no-strings-exp"
+    assert (
+        delivered(cvc5, "", [("simplification", "none")], "argv")[0].argv[-1]
+        == "--simplification=none"
+    )
     spec, script = delivered(cvc5, "(check-sat)\n", [("nl-ext-tplanes", "true")], "set-option")
     assert spec == cvc5 and script == "(set-option :nl-ext-tplanes true)\n(check-sat)\n"
 
@@ -162,16 +167,21 @@ def test_probe_keeps_only_what_z3_accepts() -> None:
     assert table.probe_runs >= 6  # every value on both probe scripts, until one fails
 
 
-def test_probe_of_cvc5_uses_set_option_and_refuses_unknown_names() -> None:
+def test_probe_of_cvc5_on_its_command_line_and_by_set_option() -> None:
     cvc5 = parse_specs("cvc5")[0]
     declared = [
         Declared("strings-exp", Kind.BOOL, "false"),
-        Declared("no-such-option", Kind.BOOL, "false"),  # cvc5 answers `unsupported`
+        Declared("bogus-option", Kind.BOOL, "false"),
     ]
     table = build_table(cvc5, declared=declared)
-    assert table.delivery == "set-option"
+    assert table.delivery == "argv"  # the rules try the command line first
     assert [(o.name, o.values) for o in table.options] == [("strings-exp", ("true",))]
-    assert "unsupported" in table.rejected["no-such-option=true"]
+    assert "bogus-option" in table.rejected["bogus-option=true"]
+    # by set-option, cvc5 answers `unsupported` to a name it does not know, and goes on
+    chosen, _ = choose(Family.CVC5, declared)
+    accepted, rejected, _ = probe(cvc5, chosen, "set-option")
+    assert accepted == {"strings-exp": ("true",)}
+    assert "unsupported" in rejected["bogus-option=true"]
 
 
 def test_delivery_follows_the_rules_order() -> None:

@@ -10,7 +10,6 @@ say which way to try first per family.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +19,7 @@ from sphinxfuzz.solvers.options.choose import Candidate
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.result import Answer, Outcome, SolverResult
 from sphinxfuzz.solvers.runner import run_solver
-from sphinxfuzz.solvers.spec import SolverSpec
+from sphinxfuzz.solvers.spec import SolverSpec, with_options
 
 Setting = tuple[str, str]  # (option name, value as the solver spells it)
 PROBE_TIMEOUT = 10.0  # seconds per probe run: the scripts are tiny
@@ -39,7 +38,17 @@ def option_words(family: Family, settings: Iterable[Setting]) -> tuple[str, ...]
     """The command-line words that set `settings` on a release of `family`."""
     if family == Family.Z3:
         return tuple(f"{name}={value}" for name, value in settings)
-    return tuple(f"--{name}={value}" for name, value in settings)
+    return tuple(_cvc5_word(name, value) for name, value in settings)
+
+
+def _cvc5_word(name: str, value: str) -> str:
+    """A cvc5 binary reads Booleans only as --name and --no-name (1.0.3 refuses
+    --name=false); the shim reads both."""
+    if value == "true":
+        return f"--{name}"
+    if value == "false":
+        return f"--no-{name}"
+    return f"--{name}={value}"
 
 
 def set_option_lines(settings: Iterable[Setting]) -> str:
@@ -53,8 +62,7 @@ def delivered(
     if not settings:
         return spec, script
     if delivery == "argv":
-        argv = (*spec.argv, *option_words(spec.family, settings))
-        return dataclasses.replace(spec, argv=argv), script
+        return with_options(spec, option_words(spec.family, settings)), script
     return spec, set_option_lines(settings) + script
 
 

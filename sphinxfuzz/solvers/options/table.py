@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.fileio import write_atomic
-from sphinxfuzz.solvers.families import Family
+from sphinxfuzz.solvers.families import Family, program_argv
 from sphinxfuzz.solvers.installs import cache_root
 from sphinxfuzz.solvers.options.choose import choose, load_rules
 from sphinxfuzz.solvers.options.declared import Declared, Kind, declared_options
@@ -88,11 +88,17 @@ def cache_dir() -> Path:
     return cache_root().parent / "options"
 
 
+def release_spec(spec: SolverSpec) -> SolverSpec:
+    """`spec` without the user's options: a table belongs to the release (its program)."""
+    program = program_argv(spec.argv)
+    return SolverSpec(" ".join(program), spec.name, spec.family, program)
+
+
 def table_path(spec: SolverSpec, folder: Path | None = None) -> Path:
-    """One file per release and command line (options on the spec can change what the
-    release accepts)."""
+    """One file per release: family, version and program (a path or a venv's Python and
+    shim)."""
     version = solver_version(spec)
-    key = json.dumps([spec.family, version, list(spec.argv)])
+    key = json.dumps([spec.family, version, list(program_argv(spec.argv))])
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
     return (folder or cache_dir()) / f"{spec.family}-{version}-{digest}.json"
 
@@ -113,7 +119,9 @@ def build_table(
     declared: list[Declared] | None = None,
     say: Callable[[str], None] | None = None,
 ) -> OptionTable:
-    """Read the release's options (or take `declared`), choose by the rules, probe."""
+    """Read the release's options (or take `declared`), choose by the rules, probe (the
+    release alone: the spec's own options are left out)."""
+    spec = release_spec(spec)
     started = time.monotonic()
     rules = load_rules()
     listed = declared_options(spec) if declared is None else declared
