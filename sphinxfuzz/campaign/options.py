@@ -59,7 +59,7 @@ class OptionPlan:
             if family == Family.OTHER or not words:
                 raise CampaignError(
                     f"options {text!r}: write random, random:K or FAMILY: OPTIONS; ... "
-                    f'(e.g. "z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes"), not {part!r}',
+                    f'(e.g. "z3: smt.arith.solver=2 auto_config=false"), not {part!r}',
                     setting="options",
                 )
             fixed[family] = (*fixed.get(family, ()), *words)

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from sphinxfuzz.solvers.families import Family
+from sphinxfuzz.solvers.families import Family, program_argv
 from sphinxfuzz.solvers.options.choose import Candidate
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.result import Answer, Outcome, SolverResult
@@ -101,11 +101,14 @@ def find_delivery(spec: SolverSpec, ways: Sequence[str], candidates: Sequence[Ca
 
 class _Runs:
     """Runs probe scripts: one persistent process for set-option probes of a solver that can
-    keep one (the cvc5 shim starts Python per run), else fresh processes, two at a time."""
+    keep one, else fresh processes, two at a time. The cvc5 shim starts Python per run (a
+    second each on a busy machine), and hands a command-line option to the same `setOption`
+    a `set-option` reaches: its probes always go by set-option to one process."""
 
     def __init__(self, spec: SolverSpec, delivery: str) -> None:
         self.spec, self.delivery = spec, delivery
-        self.persistent = delivery == "set-option" and supports_persistence(spec)
+        shim = len(program_argv(spec.argv)) > 1
+        self.persistent = (delivery == "set-option" or shim) and supports_persistence(spec)
         self.count = 0
         self._lock = threading.Lock()  # fresh runs are counted from two threads
 
