@@ -34,7 +34,7 @@ setup(
     package_data={
         "sphinxfuzz": [
             "schemas/*.json",
-            "solvers/*.json",
+            "solvers/options/*.json",
             "generators/*.json",
             "strategies/*.json",
             "py.typed",

@@ -77,6 +77,8 @@ class SolverCalls:
         if self.deadline is not None:  # --time holds whatever the solver does
             limit = max(0.05, min(limit, self.deadline - time.time()))
         solver = None if fresh else self.persistent.get(spec.name)
+        if solver is not None and solver.spec.argv != spec.argv:  # a position's options
+            solver = None
         if solver is not None:
             result = solver.run(text, timeout=limit)
         else:
@@ -90,6 +92,11 @@ class SolverCalls:
         stats.timeouts += result.outcome == Outcome.TIMEOUT
         stats.errors += result.outcome == Outcome.ERROR
         return result
+
+    def use_specs(self, specs: Sequence[SolverSpec]) -> None:
+        """Run the targets as `specs` from now on (a position's options on their command
+        lines, `campaign.options`); the list is shared, so every user sees the change."""
+        self.specs[:] = specs
 
     def trusted_run(self, spec: SolverSpec) -> TrustedRun:
         """A trusted solver's run: fresh, and no longer than a seed's check may take."""

@@ -16,6 +16,7 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 from typing import Any
 
 from sphinxfuzz.campaign.mix import StrategyMix
+from sphinxfuzz.campaign.options import OptionPlan
 from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
 from sphinxfuzz.campaign.targets import (
     CampaignError,
@@ -75,6 +76,10 @@ class CampaignConfig:
     # papers' strategies into sphinx's skeleton filling.
     strategies: str = DEFAULT_STRATEGY
     scheduler: str = "fixed"  # "bandit": choose strategies by what they found
+    # Solver options per seed position (campaign/options.py): "" none; "random" or "random:K"
+    # draws from each target's option table; "z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes"
+    # fixes them. They go on the targets' command lines, so stored bugs carry them.
+    options: str = ""
     # The solvers that label seeds sat/unsat (fusion, sae, janus), give STORM its models and
     # re-run a verdict's formula against its construction (doubts); not targets. The newest z3
     # by default: a release under test must not vouch for itself. "z3;cvc5" names two.
@@ -134,6 +139,7 @@ class CampaignConfig:
         """The solver specs, seed files and generators this config names, resolved once;
         a CampaignError (with `setting` naming the culprit) when one is unusable."""
         specs = target_specs(self.solvers)
+        OptionPlan.parse(self.options)  # a malformed plan stops here, naming the setting
         mix = StrategyMix.parse(self.strategies, self.scheduler)
         trusted: tuple[SolverSpec, ...] = ()
         if mix.needs_trusted:

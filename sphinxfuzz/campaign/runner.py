@@ -26,6 +26,7 @@ from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
+from sphinxfuzz.campaign.options import PositionOptions
 from sphinxfuzz.campaign.status import StatusWriter
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.generators.child_process import probe_confinement
@@ -104,13 +105,19 @@ def validate(config: CampaignConfig | Campaign, *, unconfined: bool = False) -> 
         probe_confinement(unconfined=unconfined)
     except ConfinementError as exc:
         raise CampaignError(str(exc), setting="unconfined") from None
-    for spec in campaign.specs:
+    # random options need the targets' option tables: built here once, before any worker
+    options = PositionOptions.prepare(config.options, campaign.specs, config.campaign_seed)
+    fixed = options.specs_for(0) if options.plan.fixed else []  # the same at every position
+    for spec, setting in [
+        *((s, "solvers") for s in campaign.specs),
+        *((s, "options") for s in fixed),
+    ]:
         problem = smoke_test(spec, timeout=max(config.timeout, 5.0), memory_mb=config.memory_mb)
         if problem is not None:
             raise CampaignError(
                 f"solver {spec.text!r} fails on a trivial script ((check-sat) on an empty "
                 f"problem): {problem}. Check its options.",
-                setting="solvers",
+                setting=setting,
             )
     return campaign
 

@@ -18,6 +18,7 @@ from sphinxfuzz.campaign.calls import SolverCalls
 from sphinxfuzz.campaign.cases import CaseJudge
 from sphinxfuzz.campaign.config import CampaignConfig
 from sphinxfuzz.campaign.mix import StrategyBench
+from sphinxfuzz.campaign.options import PositionOptions
 from sphinxfuzz.campaign.recording import Recorder
 from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.seedcheck import SEED_SET_ASIDE
@@ -56,6 +57,8 @@ class CaseTester:
         # the scripts of the position, for the bandit's operator pairs
         self.keep_scripts = bench.mix.scheduler == "bandit"
         self.scripts: list[Script] = []
+        # the targets' command lines per position (`campaign.options`)
+        self.options = PositionOptions.prepare(config.options, calls.specs, config.campaign_seed)
 
     def seed_cases(self, store: Findings, position: int, seed: Seed, name: str) -> bool:
         """Test the cases of strategy `name` from `seed` while the seed's budget lasts;
@@ -68,6 +71,7 @@ class CaseTester:
             config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget, factor
         )
         log: list[tuple[int, int, str, list[str]]] = []
+        self.calls.use_specs(self.options.specs_for(position))
         try:
             for number in budget.numbers():
                 try:
@@ -101,6 +105,7 @@ class CaseTester:
             stats.seeds_left_early += budget.left_early
             return not budget.stopped
         finally:
+            self.calls.use_specs(self.options.specs)  # seed checks run the specs as given
             if log:
                 store.log_mutants(log)
 

@@ -137,6 +137,7 @@ def fuzz(
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
     strategies: Annotated[str | None, typer.Option("--strategies", help=f"Strategies and their weights, e.g. 'sphinx,fusion=2,storm': each seed position draws one. {STRATEGY_LIST}. Default: {default_of('strategies')}.")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="fixed: draw strategies by the --strategies weights; bandit: favour the strategies whose cases found crashes, verdicts and new operator pairs per solver call. Default: fixed.")] = None,
+    options: Annotated[str | None, typer.Option("--options", help="Solver options per seed position, on the targets' command lines (stored bugs, replay, reduce and bisect keep them): 'random' draws up to 3 options per target from its release's option table (`sphinxfuzz solvers options`; built on first use, a minute per release), 'random:K' up to K; 'z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes' fixes them per family. Default: none.")] = None,
     trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solvers (one, or several as 'z3;cvc5') that label seeds sat/unsat (fusion, sae, janus) from clean runs they agree on, give storm its models, and re-run every expected-answer verdict's formula (a trusted solver answering as the target did makes it a construction doubt, not a bug); not targets, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
     newest: Annotated[str | None, typer.Option("--newest", help="The newest release of each solver family every stored bug is replayed on, to record it alive or fixed today, e.g. 'z3@5.4.1;cvc5'. Default: the newest installed wheel of each family.")] = None,
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the --jobs workers as actors of the Ray cluster at ADDRESS (host:port of `ray start --head`, or ray://host:10001); `--ray local` starts Ray on this machine with a CPU per job. Needs `pip install 'sphinxfuzz[ray]'`.")] = None,
@@ -161,6 +162,7 @@ def fuzz(
         "max_seed_bytes": max_seed_bytes,
         "strategies": strategies,
         "scheduler": scheduler,
+        "options": options,
         "trusted": trusted,
         "newest": newest,
     }

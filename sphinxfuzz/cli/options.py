@@ -72,6 +72,7 @@ VALUE_NAMES = {
     "--log-every": "SECONDS",
     "--every": "SECONDS",
     "--strategies": "NAMES",
+    "--options": "PLAN",
     "--max-seed-bytes": "BYTES",
     "--llm": "BACKEND",
     "--out": "PATH",

@@ -154,5 +154,63 @@ def available(solver: Annotated[str, typer.Argument(help="z3 or cvc5.")]) -> Non
     Console(soft_wrap=True).print(f"installed ones live in {cache_root()}")
 
 
+@solvers_app.command("options")
+def show_options(
+    solver: Annotated[
+        str, typer.Argument(help="One solver spec: z3, z3@4.12.2, cvc5, /usr/bin/cvc5.")
+    ],
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Read, choose and probe again (ignore the cache).")
+    ] = False,
+    why: Annotated[
+        bool,
+        typer.Option(
+            "--why",
+            help="Also list each option left out and each value the probe rejected, with the reason.",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Show the options a campaign may set on a solver release: its option table.
+
+    The table is learned from the release itself (z3's parameter modules, cvc5's option
+    list), cut down by the rules in sphinxfuzz/solvers/options/fuzzable.json (Booleans,
+    small enums and small integer ranges; never output, proof, dump, resource, time or
+    seed options), and probed: each value is set alone on an empty problem and a tiny
+    satisfiable formula, and kept only if the release answers sat to both. The first call
+    per release takes a minute or two; the table is then cached under
+    $SPHINXFUZZ_CACHE/options (default ~/.cache/sphinxfuzz/options) and built again only
+    when the rules change or with --rebuild. The delivery column says how the release takes
+    options: on its command line (argv) or as (set-option ...) in the script.
+    """
+    from sphinxfuzz.solvers.options.table import option_table
+
+    spec = parse_specs(solver)[0]
+    console = Console(soft_wrap=True, stderr=as_json)
+    table = option_table(
+        spec, rebuild=rebuild, say=lambda line: console.print(line, highlight=False)
+    )
+    if as_json:
+        print_json(table.to_json())
+        return
+    shown = Table(
+        title=f"{spec.name} {table.version}: options a campaign may set ({table.delivery})"
+    )
+    for column in ("option", "kind", "default", "values accepted"):
+        shown.add_column(column)
+    for option in table.options:
+        shown.add_row(option.name, option.kind, option.default or "?", ", ".join(option.values))
+    console.print(shown)
+    console.print(
+        f"{table.declared} declared, {table.candidates} chosen by the rules, "
+        f"{table.rejected_options} of those rejected by the probe "
+        f"({len(table.rejected)} values), {len(table.options)} in the table",
+        highlight=False,
+    )
+    if why:
+        for name, reason in {**table.left_out, **table.rejected}.items():
+            console.print(f"{escape(name)}: {escape(reason)}", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(solvers_app, name="solvers")

@@ -14,6 +14,7 @@ import shlex
 import shutil
 import sys
 import sysconfig
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,6 +103,15 @@ def _resolve_version(
             step=Step(StepKind.INSTALL_RELEASE, {"family": family, "version": version}),
         )
     return f"{family}@{found.version}", family, (*found.argv, *options)
+
+
+def with_options(spec: SolverSpec, words: Sequence[str]) -> SolverSpec:
+    """`spec` with `words` appended to its command line and to its text, under its name:
+    the text read back by `parse_specs` runs the same command (stored bugs keep the text)."""
+    if not words:
+        return spec
+    text = " ".join([spec.text, *(shlex.quote(w) for w in words)])
+    return SolverSpec(text, spec.name, spec.family, (*spec.argv, *words))
 
 
 def parse_specs(text: str) -> list[SolverSpec]:

@@ -57,7 +57,7 @@ def test_the_wheel_carries_every_data_folder(wheel: Path) -> None:
     # every file of the package itself (modules and the data beside them: schemas, tables)
     package = {p.relative_to(REPO).as_posix() for p in (REPO / "sphinxfuzz").rglob("*")
                if p.is_file() and "__pycache__" not in p.parts}  # fmt: skip
-    assert {"sphinxfuzz/py.typed", "sphinxfuzz/solvers/needed_options.json"} <= package
+    assert {"sphinxfuzz/py.typed", "sphinxfuzz/solvers/options/needed_options.json"} <= package
     assert package - names == set()
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
 

@@ -1,0 +1,114 @@
+"""Solver options a campaign sets per seed position (the `options` setting):
+
+- "" (none): every target runs as its spec says;
+- `random` or `random:K`: each position draws up to K options (3 by default) for each target
+  whose family has option tables (`solvers.options.table`), from
+  `rng_for(campaign_seed, position, "options")`, each with one of its probed values;
+- `z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes`: the same options on every target of
+  each family named, for every position.
+
+The options of a position go on the targets' command lines (`solvers.spec.with_options`), so
+every result carries them in its spec and every stored bug, replay, reduction and bisection
+runs the same command. A release whose table says it honours options only by `set-option`
+gets none drawn (z3 and cvc5 releases so far all take them on the command line).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sphinxfuzz.campaign.rngs import rng_for
+from sphinxfuzz.campaign.targets import CampaignError
+from sphinxfuzz.solvers import Family, SolverSpec
+from sphinxfuzz.solvers.options.probe import option_words
+from sphinxfuzz.solvers.options.table import OptionTable, option_table
+from sphinxfuzz.solvers.spec import with_options
+
+DEFAULT_DRAWN = 3  # options per target and position with `random`
+_RANDOM = re.compile(r"random(?::(\d+))?")
+# families whose releases have option tables (`solvers.options.declared`)
+TABLED = (Family.Z3, Family.CVC5)
+
+
+@dataclass(frozen=True)
+class OptionPlan:
+    drawn: int = 0  # up to this many options per target and position (random mode)
+    fixed: dict[Family, tuple[str, ...]] = field(default_factory=dict)  # command-line words
+
+    @classmethod
+    def parse(cls, text: str) -> OptionPlan:
+        text = text.strip()
+        if not text:
+            return cls()
+        matched = _RANDOM.fullmatch(text)
+        if matched is not None:
+            drawn = int(matched.group(1) or DEFAULT_DRAWN)
+            if drawn < 1:
+                raise CampaignError(
+                    f"options {text!r}: draw at least one option", setting="options"
+                )
+            return cls(drawn=drawn)
+        fixed: dict[Family, tuple[str, ...]] = {}
+        for part in filter(None, (p.strip() for p in text.split(";"))):
+            name, colon, rest = part.partition(":")
+            family = Family.read(name.strip())
+            words = shlex.split(rest) if colon else []
+            if family == Family.OTHER or not words:
+                raise CampaignError(
+                    f"options {text!r}: write random, random:K or FAMILY: OPTIONS; ... "
+                    f'(e.g. "z3: smt.arith.solver=2 auto_config=false"), not {part!r}',
+                    setting="options",
+                )
+            fixed[family] = (*fixed.get(family, ()), *words)
+        return cls(fixed=fixed)
+
+
+class PositionOptions:
+    """The targets' specs of each position, with the options the plan gives them."""
+
+    def __init__(
+        self, plan: OptionPlan, specs: Sequence[SolverSpec], campaign_seed: int,
+        tables: dict[str, OptionTable],
+    ) -> None:  # fmt: skip
+        self.plan, self.specs, self.campaign_seed, self.tables = (
+            plan,
+            list(specs),
+            campaign_seed,
+            tables,
+        )
+
+    @classmethod
+    def prepare(cls, text: str, specs: Sequence[SolverSpec], campaign_seed: int) -> PositionOptions:
+        """The plan of `text`, with the option tables random draws need (read from the cache,
+        built first for a release that has none)."""
+        plan = OptionPlan.parse(text)
+        tables: dict[str, OptionTable] = {}
+        if plan.drawn:
+            tables = {s.name: option_table(s) for s in specs if s.family in TABLED}
+        return cls(plan, specs, campaign_seed, tables)
+
+    def words(self, position: int) -> dict[str, tuple[str, ...]]:
+        """Target name -> the command-line words of its options at `position`."""
+        if self.plan.fixed:
+            return {s.name: self.plan.fixed.get(s.family, ()) for s in self.specs}
+        if not self.plan.drawn:
+            return {s.name: () for s in self.specs}
+        rng = rng_for(self.campaign_seed, position, "options")
+        found: dict[str, tuple[str, ...]] = {}
+        for spec in self.specs:  # in spec order, so each draw has a fixed place
+            table = self.tables.get(spec.name)
+            if table is None or not table.options or table.delivery != "argv":
+                found[spec.name] = ()
+                continue
+            count = rng.randint(0, min(self.plan.drawn, len(table.options)))
+            chosen = rng.sample(table.options, count)
+            settings = [(o.name, rng.choice(o.values)) for o in chosen]
+            found[spec.name] = option_words(spec.family, settings)
+        return found
+
+    def specs_for(self, position: int) -> list[SolverSpec]:
+        words = self.words(position)
+        return [with_options(s, words[s.name]) for s in self.specs]

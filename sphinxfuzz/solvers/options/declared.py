@@ -1,0 +1,241 @@
+"""The options a solver release declares, read from the release itself.
+
+- z3: `z3 -p` prints the global parameters and names the modules; `z3 -pm:MODULE` prints
+  each module parameter as `name (type) description (default: value)`. A symbol's choices
+  and an unsigned integer's numbered choices (`0 - no solver, 1 - ...`) are read from its
+  description: the probe later keeps only the values the release takes.
+- a cvc5 wheel: `getOptionNames()` and `getOptionInfo(name)` in a child process under the
+  release's own Python (`cvc5_info.py`), with type, default, modes and range.
+- a cvc5 binary: `--help` (`--name [*]` is a Boolean, `--name=MODE` a mode whose choices
+  `--name=help` lists, `--name=N` an integer) and one script of `get-option`s for the
+  defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from sphinxfuzz.errors import ExternalError
+from sphinxfuzz.solvers.families import Family, program_argv
+from sphinxfuzz.solvers.reaper import run_bounded
+from sphinxfuzz.solvers.spec import SolverSpec
+
+LIST_TIMEOUT = 60.0  # seconds for one listing command (cvc5's child imports the wheel)
+_MEMORY_MB = 4096
+
+
+class Kind(StrEnum):
+    BOOL = "bool"
+    INT = "int"
+    ENUM = "enum"
+    OTHER = "other"  # reals, strings, file names: no small set of values
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One option as its release declares it; `default` as the solver spells values."""
+
+    name: str
+    kind: Kind
+    default: str | None = None  # None: the release did not say
+    choices: tuple[str, ...] = ()  # an enum's values
+    minimum: int | None = None
+    maximum: int | None = None
+    type_name: str = ""  # the release's own word for the type ("unsigned int", "mode")
+
+
+class ListingError(ExternalError):
+    """A release whose option list cannot be read."""
+
+
+def _run(argv: list[str] | tuple[str, ...], stdin: bytes | None = None) -> str:
+    try:
+        done = run_bounded(argv, timeout=LIST_TIMEOUT, memory_mb=_MEMORY_MB, stdin=stdin)
+    except OSError as exc:
+        raise ListingError(f"{' '.join(argv)}: {exc}") from None
+    if done.timed_out:
+        raise ListingError(f"{' '.join(argv)}: no answer in {LIST_TIMEOUT:.0f} s")
+    return done.stdout.decode("utf-8", "replace")
+
+
+def _text(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# -- z3 ------------------------------------------------------------------------------------
+
+_Z3_LINE = re.compile(r"^ {4}(\S+) \(([a-z ]+)\)\s?(.*?)\s*(?:\(default: (.*)\))?$")
+_MODULE = re.compile(r"^\[module\] (\w+)")
+_NUMBERED = re.compile(r"(?<![\w.])(\d+) ?[-=] ?(?=[A-Za-z])")  # "0 - no solver", "0- eager"
+_WORD = re.compile(r"[A-Za-z_][\w-]*")
+
+
+def _z3_symbol_choices(about: str, default: str | None) -> tuple[str, ...]:
+    """The words a symbol's description lists after its last colon ('vsids, chb';
+    "'lex' (lexicographic), 'pareto'"), when they include the default."""
+    head, colon, listed = about.rpartition(":")
+    if not colon:
+        listed = about.replace("either", "")
+    plain = re.sub(r"\([^)]*\)", "", listed)
+    words = [w.strip(" '\"") for w in re.split(r",|\bor\b", plain)]
+    choices = tuple(dict.fromkeys(w for w in words if _WORD.fullmatch(w)))
+    return choices if default in choices and len(choices) > 1 else ()
+
+
+def _z3_option(name: str, type_name: str, about: str, default: str | None) -> Declared:
+    if type_name == "bool":
+        return Declared(name, Kind.BOOL, default, type_name=type_name)
+    if type_name == "unsigned int":
+        numbered = tuple(dict.fromkeys(_NUMBERED.findall(about)))
+        if len(numbered) > 1 and default in numbered:
+            return Declared(name, Kind.ENUM, default, numbered, type_name=type_name)
+        return Declared(name, Kind.INT, default, minimum=0, type_name=type_name)
+    if type_name == "symbol":
+        choices = _z3_symbol_choices(about, default)
+        if choices:
+            return Declared(name, Kind.ENUM, default, choices, type_name=type_name)
+    return Declared(name, Kind.OTHER, default, type_name=type_name)
+
+
+def parse_z3_parameters(text: str, module: str | None) -> list[Declared]:
+    """The parameters of one `z3 -p` (module None: the globals) or `z3 -pm:MODULE` text."""
+    found: list[Declared] = []
+    for line in text.splitlines():
+        if module is None and _MODULE.match(line):
+            break  # the module list follows the globals
+        matched = _Z3_LINE.match(line)
+        if matched is None:
+            continue
+        name, type_name, about, default = matched.groups()
+        full = f"{module}.{name}" if module else name
+        found.append(_z3_option(full, type_name, about, default))
+    return found
+
+
+def z3_declared(program: tuple[str, ...]) -> list[Declared]:
+    overview = _run([*program, "-p"])
+    modules = [m.group(1) for m in map(_MODULE.match, overview.splitlines()) if m]
+    if not modules:
+        raise ListingError(f"{' '.join(program)}: its parameter overview names no modules")
+    found = parse_z3_parameters(overview, None)
+    for module in modules:
+        found.extend(parse_z3_parameters(_run([*program, f"-pm:{module}"]), module))
+    return found
+
+
+# -- cvc5 ----------------------------------------------------------------------------------
+
+_API_KINDS = {"bool": Kind.BOOL, "int": Kind.INT, "mode": Kind.ENUM}
+
+
+def cvc5_api_declared(python: str) -> list[Declared]:
+    """A cvc5 wheel's options, asked of its own Python."""
+    out = _run([python, str(Path(__file__).with_name("cvc5_info.py"))])
+    try:
+        rows = json.loads(out)
+    except ValueError:
+        raise ListingError(f"{python}: cvc5 listed no options ({out[:200]!r})") from None
+    found = []
+    for row in rows:
+        kind = _API_KINDS.get(str(row["type"]), Kind.OTHER)
+        found.append(
+            Declared(
+                str(row["name"]), kind, _text(row.get("default")),
+                tuple(str(m) for m in row.get("modes") or ()),
+                row.get("minimum"), row.get("maximum"), str(row["type"]),
+            )
+        )  # fmt: skip
+    return found
+
+
+_HELP_LINE = re.compile(r"^  --([a-z0-9][a-z0-9-]*)(?:=(\S+))?")
+_MODE_LINE = re.compile(r"^\+ (\S+)( \(default\))?")
+
+
+def parse_cvc5_help(text: str) -> list[tuple[str, str | None, bool]]:
+    """(name, argument word or None, marked Boolean `[*]`) of each option `--help` lists."""
+    found: list[tuple[str, str | None, bool]] = []
+    for line in text.splitlines():
+        matched = _HELP_LINE.match(line)
+        if matched is not None:
+            found.append((matched.group(1), matched.group(2), False))
+        elif found and not line.startswith(" "):
+            continue
+        if found and line.rstrip().endswith("[*]"):
+            name, word, _ = found[-1]
+            found[-1] = (name, word, True)
+    return found
+
+
+def _cvc5_modes(program: tuple[str, ...], name: str) -> tuple[tuple[str, ...], str | None]:
+    """A mode option's choices and default, which `--NAME=help` prints on standard error."""
+    try:
+        done = run_bounded([*program, f"--{name}=help"], timeout=LIST_TIMEOUT, memory_mb=_MEMORY_MB)
+    except OSError as exc:
+        raise ListingError(f"{' '.join(program)}: {exc}") from None
+    text = (done.stdout + done.stderr).decode("utf-8", "replace")
+    modes, default = [], None
+    for matched in filter(None, map(_MODE_LINE.match, text.splitlines())):
+        modes.append(matched.group(1))
+        default = matched.group(1) if matched.group(2) else default
+    return tuple(modes), default
+
+
+_ECHO = "sphinxfuzz-option "
+
+
+def _cvc5_defaults(program: tuple[str, ...], names: list[str]) -> dict[str, str]:
+    """The values `get-option` prints, in one script: each after an echoed name, since a
+    value may take several lines or none ("unsupported" counts as none)."""
+    script = "".join(f'(echo "{_ECHO}{n}")\n(get-option :{n})\n' for n in names)
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in _run([*program, "--lang=smt2"], stdin=script.encode()).splitlines():
+        bare = line.strip().strip('"')  # cvc5 echoes the string with its quotes
+        if bare.startswith(_ECHO):
+            current = found.setdefault(bare[len(_ECHO) :], [])
+        elif current is not None:
+            current.append(line.strip())
+    return {n: v[0] for n, v in found.items() if len(v) == 1 and v[0] != "unsupported"}
+
+
+def cvc5_binary_declared(program: tuple[str, ...]) -> list[Declared]:
+    listed = parse_cvc5_help(_run([*program, "--help"]))
+    if not listed:
+        raise ListingError(f"{' '.join(program)}: its help text lists no options")
+    defaults = _cvc5_defaults(
+        program, [n for n, word, _ in listed if word is None or word != "MODE"]
+    )
+    found = []
+    for name, word, boolean in listed:
+        if boolean and word is None:
+            found.append(Declared(name, Kind.BOOL, defaults.get(name), type_name="bool"))
+        elif word == "MODE":
+            modes, default = _cvc5_modes(program, name)
+            kind = Kind.ENUM if modes else Kind.OTHER
+            found.append(Declared(name, kind, default, modes, type_name="mode"))
+        elif word == "N":
+            found.append(Declared(name, Kind.INT, defaults.get(name), type_name="N"))
+        else:
+            found.append(Declared(name, Kind.OTHER, defaults.get(name), type_name=word or "flag"))
+    return found
+
+
+def declared_options(spec: SolverSpec) -> list[Declared]:
+    """Every option `spec`'s release declares, in its own order."""
+    program = program_argv(spec.argv)
+    if spec.family == Family.Z3:
+        return z3_declared(program)
+    if spec.family == Family.CVC5:
+        if len(program) > 1:  # the shim under a wheel's Python
+            return cvc5_api_declared(program[0])
+        return cvc5_binary_declared(program)
+    raise ListingError(f"solver {spec.text!r}: sphinxfuzz reads option lists of z3 and cvc5 only")

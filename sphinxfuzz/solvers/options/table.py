@@ -1,0 +1,161 @@
+"""A release's option table: the options a campaign may set on it, each with the values the
+release accepted in the probe, and how to hand them over. Built once per release and command
+line, cached like the capability cache (`<cache>/options/`), and built again when the rules
+file changes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sphinxfuzz.fileio import write_atomic
+from sphinxfuzz.solvers.families import Family, program_argv
+from sphinxfuzz.solvers.installs import cache_root
+from sphinxfuzz.solvers.options.choose import choose, load_rules
+from sphinxfuzz.solvers.options.declared import Declared, Kind, declared_options
+from sphinxfuzz.solvers.options.probe import find_delivery, probe
+from sphinxfuzz.solvers.spec import SolverSpec
+from sphinxfuzz.solvers.versions import solver_version
+
+SCHEMA = "sphinxfuzz/option-table/1"
+
+
+@dataclass(frozen=True)
+class TableOption:
+    name: str
+    kind: Kind
+    default: str | None
+    values: tuple[str, ...]  # the non-default values the release accepted
+
+
+@dataclass(frozen=True)
+class OptionTable:
+    family: Family
+    version: str
+    argv: tuple[str, ...]
+    delivery: str  # "argv" or "set-option" (probe.py)
+    declared: int  # how many options the release declares
+    options: tuple[TableOption, ...]
+    left_out: dict[str, str] = field(default_factory=dict)  # by the rules: option -> why
+    rejected: dict[str, str] = field(default_factory=dict)  # by the probe: name=value -> why
+    probe_runs: int = 0
+    seconds: float = 0.0
+    rules: str = ""  # digest of the rules the table was chosen by
+
+    @property
+    def candidates(self) -> int:
+        """Options the rules chose (before the probe)."""
+        return self.declared - len(self.left_out)
+
+    @property
+    def rejected_options(self) -> int:
+        """Chosen options of which the probe accepted no value."""
+        return self.candidates - len(self.options)
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        return {"schema": SCHEMA, **data, "options": [asdict(o) for o in self.options]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> OptionTable:
+        """Raises KeyError, TypeError or ValueError on a malformed table."""
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"not an option table of schema {SCHEMA}")
+        options = tuple(
+            TableOption(str(o["name"]), Kind(o["kind"]), _optional(o["default"]),
+                        tuple(str(v) for v in o["values"]))
+            for o in data["options"]
+        )  # fmt: skip
+        return cls(
+            Family.read(str(data["family"])), str(data["version"]),
+            tuple(str(a) for a in data["argv"]), str(data["delivery"]), int(data["declared"]),
+            options, {str(k): str(v) for k, v in data["left_out"].items()},
+            {str(k): str(v) for k, v in data["rejected"].items()},
+            int(data["probe_runs"]), float(data["seconds"]), str(data["rules"]),
+        )  # fmt: skip
+
+
+def _optional(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def cache_dir() -> Path:
+    return cache_root().parent / "options"
+
+
+def release_spec(spec: SolverSpec) -> SolverSpec:
+    """`spec` without the user's options: a table belongs to the release (its program)."""
+    program = program_argv(spec.argv)
+    return SolverSpec(" ".join(program), spec.name, spec.family, program)
+
+
+def table_path(spec: SolverSpec, folder: Path | None = None) -> Path:
+    """One file per release: family, version and program (a path or a venv's Python and
+    shim)."""
+    version = solver_version(spec)
+    key = json.dumps([spec.family, version, list(program_argv(spec.argv))])
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return (folder or cache_dir()) / f"{spec.family}-{version}-{digest}.json"
+
+
+def load_table(spec: SolverSpec, folder: Path | None = None) -> OptionTable | None:
+    """The cached table of `spec`, or None (none yet, unreadable, or made by other rules)."""
+    try:
+        data = json.loads(table_path(spec, folder).read_text(encoding="utf-8"))
+        table = OptionTable.from_json(data)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return table if table.rules == load_rules().digest else None
+
+
+def build_table(
+    spec: SolverSpec,
+    *,
+    declared: list[Declared] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> OptionTable:
+    """Read the release's options (or take `declared`), choose by the rules, probe (the
+    release alone: the spec's own options are left out)."""
+    spec = release_spec(spec)
+    started = time.monotonic()
+    rules = load_rules()
+    listed = declared_options(spec) if declared is None else declared
+    candidates, left_out = choose(spec.family, listed, rules)
+    ways = rules.delivery.get(spec.family, ("argv",))
+    delivery = find_delivery(spec, ways, candidates) if candidates else ways[0]
+    accepted, rejected, runs = probe(spec, candidates, delivery, say=say)
+    options = tuple(
+        TableOption(c.name, c.kind, c.default, accepted[c.name])
+        for c in candidates
+        if c.name in accepted
+    )
+    return OptionTable(
+        spec.family, solver_version(spec), spec.argv, delivery, len(listed), options, left_out,
+        rejected, runs, round(time.monotonic() - started, 1), rules.digest,
+    )  # fmt: skip
+
+
+def option_table(
+    spec: SolverSpec,
+    *,
+    folder: Path | None = None,
+    rebuild: bool = False,
+    say: Callable[[str], None] | None = None,
+) -> OptionTable:
+    """`spec`'s table from the cache, built and stored first when missing (or `rebuild`)."""
+    table = None if rebuild else load_table(spec, folder)
+    if table is None:
+        table = build_table(spec, say=say)
+        save_table(spec, table, folder)
+    return table
+
+
+def save_table(spec: SolverSpec, table: OptionTable, folder: Path | None = None) -> None:
+    path = table_path(spec, folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(table.to_json(), indent=1))

@@ -1,0 +1,218 @@
+"""Option tables: what each release declares, which options the rules choose, and which the
+release accepts in the probe, with real z3 and cvc5 releases (a handful of options each, not
+the whole table)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sphinxfuzz.cli import app
+from sphinxfuzz.solvers import Family, parse_specs
+from sphinxfuzz.solvers.options.choose import RULES, choose, load_rules
+from sphinxfuzz.solvers.options.declared import (
+    Declared,
+    Kind,
+    declared_options,
+    parse_cvc5_help,
+    parse_z3_parameters,
+)
+from sphinxfuzz.solvers.options.probe import delivered, find_delivery, probe
+from sphinxfuzz.solvers.options.table import build_table, load_table, option_table, save_table
+
+# as z3 5.4.1 prints them (`z3 -pm:sat`, `z3 -pm:smt`), one of each shape
+Z3_TEXT = """[module] sat, description: propositional SAT solver
+    restart (symbol) restart strategy: static, luby, ema or geometric (default: ema)
+    drat.file (symbol) file to dump DRAT proofs
+    phase (symbol) phase selection strategy: always_false, always_true, caching (default: caching)
+    arith.solver (unsigned int) arithmetic solver: 0 - no solver, 1 - bellman-ford based solver (diff. logic only), 2 - simplex based solver (default: 2)
+    cls_cutoff1 (unsigned int) limit1 - total number of problems clauses (default: 100000000)
+    epsilon (double) initial value of epsilon (default: 1.0)
+    core.minimize (bool) minimize unsat core (default: false)
+"""
+
+
+def _by_name(options: list[Declared]) -> dict[str, Declared]:
+    return {o.name: o for o in options}
+
+
+def test_z3_parameter_lines_give_kinds_and_choices() -> None:
+    found = _by_name(parse_z3_parameters(Z3_TEXT, "sat"))
+    assert found["sat.restart"].choices == ("static", "luby", "ema", "geometric")
+    assert found["sat.restart"].kind == Kind.ENUM and found["sat.restart"].default == "ema"
+    assert found["sat.phase"].choices == ("always_false", "always_true", "caching")
+    assert found["sat.drat.file"].kind == Kind.OTHER  # a file name, no choices
+    assert found["sat.arith.solver"].choices == ("0", "1", "2")
+    assert found["sat.cls_cutoff1"].kind == Kind.INT  # "limit1 - ..." lists nothing
+    assert found["sat.epsilon"].kind == Kind.OTHER
+    assert found["sat.core.minimize"] == Declared(
+        "sat.core.minimize", Kind.BOOL, "false", type_name="bool"
+    )
+
+
+def test_z3_wheel_declares_its_modules() -> None:
+    found = _by_name(declared_options(parse_specs("z3")[0]))
+    assert found["auto_config"].kind == Kind.BOOL and found["auto_config"].default == "true"
+    assert {"0", "2", "6"} <= set(found["smt.arith.solver"].choices)
+    assert "seq" in found["smt.string_solver"].choices
+    assert len(found) > 500
+
+
+def test_cvc5_wheel_declares_options_without_aliases() -> None:
+    found = _by_name(declared_options(parse_specs("cvc5")[0]))
+    assert found["nl-ext-tplanes"].kind == Kind.BOOL
+    assert found["simplification"].choices == ("batch", "none")
+    assert found["simplification"].default == "batch"
+    assert "simplification-mode" not in found  # an alias of simplification
+    assert found["dag-thresh"].minimum == 0 and found["dag-thresh"].maximum is None
+
+
+def test_cvc5_help_lines() -> None:
+    text = (
+        "  --strings-exp          experimental features in the theory of strings [*]\n"
+        "  --simplification=MODE | --simplification-mode=MODE\n"
+        "                         choose simplification mode, see --simplification=help\n"
+        "  --arith-brab           whether to use simple rounding, similar to a unit-cube\n"
+        "                         test, for integers [*]\n"
+        "  --dag-thresh=N         dagify common subexprs appearing > N times\n"
+    )
+    assert parse_cvc5_help(text) == [
+        ("strings-exp", None, True),
+        ("simplification", "MODE", False),
+        ("arith-brab", None, True),
+        ("dag-thresh", "N", False),
+    ]
+
+
+@pytest.mark.skipif(not shutil.which("/usr/bin/cvc5"), reason="Debian's cvc5 binary is absent")
+def test_cvc5_binary_declares_modes_and_defaults() -> None:
+    found = _by_name(declared_options(parse_specs("/usr/bin/cvc5")[0]))
+    assert found["strings-exp"] == Declared("strings-exp", Kind.BOOL, "false", type_name="bool")
+    assert found["simplification"].default == "batch"
+    assert set(found["simplification"].choices) == {"batch", "none"}
+
+
+def test_rules_choose_small_scalars_and_say_why_not() -> None:
+    declared = [
+        Declared("smt.arith.solver", Kind.ENUM, "2", ("0", "1", "2")),
+        Declared("pp.decimal", Kind.BOOL, "false"),  # excluded for z3: printing
+        Declared("smt.random_seed", Kind.INT, "0", minimum=0),
+        Declared("lookahead", Kind.INT, "1", minimum=0, maximum=3),
+        Declared("wide", Kind.ENUM, "a", tuple("abcdefghij")),
+        Declared("mystery", Kind.BOOL, None),  # a release that did not say its default
+        Declared("epsilon", Kind.OTHER, "1.0", type_name="double"),
+    ]
+    chosen, left_out = choose(Family.Z3, declared)
+    assert {c.name: c.values for c in chosen} == {
+        "smt.arith.solver": ("0", "1"),
+        "lookahead": ("0", "2", "3"),
+        "mystery": ("true", "false"),
+    }
+    assert left_out["pp.decimal"].startswith("excluded (pp.*)")
+    assert "seed" in left_out["smt.random_seed"]
+    assert "10 choices" in left_out["wide"]
+    assert "double" in left_out["epsilon"]
+    # the same name under another family: z3's exclusions do not apply
+    assert [c.name for c in choose(Family.CVC5, declared[1:2])[0]] == ["pp.decimal"]
+
+
+def test_rules_file_needs_a_reason_per_exclusion(tmp_path: Path) -> None:
+    data = json.loads(RULES.read_text(encoding="utf-8"))
+    data["excluded"].append({"pattern": "x*"})
+    broken = tmp_path / "rules.json"
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="unusable option rules"):
+        load_rules(broken)
+
+
+def test_delivery_words() -> None:
+    z3, cvc5 = parse_specs("z3;cvc5")
+    spec, script = delivered(z3, "(check-sat)\n", [("smt.arith.solver", "2")], "argv")
+    assert spec.argv[-1] == "smt.arith.solver=2" and script == "(check-sat)\n"
+    spec, script = delivered(cvc5, "(check-sat)\n", [("nl-ext-tplanes", "true")], "argv")
+    assert spec.argv[-1] == "--nl-ext-tplanes"
+    assert delivered(cvc5, "", [("strings-exp", "false")], "argv")[0].argv[-1] == "--no-strings-exp"
+    assert (
+        delivered(cvc5, "", [("simplification", "none")], "argv")[0].argv[-1]
+        == "--simplification=none"
+    )
+    spec, script = delivered(cvc5, "(check-sat)\n", [("nl-ext-tplanes", "true")], "set-option")
+    assert spec == cvc5 and script == "(set-option :nl-ext-tplanes true)\n(check-sat)\n"
+
+
+def _z3_handful() -> list[Declared]:
+    return [
+        Declared("auto_config", Kind.BOOL, "true"),
+        Declared("smt.string_solver", Kind.ENUM, "seq", ("seq", "empty", "no_such_solver")),
+        Declared("smt.no_such_option", Kind.BOOL, "false"),
+    ]
+
+
+def test_probe_keeps_only_what_z3_accepts() -> None:
+    z3 = parse_specs("z3")[0]
+    table = build_table(z3, declared=_z3_handful())
+    assert table.delivery == "argv"
+    assert {o.name: o.values for o in table.options} == {
+        "auto_config": ("false",),
+        "smt.string_solver": ("empty",),
+    }
+    assert set(table.rejected) == {"smt.string_solver=no_such_solver", "smt.no_such_option=true"}
+    assert "no_such_option" in table.rejected["smt.no_such_option=true"]
+    assert table.rejected_options == 1 and table.candidates == 3
+    assert table.probe_runs >= 6  # every value on both probe scripts, until one fails
+
+
+def test_probe_of_cvc5_on_its_command_line_and_by_set_option() -> None:
+    cvc5 = parse_specs("cvc5")[0]
+    declared = [
+        Declared("strings-exp", Kind.BOOL, "false"),
+        Declared("bogus-option", Kind.BOOL, "false"),
+    ]
+    table = build_table(cvc5, declared=declared)
+    assert table.delivery == "argv"  # the rules try the command line first
+    assert [(o.name, o.values) for o in table.options] == [("strings-exp", ("true",))]
+    assert set(table.rejected) == {"bogus-option=true"}
+    # the shim is probed by set-option (the same setOption call as its command line, in one
+    # process): cvc5 answers `unsupported` to a name it does not know, and goes on
+    chosen, _ = choose(Family.CVC5, declared)
+    accepted, rejected, _ = probe(cvc5, chosen, "set-option")
+    assert accepted == {"strings-exp": ("true",)}
+    assert "unsupported" in rejected["bogus-option=true"]
+
+
+def test_delivery_follows_the_rules_order() -> None:
+    z3 = parse_specs("z3")[0]
+    chosen, _ = choose(Family.Z3, [Declared("smt.arith.solver", Kind.ENUM, "6", ("2", "6"))])
+    assert find_delivery(z3, ("set-option", "argv"), chosen) == "set-option"
+    assert find_delivery(z3, ("argv", "set-option"), chosen) == "argv"
+
+
+def test_tables_are_cached_per_release(tmp_path: Path) -> None:
+    z3 = parse_specs("z3")[0]
+    small = build_table(z3, declared=_z3_handful())
+    save_table(z3, small, tmp_path)
+    assert load_table(z3, tmp_path) == small
+    assert option_table(z3, folder=tmp_path) == small  # from the cache: nothing probed
+    other = dataclasses.replace(small, rules="made-by-other-rules")
+    save_table(z3, other, tmp_path)
+    assert load_table(z3, tmp_path) is None
+
+
+def test_cli_shows_a_cached_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path))
+    z3 = parse_specs("z3")[0]
+    save_table(z3, build_table(z3, declared=_z3_handful()))
+    runner = CliRunner()
+    shown = runner.invoke(app, ["solvers", "options", "z3", "--why"])
+    assert shown.exit_code == 0, shown.output
+    assert "smt.string_solver" in shown.output and "unknown parameter" in shown.output
+    assert "3 declared, 3 chosen by the rules, 1 of those rejected" in shown.output
+    listed = runner.invoke(app, ["solvers", "options", "z3", "--json"])
+    data = json.loads(listed.stdout)
+    assert data["schema"] == "sphinxfuzz/option-table/1" and data["delivery"] == "argv"
+    assert [o["name"] for o in data["options"]] == ["auto_config", "smt.string_solver"]
