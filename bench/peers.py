@@ -82,6 +82,38 @@ def sample_seeds(folder: Path, size: int, seed: int, corpus: Path = CORPUS) -> i
     return len(chosen)
 
 
+def seed_use(root: Path) -> dict[str, int]:
+    """How a sphinxfuzz campaign's seeds were used: by every target (`full`), by the targets
+    that accept them alone (`partial`: a theory another family lacks), or `set_aside`
+    (malformed, no target accepts them, a time-out); seed findings apart."""
+    from sphinxfuzz.bugs import Store
+    from sphinxfuzz.campaign import seedcheck
+
+    with Store(root) as store:
+        statuses = store.seed_status_counts()
+    return {
+        "full": statuses.get(seedcheck.SEED_OK, 0),
+        "partial": statuses.get(seedcheck.SEED_PARTIAL, 0),
+        "set_aside": statuses.get(seedcheck.SEED_SET_ASIDE, 0)
+        + statuses.get(seedcheck.SEED_MALFORMED, 0),
+        "findings": statuses.get(seedcheck.SEED_FINDING, 0),
+    }
+
+
+def seed_table(rows: list[dict[str, Any]]) -> str:
+    """Seeds used in full, in part and set aside, per sphinxfuzz row (yinyang says nothing)."""
+    header = f"{'tool':<26}{'seeds in full':>14}{'in part':>9}{'set aside':>11}{'findings':>10}"
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        if "seeds" in row:
+            use = row["seeds"]
+            lines.append(
+                f"{row['tool']:<26}{use['full']:>14}{use['partial']:>9}{use['set_aside']:>11}"
+                f"{use['findings']:>10}"
+            )
+    return "\n".join(lines)
+
+
 def yinyang_env(env: Path) -> Path:
     python = env / "bin" / "python"
     if not (env / "bin" / "opfuzz").is_file():
@@ -180,6 +212,7 @@ def run_sphinxfuzz(
         "solver_seconds": stats.solver_time,
         "bugs": dict(stats.bugs),
         "own_counters": stats.to_json(),
+        "seeds": seed_use(work / name),
     }
 
 
@@ -306,6 +339,8 @@ def main() -> int:
                 rows.append(pooled(tool, runs))
     print()
     print(table(rows))
+    print()
+    print(seed_table(rows))
     one = next((r for r in rows if r["tool"] == "sphinxfuzz-1job"), None)
     two = next((r for r in rows if r["tool"] == "sphinxfuzz-2job"), None)
     if one and two and one["mutants"]:
