@@ -28,7 +28,8 @@ from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
 
 # Seed status values kept in the store; a usable seed's detail is its `SeedCheck`.
-SEED_OK, SEED_PARTIAL = "ok", "partial"  # used by every target / by the ones in its detail
+SEED_OK = "ok"  # used by every target
+SEED_PARTIAL = "partial"  # used by the targets its detail names alone
 SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "malformed", "set-aside", "finding"
 USABLE = (SEED_OK, SEED_PARTIAL)
 
