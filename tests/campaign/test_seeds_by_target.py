@@ -3,12 +3,15 @@ expected-answer strategy, and seeds every target accepts make the mutants they m
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
+import jsonschema
 from campaign_helpers import config_for
 
 from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.config import SeedCheck
 from sphinxfuzz.campaign.mix import StrategyBench, StrategyMix
@@ -65,6 +68,13 @@ def test_a_seed_one_family_rejects_serves_the_other_alone(tmp_path: Path) -> Non
     # the mutants ran on cvc5 alone: z3 would have rejected every one
     assert stats.mutants == stats.accepted == 2 and not stats.rejections
     assert stats.bugs.total() == 0
+    # status.json says so too, in its schema
+    status = json.loads(CampaignFolder(root).status.read_text())
+    schema = Path(__file__).parents[2] / "sphinxfuzz" / "schemas" / "status.schema.json"
+    jsonschema.validate(status, json.loads(schema.read_text()))
+    seeds = status["seeds"]
+    assert (seeds["used"], seeds["partial"], seeds["set_aside"], seeds["done"]) == (0, 1, 0, 1)
+    assert seeds["partial_causes"] == {cause: 1}
 
 
 def test_seeds_every_target_accepts_make_the_same_mutants(tmp_path: Path) -> None:
