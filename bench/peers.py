@@ -14,7 +14,9 @@ inside yinyang's process. sphinxfuzz's figures come from its own campaign statis
 
 Printed per tool: mutants tested per second, solver calls per second, the share of mutants
 every solver accepted, the share of wall time outside solver processes, bug triggers by
-kind, and the ratios against opfuzz from this one run. `--jobs-scaling` also runs sphinxfuzz
+kind, and the ratios against opfuzz from this one run; below, for each sphinxfuzz row, its
+seeds used in full, in part (by the targets that accept them alone) and set aside (yinyang
+does not say). `--jobs-scaling` also runs sphinxfuzz
 with 2 jobs and prints the speed-up over 1 job. A JSON file with everything is written to
 `--out` (default: a temporary folder, removed unless --keep).
 
