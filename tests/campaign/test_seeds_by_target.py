@@ -1,13 +1,16 @@
 """Seeds by target, on real z3 and cvc5: a seed only cvc5 accepts serves cvc5 alone under an
-expected-answer strategy, and seeds every target accepts make the mutants they made before."""
+expected-answer strategy (two cvc5 releases under a differential one), and seeds every target
+accepts make the mutants they made before."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
+import pytest
 from campaign_helpers import config_for
 
 from sphinxfuzz.bugs import Store
@@ -75,6 +78,23 @@ def test_a_seed_one_family_rejects_serves_the_other_alone(tmp_path: Path) -> Non
     seeds = status["seeds"]
     assert (seeds["used"], seeds["partial"], seeds["set_aside"], seeds["done"]) == (0, 1, 0, 1)
     assert seeds["partial_causes"] == {cause: 1}
+
+
+@pytest.mark.skipif(not shutil.which("/usr/bin/cvc5"), reason="needs a second cvc5 release")
+def test_two_releases_that_accept_a_seed_are_compared(tmp_path: Path) -> None:
+    """Debian's cvc5 1.0.3 takes `int.pow2` too: the seed is a differential of two releases."""
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds" / "pow2.smt2").write_text(CVC5_ONLY)
+    config = replace(
+        config_for([tmp_path / "seeds"], "z3;cvc5;/usr/bin/cvc5", seed=7, per_seed=2),
+        strategies="opfuzz",  # compares solvers
+    )
+    stats = run_campaign(config, tmp_path / "campaign", Budget())
+    with Store(tmp_path / "campaign") as store:
+        [(status, detail)] = store.seed_statuses().values()
+    assert status == "partial" and SeedCheck.from_detail(detail).serves == ("cvc5", "cvc5#2")
+    assert stats.seeds_partial == 1 and stats.strategies["opfuzz"].cases == 2
+    assert stats.mutants == 2 and not stats.rejections  # z3 ran none of them
 
 
 def test_seeds_every_target_accepts_make_the_same_mutants(tmp_path: Path) -> None:
