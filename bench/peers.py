@@ -14,7 +14,9 @@ inside yinyang's process. sphinxfuzz's figures come from its own campaign statis
 
 Printed per tool: mutants tested per second, solver calls per second, the share of mutants
 every solver accepted, the share of wall time outside solver processes, bug triggers by
-kind, and the ratios against opfuzz from this one run. `--jobs-scaling` also runs sphinxfuzz
+kind, and the ratios against opfuzz from this one run; below, for each sphinxfuzz row, its
+seeds used in full, in part (by the targets that accept them alone) and set aside (yinyang
+does not say). `--jobs-scaling` also runs sphinxfuzz
 with 2 jobs and prints the speed-up over 1 job. A JSON file with everything is written to
 `--out` (default: a temporary folder, removed unless --keep).
 
@@ -80,6 +82,38 @@ def sample_seeds(folder: Path, size: int, seed: int, corpus: Path = CORPUS) -> i
     for index, path in enumerate(chosen):
         (folder / f"{index:05d}-{path.name}").symlink_to(path)
     return len(chosen)
+
+
+def seed_use(root: Path) -> dict[str, int]:
+    """How a sphinxfuzz campaign's seeds were used: by every target (`full`), by the targets
+    that accept them alone (`partial`: a theory another family lacks), or `set_aside`
+    (malformed, no target accepts them, a time-out); seed findings apart."""
+    from sphinxfuzz.bugs import Store
+    from sphinxfuzz.campaign import seedcheck
+
+    with Store(root) as store:
+        statuses = store.seed_status_counts()
+    return {
+        "full": statuses.get(seedcheck.SEED_OK, 0),
+        "partial": statuses.get(seedcheck.SEED_PARTIAL, 0),
+        "set_aside": statuses.get(seedcheck.SEED_SET_ASIDE, 0)
+        + statuses.get(seedcheck.SEED_MALFORMED, 0),
+        "findings": statuses.get(seedcheck.SEED_FINDING, 0),
+    }
+
+
+def seed_table(rows: list[dict[str, Any]]) -> str:
+    """Seeds used in full, in part and set aside, per sphinxfuzz row (yinyang says nothing)."""
+    header = f"{'tool':<26}{'seeds in full':>14}{'in part':>9}{'set aside':>11}{'findings':>10}"
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        if "seeds" in row:
+            use = row["seeds"]
+            lines.append(
+                f"{row['tool']:<26}{use['full']:>14}{use['partial']:>9}{use['set_aside']:>11}"
+                f"{use['findings']:>10}"
+            )
+    return "\n".join(lines)
 
 
 def yinyang_env(env: Path) -> Path:
@@ -180,6 +214,7 @@ def run_sphinxfuzz(
         "solver_seconds": stats.solver_time,
         "bugs": dict(stats.bugs),
         "own_counters": stats.to_json(),
+        "seeds": seed_use(work / name),
     }
 
 
@@ -306,6 +341,8 @@ def main() -> int:
                 rows.append(pooled(tool, runs))
     print()
     print(table(rows))
+    print()
+    print(seed_table(rows))
     one = next((r for r in rows if r["tool"] == "sphinxfuzz-1job"), None)
     two = next((r for r in rows if r["tool"] == "sphinxfuzz-2job"), None)
     if one and two and one["mutants"]:

@@ -146,7 +146,8 @@ def _summary(store: Store, root: Path, line: Timeline, groups: list[BugGroup],
                               f"{stats.outside_share:.0%} of the time outside solvers")],
         ["answers", escape(f"{stats.unknowns} unknown, {stats.timeouts} timeouts, {stats.errors} "
                            f"rejected, {stats.unconfirmed} unconfirmed disagreements")],
-        ["seeds used", escape(f"{stats.seeds_used} used, {stats.seeds_set_aside} set aside, "
+        ["seeds used", escape(f"{stats.seeds_used} used in full, {stats.seeds_partial} in part "
+                              f"(by some targets), {stats.seeds_set_aside} set aside, "
                               f"{stats.seeds_malformed} malformed, {stats.seed_findings} findings")],
         ["bugs", escape(f"{bugs}; {stats.duplicates} duplicate crash hits; "
                         f"{len(groups)} distinct bugs")],

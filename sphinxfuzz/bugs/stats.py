@@ -51,8 +51,10 @@ class Stats:
     fresh_unconfirmed: int = 0  # ... that fresh processes did not reproduce (not stored)
     generator_failures: int = 0
     mutation_errors: int = 0  # a base with nothing left to replace
-    seeds_used: int = 0
-    seeds_set_aside: int = 0  # rejected or unanswered by a solver before mutation
+    seeds_used: int = 0  # used by every target
+    # used by the targets that accept them alone: the others rejected them unmutated
+    seeds_partial: int = 0
+    seeds_set_aside: int = 0  # rejected by every target, or unanswered, before mutation
     seeds_malformed: int = 0
     # left after max_mutant_timeouts of their mutants timed out (`campaign.budget.SeedBudget`)
     seeds_left_early: int = 0
@@ -66,6 +68,8 @@ class Stats:
     rejections: Counter[str] = field(default_factory=Counter)
     # why seeds were not mutated: "time-out", "rejected: solver: line", "malformed", ...
     set_aside_causes: Counter[str] = field(default_factory=Counter)
+    # why seeds were used by part of the targets: "solver: normalised first error line"
+    partial_causes: Counter[str] = field(default_factory=Counter)
     # "operator (solver)" -> generated terms drawn again because a target lacks that operator
     left_out: Counter[str] = field(default_factory=Counter)
     # "strategy: kind: trusted family says X, expected Y" -> expected-answer verdicts a

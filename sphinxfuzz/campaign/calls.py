@@ -127,6 +127,7 @@ class SolverCalls:
         results: list[SolverResult],
         judgement: Judgement,
         rejudge: Callable[[list[SolverResult]], Judgement],
+        specs: Sequence[SolverSpec],  # the targets that ran (a partial seed's: not all)
     ) -> tuple[list[SolverResult], Judgement]:
         """A verdict from persistent processes counts only if fresh processes reproduce it:
         state an earlier script left in a solver must never become a bug report. Returns
@@ -144,7 +145,7 @@ class SolverCalls:
         ):
             return results, judgement
         self.stats.fresh_confirmations += 1
-        fresh = [self.run(spec, formula, fresh=True) for spec in self.specs]
+        fresh = [self.run(spec, formula, fresh=True) for spec in specs]
         again = rejudge(fresh)
         if not again.verdicts:
             self.stats.fresh_unconfirmed += 1

@@ -202,15 +202,20 @@ MIN_MUTANT_TIMEOUT = 0.5
 
 @dataclass(frozen=True)
 class SeedCheck:
-    """What the store keeps of a usable seed's check: its slowest solver's time, and whether
-    only its trimmed form (`mutate.trim`) is usable."""
+    """What the store keeps of a usable seed's check: its slowest solver's time, whether
+    only its trimmed form (`mutate.trim`) is usable, and which targets it serves."""
 
     slowest: float | None  # seconds; None: not known (a store from before calibration)
     trimmed: bool = False
+    # the names of the targets that accept it; None: every target (stores before it too)
+    serves: tuple[str, ...] | None = None
 
     def to_detail(self) -> str:
         slowest = None if self.slowest is None else round(self.slowest, 3)
-        return json.dumps({"slowest_seconds": slowest, "trimmed": self.trimmed})
+        data: dict[str, object] = {"slowest_seconds": slowest, "trimmed": self.trimmed}
+        if self.serves is not None:
+            data["serves"] = list(self.serves)
+        return json.dumps(data)
 
     @classmethod
     def from_detail(cls, detail: str) -> SeedCheck:
@@ -223,7 +228,9 @@ class SeedCheck:
         if isinstance(data, dict):
             slowest = data.get("slowest_seconds")
             number = float(slowest) if isinstance(slowest, int | float) else None
-            return cls(number, bool(data.get("trimmed", False)))
+            serves = data.get("serves")
+            names = tuple(str(n) for n in serves) if isinstance(serves, list) else None
+            return cls(number, bool(data.get("trimmed", False)), names)
         found = _OLD_SLOWEST.search(detail)
         return cls(None if found is None else float(found.group(1)), detail.endswith(_OLD_TRIMMED))
 

@@ -30,7 +30,7 @@ from sphinxfuzz.campaign.mix import StrategyBench
 from sphinxfuzz.campaign.recording import Recorder
 from sphinxfuzz.campaign.repeats import RepeatedMessages
 from sphinxfuzz.campaign.rngs import rng_for
-from sphinxfuzz.campaign.seedcheck import SEED_OK, SeedChecker
+from sphinxfuzz.campaign.seedcheck import USABLE, SeedChecker, UsableSeed
 from sphinxfuzz.campaign.seeds import SeedOrder
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.campaign.targets import CampaignError
@@ -221,13 +221,12 @@ class Worker:
             seed_file = order.seed_at(position)
             if position in done:  # by an earlier run
                 status = store.seed_status(seed_file)
-                usable = usable or status is None or status[0] == SEED_OK
+                usable = usable or status is None or status[0] in USABLE
                 continue
             found = self.seeds.usable(store, seed_file)
             usable = usable or found is not None
             if found is not None:
-                seed, self.tester.mutant_timeout = found
-                if not self._fuzz_position(store, position, seed):
+                if not self._fuzz_position(store, position, found):
                     break  # stopped inside the seed: it is not done, a resume redoes it
             store.mark_done(position, seed_file)
             self._publish()
@@ -267,18 +266,24 @@ class Worker:
         return position // self.jobs
 
     # -- one position ---------------------------------------------------------------------
-    def _fuzz_position(self, store: Findings, position: int, seed: Seed) -> bool:
-        """The position's strategy makes and tests its cases; False when stopped inside."""
-        campaign_seed, index = self.config.campaign_seed, self._index(position)
-        name = self.bench.choose(seed, campaign_seed, position, index)
+    def _fuzz_position(self, store: Findings, position: int, usable: UsableSeed) -> bool:
+        """The position's strategy makes and tests its cases on the targets its seed serves;
+        False when stopped inside."""
+        campaign_seed, index, seed = self.config.campaign_seed, self._index(position), usable.seed
+        # as many solvers to compare as the campaign has, up to two: a seed only one of
+        # several targets accepts takes no strategy that needs a second one
+        compares = len(usable.specs) >= min(2, len(self.specs))
+        name = self.bench.choose(seed, campaign_seed, position, index, compares=compares)
         if name is None:
-            self.stats.set_aside_causes["no strategy applies"] += 1
+            why = "" if compares else " with one target alone"
+            self.stats.set_aside_causes[f"no strategy applies{why}"] += 1
             return True
         before = _Snapshot.of(self.stats)
         self.tester.scripts = []
+        self.tester.mutant_timeout = usable.timeout
         finished = False
         try:
-            finished = self.tester.seed_cases(store, position, seed, name)
+            finished = self.tester.seed_cases(store, position, seed, name, usable.specs)
         finally:  # a stop inside the position (`Stopped`) still counts what was tested
             counters = before.delta(self.stats)
             mine = self.stats.strategy(name)

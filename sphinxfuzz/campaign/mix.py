@@ -136,10 +136,14 @@ class StrategyBench:
             self.labels[seed.path] = label(seed, self.trusted)
         return self.labels[seed.path]
 
-    def applicable(self, seed: Seed, position: int) -> list[str]:
-        """The mix's strategies that can make test cases from `seed` at `position`."""
+    def applicable(self, seed: Seed, position: int, *, compares: bool = True) -> list[str]:
+        """The mix's strategies that can make test cases from `seed` at `position`; without
+        `compares` (a seed one target alone serves) only those whose cases carry their
+        expected answer, since there is no second solver to compare with."""
         found = []
         for name, strategy in self.instances.items():
+            if not compares and strategy.oracle == OracleKind.DIFFERENTIAL:
+                continue
             needs = strategy.needs
             if needs.label or needs.model:
                 answer = self.label(seed)
@@ -164,9 +168,11 @@ class StrategyBench:
             if partner.path != seed.path and self.label(partner) == answer:
                 labelled.add(partner, answer)
 
-    def choose(self, seed: Seed, campaign_seed: int, position: int, index: int) -> str | None:
+    def choose(
+        self, seed: Seed, campaign_seed: int, position: int, index: int, *, compares: bool = True
+    ) -> str | None:
         """The strategy for `position` (the worker's `index`-th), None when none applies."""
-        allowed = self.applicable(seed, position)
+        allowed = self.applicable(seed, position, compares=compares)
         if not allowed:
             return None
         if len(self.mix.names) == 1:

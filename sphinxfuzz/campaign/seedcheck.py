@@ -1,15 +1,19 @@
-"""Whether a seed is usable, decided once per campaign and kept in the store.
+"""Whether a seed is usable, and by which targets, decided once per campaign and kept in
+the store.
 
 A seed is run unmutated by the targets and the trusted solvers first: what it already
-triggers is a seed finding, not a bug of the fuzzer's making, and a seed some solver rejects
-or cannot answer in time is set aside (after a second try without its queries and
-non-standard options, `mutate.trim`). A usable seed's check gives its cases their time limit
-(`config.calibrated_timeout`).
+triggers is a seed finding, not a bug of the fuzzer's making. A seed some solver rejects gets
+a second try without its queries and non-standard options (`mutate.trim`). A seed the targets
+all accept is used in full; one only some targets accept (a theory one family lacks) serves
+those alone (`SEED_PARTIAL`: the loop gives it only the strategies its targets can judge); a
+seed no target accepts, or one some solver cannot answer in time, is set aside. A usable
+seed's check gives its cases their time limit (`config.calibrated_timeout`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
@@ -23,8 +27,20 @@ from sphinxfuzz.mutate.trim import trimmed
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
 
-# Seed status values kept in the store.
-SEED_OK, SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "ok", "malformed", "set-aside", "finding"
+# Seed status values kept in the store; a usable seed's detail is its `SeedCheck`.
+SEED_OK = "ok"  # used by every target
+SEED_PARTIAL = "partial"  # used by the targets its detail names alone
+SEED_MALFORMED, SEED_SET_ASIDE, SEED_FINDING = "malformed", "set-aside", "finding"
+USABLE = (SEED_OK, SEED_PARTIAL)
+
+
+@dataclass(frozen=True)
+class UsableSeed:
+    """A seed as its cases are made from, their time limit, and the targets they run on."""
+
+    seed: Seed
+    timeout: float
+    specs: tuple[SolverSpec, ...]  # every target, or the ones that accept it (partial)
 
 
 class SeedChecker:
@@ -32,20 +48,21 @@ class SeedChecker:
         self,
         config: CampaignConfig,
         calls: SolverCalls,
-        specs: Sequence[SolverSpec],  # the targets and the trusted solvers
+        specs: Sequence[SolverSpec],  # the targets (`calls.specs`) and the trusted solvers
         needed_options: NeededOptions,
         *,
         say: Callable[[str, str | None], None],
         refresh: Callable[[Path], str],
     ) -> None:
         self.config, self.calls, self.specs = config, calls, list(specs)
+        self.targets = tuple(calls.specs)
         self.stats: Stats = calls.stats
         self.needed_options, self.say, self.refresh = needed_options, say, refresh
 
-    def usable(self, store: Findings, seed_file: str) -> tuple[Seed, float] | None:
-        """The seed as its cases are made from, and their time limit; None when unusable."""
+    def usable(self, store: Findings, seed_file: str) -> UsableSeed | None:
+        """The seed with its cases' time limit and targets; None when unusable."""
         known = store.seed_status(seed_file)
-        if known is not None and known[0] != SEED_OK:
+        if known is not None and known[0] not in USABLE:
             return None
         try:
             raw = load_seed(seed_file, max_bytes=self.config.max_seed_bytes)
@@ -59,18 +76,26 @@ class SeedChecker:
         if known is None:
             status, detail = self._check(store, seed, raw)
             store.set_seed_status(seed_file, status, detail)
-            if status != SEED_OK:
+            if status not in USABLE:
                 return None
             known = (status, detail)
         check = SeedCheck.from_detail(known[1])
         if check.trimmed:
             seed = with_needed_options(trimmed(raw) or raw, self.needed_options)
-        self.stats.seeds_used += 1
-        return seed, calibrated_timeout(self.config, check)
+        serves = check.serves
+        specs = tuple(s for s in self.targets if serves is None or s.name in serves)
+        if not specs:  # names no target of this campaign: not a status it wrote
+            return None
+        if len(specs) < len(self.targets):
+            self.stats.seeds_partial += 1
+        else:
+            self.stats.seeds_used += 1
+        return UsableSeed(seed, calibrated_timeout(self.config, check), specs)
 
     def _check(self, store: Findings, seed: Seed, raw: Seed) -> tuple[str, str]:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
-        the fuzzer's making; a seed some solver rejects or cannot answer is set aside."""
+        the fuzzer's making; a seed no target accepts, or some solver cannot answer, is set
+        aside."""
         limit, run, judge = self.config.seed_timeout, self.calls.run, self.calls.judge
         if self.calls.persistent:
             # the usual seed (answered, nothing found) costs no process start; anything else
@@ -99,25 +124,57 @@ class SeedChecker:
             kinds = ", ".join(f"{v.kind} ({v.solver or 'all'})" for v in verdicts)
             self.say(f"seed finding in {seed.path}: {kinds}", None)
             return SEED_FINDING, kinds
-        if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
-            return self._without_extras(raw, limit) or self.set_aside(results)
-        return SEED_OK, _checked(results)
+        if all(r.outcome not in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
+            return SEED_OK, _checked(results)
+        return self._by_target(seed.path, results, self._without_extras(raw, limit))
 
-    def _without_extras(self, seed: Seed, limit: float) -> tuple[str, str] | None:
-        """A rejected seed gets a second check without its queries and non-standard options
-        (`mutate.trim`); usable then, its status says so and it is always used trimmed."""
+    def _without_extras(self, seed: Seed, limit: float) -> list[SolverResult] | None:
+        """A rejected seed's second check, without its queries and non-standard options
+        (`mutate.trim`): its results, None when trimming leaves it alone or the trimmed
+        text triggers something (a finding of the trimmed text is not the seed's)."""
         smaller = trimmed(seed)
         if smaller is None:
             return None
         smaller = with_needed_options(smaller, self.needed_options)
         run = self.calls.run
         results = [run(s, smaller.script, fresh=True, timeout=limit) for s in self.specs]
-        if any(r.outcome in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
-            return None
         judgement = self.calls.judge(smaller.text, results, fresh=True)
-        if judgement.verdicts or judgement.unconfirmed:
-            return None  # a finding of the trimmed text is not the seed's: left alone
-        return SEED_OK, _checked(results, trimmed=True)
+        return None if judgement.verdicts or judgement.unconfirmed else results
+
+    def _by_target(
+        self, path: str, whole: list[SolverResult], smaller: list[SolverResult] | None
+    ) -> tuple[str, str]:
+        """The status of a seed some solver rejected or timed out on: the form (whole, else
+        trimmed) that the most targets accept, used by those targets; set aside when no
+        target accepts it or a solver timed out on it."""
+        forms = [(whole, False)] + ([(smaller, True)] if smaller is not None else [])
+        answered = [f for f in forms if all(r.outcome != Outcome.TIMEOUT for r in f[0])]
+        if not answered:
+            return self.set_aside(whole)
+        names = {s.name for s in self.targets}
+
+        def rank(form: tuple[list[SolverResult], bool]) -> tuple[int, int]:
+            """Targets that accept it, then solvers (trusted ones give labels)."""
+            accepting = [r.spec.name for r in form[0] if r.outcome != Outcome.ERROR]
+            return sum(name in names for name in accepting), len(accepting)
+
+        results, trim = max(answered, key=rank)  # the whole seed on a tie
+        serves = tuple(
+            r.spec.name for r in results if r.spec.name in names and r.outcome != Outcome.ERROR
+        )
+        if not serves:
+            return self.set_aside(whole)
+        if len(serves) == len(names):  # a trusted solver's rejection only costs labels
+            return SEED_OK, _checked(results, trimmed=trim)
+        rejected = [r for r in results if r.spec.name in names and r.outcome == Outcome.ERROR]
+        for result in rejected:
+            self.stats.partial_causes[rejection(result)] += 1
+        self.say(
+            f"seed {path}: used by {', '.join(serves)} alone; "
+            + "; ".join(rejection(r) for r in rejected),
+            "seed used in part",
+        )
+        return SEED_PARTIAL, _checked(results, trimmed=trim, serves=serves)
 
     def set_aside(self, results: list[SolverResult]) -> tuple[str, str]:
         self.stats.seeds_set_aside += 1
@@ -133,6 +190,8 @@ class SeedChecker:
         return SEED_SET_ASIDE, detail
 
 
-def _checked(results: list[SolverResult], *, trimmed: bool = False) -> str:
+def _checked(
+    results: list[SolverResult], *, trimmed: bool = False, serves: tuple[str, ...] | None = None
+) -> str:
     """The stored detail of a usable seed's check (`SeedCheck`)."""
-    return SeedCheck(max(r.elapsed for r in results), trimmed).to_detail()
+    return SeedCheck(max(r.elapsed for r in results), trimmed, serves).to_detail()

@@ -15,6 +15,7 @@ import os
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import VerdictKind
 
 SCHEMA = "sphinxfuzz/status/1"
+CAUSES = 10  # the causes of seeds used in part or set aside a status document names
 
 
 def _share(part: float, whole: float) -> float:
@@ -37,7 +39,7 @@ def figures(stats: Stats, elapsed: float, seed_count: int) -> dict[str, Any]:
     """The counters of a status document (every field but who runs it and when)."""
     rate = (lambda n: n / elapsed) if elapsed > 0 else (lambda n: 0.0)
     undecided = stats.unknowns + stats.timeouts + stats.errors
-    done = stats.seeds_used + stats.seeds_set_aside + stats.seeds_malformed
+    done = stats.seeds_used + stats.seeds_partial + stats.seeds_set_aside + stats.seeds_malformed
     return {
         "elapsed": round(elapsed, 3),
         "mutants": stats.mutants,
@@ -58,8 +60,12 @@ def figures(stats: Stats, elapsed: float, seed_count: int) -> dict[str, Any]:
             # a time budget goes round the seeds again: "left" counts this pass
             "left": (seed_count - done % seed_count) % seed_count if seed_count else 0,
             "used": stats.seeds_used,
+            "partial": stats.seeds_partial,
             "set_aside": stats.seeds_set_aside,
             "malformed": stats.seeds_malformed,
+            # why, the most frequent causes first
+            "partial_causes": dict(stats.partial_causes.most_common(CAUSES)),
+            "set_aside_causes": dict(stats.set_aside_causes.most_common(CAUSES)),
         },
         "strategies": {
             name: {
@@ -211,8 +217,11 @@ def _counters_of(document: dict[str, Any]) -> Stats:
         timeouts=document["timeouts"],
         errors=document["rejected"],
         seeds_used=seeds["used"],
+        seeds_partial=seeds.get("partial", 0),  # absent from documents written before it
         seeds_set_aside=seeds["set_aside"],
         seeds_malformed=seeds["malformed"],
+        partial_causes=Counter(seeds.get("partial_causes", {})),
+        set_aside_causes=Counter(seeds.get("set_aside_causes", {})),
         seed_findings=document["seed_findings"],
     )
     for name, s in document["strategies"].items():

@@ -10,7 +10,7 @@ a `NoWorkingSource` stops the campaign.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sphinxfuzz.bugs.record import Origin
 from sphinxfuzz.campaign.budget import SeedBudget
@@ -49,7 +49,7 @@ class CaseTester:
         say: Callable[[str, str | None], None],
     ) -> None:
         self.config, self.calls, self.recorder, self.bench = config, calls, recorder, bench
-        self.specs, self.stats = calls.specs, calls.stats
+        self.stats = calls.stats
         self.reference, self.needed_options = reference, needed_options
         self.out_of_budget, self.stop_requested = out_of_budget, stop_requested
         self.publish, self.say = publish, say
@@ -60,9 +60,17 @@ class CaseTester:
         # the targets' command lines per position (`campaign.options`)
         self.options = PositionOptions.prepare(config.options, calls.specs, config.campaign_seed)
 
-    def seed_cases(self, store: Findings, position: int, seed: Seed, name: str) -> bool:
-        """Test the cases of strategy `name` from `seed` while the seed's budget lasts;
-        False when stopped before the last one."""
+    def seed_cases(
+        self,
+        store: Findings,
+        position: int,
+        seed: Seed,
+        name: str,
+        specs: Sequence[SolverSpec],
+    ) -> bool:
+        """Test the cases of strategy `name` from `seed` on `specs` (the targets the seed
+        serves) while the seed's budget lasts; False when stopped before the last one."""
+        targets = list(specs)
         config, stats = self.config, self.stats
         strategy = self.bench.get(name)
         cases = strategy.mutants(seed, rng_for(config.campaign_seed, position))
@@ -98,7 +106,7 @@ class CaseTester:
                     config.campaign_seed, seed.path, position, number, name, case.theories
                 )
                 timeouts, seconds = stats.timeouts, stats.solver_time
-                if not self._test(store, origin, case, formula):
+                if not self._test(store, origin, case, formula, targets):
                     return False
                 self.publish()
                 budget.tested(stats.solver_time - seconds, stats.timeouts > timeouts)
@@ -132,12 +140,19 @@ class CaseTester:
                 self.stats.seeds_set_aside += 1
                 store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
 
-    def _test(self, store: Findings, origin: Origin, case: TestCase, formula: Formula) -> bool:
-        """Run, count, judge, confirm and record one case; False when stopped."""
+    def _test(
+        self,
+        store: Findings,
+        origin: Origin,
+        case: TestCase,
+        formula: Formula,
+        specs: list[SolverSpec],
+    ) -> bool:
+        """Run, count, judge, confirm and record one case on `specs`; False when stopped."""
         calls, stats = self.calls, self.stats
         # a case related to another formula gets the full limit: its time-out is a verdict
         limit = self.config.timeout if case.related is not None else self.mutant_timeout
-        results = [calls.run(spec, formula, timeout=limit) for spec in self.specs]
+        results = [calls.run(spec, formula, timeout=limit) for spec in specs]
         if self.stop_requested():
             # Ctrl-C may have reached the solver processes too: do not judge what it killed
             return False
@@ -150,7 +165,7 @@ class CaseTester:
         related = case.related
         judge_case = CaseJudge(
             formula.text,
-            self.specs,
+            specs,
             lambda spec, check, fresh, timeout: calls.run(spec, check, fresh=fresh, timeout=timeout),
             lambda text, rs, fresh: calls.judge(text, rs, fresh=fresh),
             None if case.expected is None else Expected(case.expected, strategy.name, strategy.summary),
@@ -161,7 +176,7 @@ class CaseTester:
         stats.strategy(origin.strategy).expected += case.expected is not None
         judgement = judge_case(results, False)
         results, judgement = calls.confirmed(
-            store, formula, results, judgement, lambda fresh: judge_case(fresh, True)
+            store, formula, results, judgement, lambda fresh: judge_case(fresh, True), specs
         )
         stored = judge_case.stored_results(results)
         for verdict in judgement.verdicts:

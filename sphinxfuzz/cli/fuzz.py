@@ -74,7 +74,7 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
         ("rejected (error) answers", str(stats.errors)),
         ("unconfirmed disagreements", str(stats.unconfirmed)),
         ("time outside solvers", f"{stats.outside_share:.1%}"),
-        ("seeds used / set aside / malformed", f"{stats.seeds_used} / {stats.seeds_set_aside} / {stats.seeds_malformed}"),
+        ("seeds used in full / in part / set aside / malformed", f"{stats.seeds_used} / {stats.seeds_partial} / {stats.seeds_set_aside} / {stats.seeds_malformed}"),
         ("seeds left early (slow mutants)", str(stats.seeds_left_early)),
         ("seed findings", str(stats.seed_findings)),
         ("generator failures", str(stats.generator_failures)),
@@ -98,6 +98,11 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
         rows.append((f"left out: {feature}", f"{count} terms"))
     for cause, count in stats.rejections.most_common(5):
         rows.append((f"rejected: {cause[:70]}", str(count)))
+    # why seeds served only some targets, or none
+    for cause, count in stats.partial_causes.most_common(5):
+        rows.append((f"seeds used in part, {cause[:60]}", str(count)))
+    for cause, count in stats.set_aside_causes.most_common(5):
+        rows.append((f"seeds set aside, {cause[:60]}", str(count)))
     for what, value in rows:
         table.add_row(what, value)
     return table

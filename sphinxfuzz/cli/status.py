@@ -50,7 +50,8 @@ def status_lines(doc: dict[str, Any]) -> list[str]:
         f"{doc['accepted_share']:.1%}, decided {doc['decided_share']:.1%}",
         f"bugs: {bugs}; seed findings {doc['seed_findings']}",
         f"seeds: {seeds['done']} done of {seeds['total']}, {seeds['left']} left in this pass "
-        f"(used {seeds['used']}, set aside {seeds['set_aside']}, malformed {seeds['malformed']})",
+        f"(used in full {seeds['used']}, in part {seeds.get('partial', 0)}, set aside "
+        f"{seeds['set_aside']}, malformed {seeds['malformed']})",
     ]
     for name, s in doc["strategies"].items():
         lines.append(
