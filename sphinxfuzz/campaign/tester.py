@@ -70,7 +70,10 @@ class CaseTester:
     ) -> bool:
         """Test the cases of strategy `name` from `seed` on `specs` (the targets the seed
         serves) while the seed's budget lasts; False when stopped before the last one."""
-        targets = list(specs)
+        # the position's options on the served targets' command lines (names stay)
+        position_specs = self.options.specs_for(position)
+        served = {spec.name for spec in specs}
+        targets = [spec for spec in position_specs if spec.name in served]
         config, stats = self.config, self.stats
         strategy = self.bench.get(name)
         cases = strategy.mutants(seed, rng_for(config.campaign_seed, position))
@@ -79,7 +82,7 @@ class CaseTester:
             config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget, factor
         )
         log: list[tuple[int, int, str, list[str]]] = []
-        self.calls.use_specs(self.options.specs_for(position))
+        self.calls.use_specs(position_specs)
         try:
             for number in budget.numbers():
                 try:
