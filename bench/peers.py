@@ -13,10 +13,11 @@ first use) and run unchanged through bench/yinyang_driver.py, which times each s
 inside yinyang's process. sphinxfuzz's figures come from its own campaign statistics.
 
 Printed per tool: mutants tested per second, solver calls per second, the share of mutants
-every solver accepted, the share of wall time outside solver processes, bug triggers by
-kind, and the ratios against opfuzz from this one run; below, for each sphinxfuzz row, its
-seeds used in full, in part (by the targets that accept them alone) and set aside (yinyang
-does not say). `--jobs-scaling` also runs sphinxfuzz
+every solver accepted, the share decided by every solver (none answered `unknown` or reached
+the time limit), the share of wall time outside solver processes, bug triggers by kind, and
+the ratios against opfuzz from this one run; below, for each sphinxfuzz row, its seeds used in
+full, in part (by the targets that accept them alone) and set aside (yinyang does not say).
+`--jobs-scaling` also runs sphinxfuzz
 with 2 jobs and prints the speed-up over 1 job. A JSON file with everything is written to
 `--out` (default: a temporary folder, removed unless --keep).
 
@@ -30,6 +31,9 @@ What is counted (asymmetries stated, not hidden):
   runs (totals over totals) and the ratios are taken against the pooled row;
 - accepted: no solver rejected it (yinyang: its own ignore list or no answer; sphinxfuzz: an
   `error` outcome). Time-outs count as accepted for both;
+- decided: no solver answered `unknown` or timed out on it (sphinxfuzz: `Stats.undecided`;
+  yinyang: the driver reads each call's output and time, a call as long as the limit being a
+  time-out). A rejected mutant is not undecided, for both;
 - sphinxfuzz checks every seed once before mutating it and re-runs a disagreement's model
   check; those calls count as solver calls, not mutants;
 - yinyang mutates 300 times per seed (its default), sphinxfuzz 10 times, up to 30 for a
@@ -155,6 +159,7 @@ def run_yinyang(
         any(c["ignored"] or (c["exitcode"] == 0 and not c["answered"]) for c in group)
         for group in by_file.values()
     )
+    undecided = sum(any(c["undecided"] for c in group) for group in by_file.values())
     stat = data["statistic"]
     bugs = Counter({"crash": stat.get("crashes", 0), "soundness": stat.get("soundness", 0)})
     if data["outcome"] != "time limit":  # it stopped by itself: say why (its own message)
@@ -171,6 +176,7 @@ def run_yinyang(
         "mutants": len(by_file),
         "calls": len(calls),
         "accepted": (len(by_file) - rejected) / len(by_file) if by_file else 0.0,
+        "decided": (len(by_file) - undecided) / len(by_file) if by_file else 0.0,
         "solver_seconds": sum(c["seconds"] for c in calls),
         "bugs": {k: v for k, v in bugs.items() if v},
         "own_counters": stat,
@@ -209,6 +215,7 @@ def run_sphinxfuzz(
         "mutants": stats.mutants,
         "calls": stats.solver_calls,
         "accepted": stats.acceptance,
+        "decided": 1.0 - stats.undecided_share if stats.mutants else 0.0,
         # summed over workers, like the solver time: the share is per worker
         "worker_seconds": stats.wall_time,
         "solver_seconds": stats.solver_time,
@@ -231,6 +238,7 @@ def pooled(tool: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "mutants": mutants,
         "calls": sum(r["calls"] for r in runs),
         "accepted": sum(r["accepted"] * r["mutants"] for r in runs) / mutants if mutants else 0.0,
+        "decided": sum(r["decided"] * r["mutants"] for r in runs) / mutants if mutants else 0.0,
         "solver_seconds": sum(r["solver_seconds"] for r in runs),
         "bugs": dict(bugs),
     }
@@ -248,7 +256,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     )
     ref_valid = ref_rate * reference["accepted"] if ref_rate and reference else None
     header = (
-        f"{'tool':<26}{'mutants/s':>10}{'calls/s':>9}{'accepted':>10}{'outside':>9}"
+        f"{'tool':<26}{'mutants/s':>10}{'calls/s':>9}{'accepted':>10}{'decided':>9}{'outside':>9}"
         f"{'vs opfuzz':>11}{'accepted/s':>12}{'vs opfuzz':>11}  bugs"
     )
     lines = [header, "-" * len(header)]
@@ -260,7 +268,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         bugs = ", ".join(f"{k} {v}" for k, v in sorted(row["bugs"].items())) or "none"
         lines.append(
             f"{row['tool']:<26}{rate:>10.2f}{row['calls'] / row['wall']:>9.2f}"
-            f"{row['accepted']:>10.1%}{outside_share(row):>9.1%}{ratio:>11}"
+            f"{row['accepted']:>10.1%}{row['decided']:>9.1%}{outside_share(row):>9.1%}{ratio:>11}"
             f"{valid:>12.2f}{valid_ratio:>11}  {bugs}"
         )
     return "\n".join(lines)

@@ -10,7 +10,8 @@ suites, most with `:status`); `--sample N` draws a fixed sample of N files with
 random.Random(--seed) (0: every file). `--solvers` defaults to the newest wheels (z3 with
 model_validate=true, cvc5 with --check-models); name old releases by path or NAME@VERSION.
 
-Printed: the share of mutants every solver accepted (target at least 95%); rejections by
+Printed: the share of mutants every solver accepted (target at least 95%) and the share every
+solver decided (none answered `unknown` or timed out: `Stats.undecided`); rejections by
 cause (the solver and its normalised first error line); operators left out per release;
 seeds used in full (by every target), in part (by the targets that accept them: a theory
 another family lacks) and set aside, each by cause, and the share set aside for any cause
@@ -112,6 +113,8 @@ def main() -> int:
 def report(root: Path, stats: Stats) -> None:
     print(f"\nmutants                    {stats.mutants}")
     print(f"accepted by every solver   {stats.acceptance:.1%} (target >= 95%)")
+    decided = 1.0 - stats.undecided_share if stats.mutants else 0.0
+    print(f"decided by every solver    {decided:.1%} ({stats.undecided} undecided)")
     rejected = sum(stats.rejections.values())
     _counts(f"rejections by cause ({rejected} solver calls)", dict(stats.rejections), rejected)
     _counts("left out (terms drawn again)", dict(stats.left_out), 0)

@@ -44,14 +44,18 @@ def main() -> int:
     def timed_solve(self, file, timeout, debug=False):  # type: ignore[no-untyped-def]
         started = time.perf_counter()
         stdout, stderr, exitcode = original_solve(self, file, timeout, debug)
+        seconds = time.perf_counter() - started
         calls.append(
             {
                 "file": file,
                 "cli": self.cil,
-                "seconds": time.perf_counter() - started,
+                "seconds": seconds,
                 "exitcode": exitcode,
                 "ignored": bool(in_ignore_list(stdout, stderr)),
                 "answered": bool(re.search(r"^(sat|unsat|unknown)$", stdout, flags=re.MULTILINE)),
+                # undecided as sphinxfuzz counts it: an `unknown` answer, or the limit reached
+                "undecided": bool(re.search(r"^unknown$", stdout, flags=re.MULTILINE))
+                or seconds >= float(timeout),
             }
         )
         return stdout, stderr, exitcode

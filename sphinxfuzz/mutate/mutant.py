@@ -21,6 +21,7 @@ from sphinxfuzz.mutate.fill import (
 from sphinxfuzz.mutate.logic import (
     declaration_features,
     is_higher_order,
+    logic_features,
     needs_widening,
     numerals_to_decimals,
     operators_in,
@@ -31,7 +32,7 @@ from sphinxfuzz.mutate.logic import (
     term_features,
 )
 from sphinxfuzz.mutate.seed import Seed
-from sphinxfuzz.mutate.skeleton import find_atoms
+from sphinxfuzz.mutate.skeleton import Skeleton
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import (
     Atom,
@@ -137,12 +138,9 @@ def _mutate(
 ) -> Mutant:
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
-    script = Script([copy_node(c) for c in base.script.commands], base.script.filename)  # type: ignore[misc]
-    if real_only(_logic_name(script)):
-        # its numerals are reals (cvc5 reads `3` so under LRA): say so before sorts are
-        # inferred, so that renaming and a widened logic see them as reals too
-        numerals_to_decimals(script.commands, set())
-    atoms, info = find_atoms(script)
+    skeleton, names_used = _skeleton(base.script)
+    script = _copy(Script(list(skeleton.commands), base.script.filename))
+    atoms = skeleton.sites_in(script.commands)
     if not atoms:
         raise MutationError(f"{seed.path}: no atomic formula to replace")
     theories = sorted(terms.theories)
@@ -153,7 +151,7 @@ def _mutate(
         weights = None  # even draws keep rng.choice, so mutants stay as they were
     count = rng.randint(1, min(max_placeholders, len(atoms)))
     chosen = sorted(rng.sample(range(len(atoms)), count))
-    names = _Names(symbol_names(script))
+    names = _Names(set(names_used))
     report = FillReport()
     inserted_by_command: dict[int, list[SList]] = {}
     new_terms: list[Node] = []
@@ -171,7 +169,7 @@ def _mutate(
         try:
             decls, term = terms.generate(theory, generator_seed)
             generated = adapt(
-                decls, term, visible_at(site, info.constants_at), names, rng, rename_prob
+                decls, term, visible_at(site, skeleton.constants_at), names, rng, rename_prob
             )
         except ValueError as exc:
             report.rejected.append(f"{theory}: {exc}")
@@ -203,6 +201,34 @@ def _mutate(
     if options:
         _set_options(script, options)
     return Mutant(script, seed, number, inserted_theories, report)
+
+
+# The skeletons of the last few bases (a seed and its latest mutant take turns as the base),
+# by id of their script, with the script itself: so its id stays its own while kept.
+_SKELETONS: dict[int, tuple[Script, Skeleton, frozenset[str]]] = {}
+_KEPT_SKELETONS = 4
+
+
+def _copy(script: Script) -> Script:
+    return Script([copy_node(c) for c in script.commands], script.filename)  # type: ignore[misc]
+
+
+def _skeleton(base: Script) -> tuple[Skeleton, frozenset[str]]:
+    """`base`'s skeleton and symbol names, found once for all the mutants made from it."""
+    kept = _SKELETONS.get(id(base))
+    if kept is not None and kept[0] is base:
+        return kept[1], kept[2]
+    script = _copy(base)
+    if real_only(_logic_name(script)):
+        # its numerals are reals (cvc5 reads `3` so under LRA): say so before sorts are
+        # inferred, so that renaming and a widened logic see them as reals too
+        numerals_to_decimals(script.commands, set())
+    skeleton = Skeleton.of(script)
+    names = frozenset(symbol_names(script))
+    while len(_SKELETONS) >= _KEPT_SKELETONS:
+        del _SKELETONS[next(iter(_SKELETONS))]
+    _SKELETONS[id(base)] = (base, skeleton, names)
+    return skeleton, names
 
 
 def with_needed_options(seed: Seed, needed_options: NeededOptions) -> Seed:
@@ -245,9 +271,12 @@ def widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> No
     indices = [
         i
         for i, c in enumerate(script.commands)
-        if c.head_name() == "set-logic" and len(c.items) == 2 and isinstance(c.items[1], Atom)
+        if c.head_name() == "set-logic"
+        and len(c.items) == 2
+        and isinstance(c.items[1], Atom)
+        and logic_features(c.items[1].name) is not None  # ALL and its kin need no widening
     ]
-    if not indices:
+    if not indices:  # no sorts to infer
         return
     info = infer_sorts(script)
     symbols = info.symbols

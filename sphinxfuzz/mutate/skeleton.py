@@ -8,9 +8,11 @@ bound variables in scope.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, infer_sorts, walk
 from sphinxfuzz.smtlib.infer import SortInfo, TermSite
-from sphinxfuzz.smtlib.sorts import BOOL
+from sphinxfuzz.smtlib.sorts import BOOL, Sort
 
 _CONNECTIVES = {"not", "and", "or", "=>", "xor", "ite", "implies", "iff", "if"}
 _STRUCTURE = {"let", "forall", "exists", "!", "match", "lambda"}
@@ -60,3 +62,43 @@ def _names_a_term(node: Node) -> bool:
 
 def command_of(script: Script, site: TermSite) -> SList:
     return script.commands[site.command]
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    """A script's atoms found once, for many mutants of it: each mutant copies `commands`
+    (never changed themselves) and finds the atoms in its copy by position (`sites_in`),
+    without inferring sorts again."""
+
+    commands: tuple[SList, ...]
+    atoms: tuple[TermSite, ...]  # sites in `commands`
+    paths: tuple[tuple[int, ...], ...]  # per atom: item indices from its command to its parent
+    constants_at: dict[int, dict[str, Sort]]  # `SortInfo.constants_at`
+
+    @classmethod
+    def of(cls, script: Script) -> Skeleton:
+        atoms, info = find_atoms(script)
+        paths: dict[int, tuple[int, ...]] = {}
+        for number in {site.command for site in atoms}:
+            _paths(script.commands[number], (), paths)
+        found = tuple(paths[id(site.parent)] for site in atoms)
+        return cls(tuple(script.commands), tuple(atoms), found, info.constants_at)
+
+    def sites_in(self, commands: list[SList]) -> list[TermSite]:
+        """The atoms' sites in `commands`, a copy of `self.commands`."""
+        sites = []
+        for site, path in zip(self.atoms, self.paths, strict=True):
+            parent = commands[site.command]
+            for index in path:
+                inner = parent.items[index]
+                assert isinstance(inner, SList)  # `paths` lead through lists only
+                parent = inner
+            sites.append(replace(site, node=parent.items[site.index], parent=parent))
+        return sites
+
+
+def _paths(node: SList, path: tuple[int, ...], found: dict[int, tuple[int, ...]]) -> None:
+    found[id(node)] = path
+    for index, item in enumerate(node.items):
+        if isinstance(item, SList):
+            _paths(item, (*path, index), found)

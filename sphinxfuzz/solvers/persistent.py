@@ -18,7 +18,9 @@ a fresh Python, ~0.1 s; z3 ~10 ms), so a campaign keeps one process per solver a
   and ends each answer with `;; sphinxfuzz-end <token> <exit code>` on both output streams.
 
 Output is capped like a fresh run's (`reaper.OUTPUT_LIMIT`), and the processes are started
-and ended by `reaper`, so nothing they start outlives them.
+and ended by `reaper`, so nothing they start outlives them. A process replaced because of the
+state a script left is asked to exit and reaped later (`_retire`): waiting for it would cost
+the campaign more time than most mutants take to solve.
 
 A time-out, a crash, a dead process or anything unexpected on the pipes kills the process
 group; the next script starts a new one. The answers are classified like a fresh run's. What
@@ -116,6 +118,8 @@ class PersistentSolver:
         self.count = 0
         self.token = secrets.token_hex(8)  # in end markers: no script can print it by chance
         self.idle = False  # the process has finished every script it was given
+        # idle processes asked to exit, with the time they are killed at if still running
+        self.retiring: list[tuple[subprocess.Popen[bytes], float]] = []
 
     # -- process lifetime -------------------------------------------------------------------
     def _argv(self) -> list[str]:
@@ -135,24 +139,45 @@ class PersistentSolver:
 
     def close(self) -> None:
         """End the process: an idle one is asked to exit first (a z3 built with coverage
-        writes its counters only on a normal exit), a busy or hung one is killed at once."""
+        writes its counters only on a normal exit), a busy or hung one is killed at once.
+        Processes retired earlier get what is left of their EXIT_WAIT."""
+        self._retire()
+        for process, kill_at in self.retiring:
+            try:
+                process.wait(timeout=max(0.0, kill_at - time.perf_counter()))
+            except subprocess.TimeoutExpired:
+                pass  # killed below like any other
+            _end(process)
+        self.retiring = []
+
+    def _retire(self) -> None:
+        """Let the process go without waiting for it: an idle one is asked to exit and
+        reaped later (`_reap`, `close`), at most EXIT_WAIT from now; a busy one is killed."""
         process, self.process = self.process, None
+        idle, self.idle = self.idle, False
         if process is None:
             return
-        if self.idle and process.poll() is None:
+        if idle and process.poll() is None:
             try:
                 assert process.stdin is not None
                 if not self.shim:
                     process.stdin.write(b"(exit)\n")
                 process.stdin.close()  # the shim's serve loop ends at the end of its input
-                process.wait(timeout=EXIT_WAIT)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
+                self.retiring.append((process, time.perf_counter() + EXIT_WAIT))
+                return
+            except (OSError, ValueError):
                 pass  # killed below like any other
-        self.idle = False
-        reaper.end(process)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        _end(process)
+
+    def _reap(self) -> None:
+        """End the retired processes that exited or had their EXIT_WAIT; never waits."""
+        now, left = time.perf_counter(), []
+        for process, kill_at in self.retiring:
+            if process.poll() is None and now < kill_at:
+                left.append((process, kill_at))
+            else:
+                _end(process)
+        self.retiring = left
 
     def __enter__(self) -> PersistentSolver:
         return self
@@ -179,9 +204,10 @@ class PersistentSolver:
             return rejected
         # a (re)start is part of the call, as it is of a fresh run
         started = time.perf_counter()
+        self._reap()
         process = self.process
         if process is None or process.poll() is not None or self.served >= self.max_scripts:
-            self.close()
+            self._retire()
             process = self._start()
         self.count += 1
         self.idle = False
@@ -196,21 +222,21 @@ class PersistentSolver:
         except (BrokenPipeError, ConnectionResetError):
             pass  # the process died: read what it left below
         if self.over_limit:
-            self.close()
+            self._retire()
             exit_code = -9
         elif not complete and not timed_out:
             # died mid-script: its exit status and last words tell what happened
             self._drain(process, out, err)
-            self.close()
+            self._retire()
             exit_code = process.returncode if process.returncode is not None else -9
         elapsed = time.perf_counter() - started
         if timed_out or self.over_limit:
-            self.close()
+            self._retire()
         else:
             self.served += 1
             self.idle = complete
             if complete and not self.shim and self._leaves_state(text):
-                self.close()  # z3 keeps global parameters across (reset)
+                self._retire()  # z3 keeps global parameters across (reset)
         stdout = out.decode("utf-8", "replace")
         stderr = err.decode("utf-8", "replace")
         found = (
@@ -318,3 +344,11 @@ class PersistentSolver:
                     buffer.extend(chunk)
             except (BlockingIOError, OSError):
                 pass
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    """Kill what is left of `process` (its group, its descendants) and close its pipes."""
+    reaper.end(process)
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()

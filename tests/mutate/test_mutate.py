@@ -9,8 +9,18 @@ import sys
 import pytest
 
 from sphinxfuzz.mutate import Mutant, MutationError, SeedError, find_atoms, load_seed, mutate
+from sphinxfuzz.mutate.skeleton import Skeleton
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.smtlib import Atom, infer_sorts, parse_script, print_node, walk
+from sphinxfuzz.smtlib import (
+    Atom,
+    Script,
+    SList,
+    copy_node,
+    infer_sorts,
+    parse_script,
+    print_node,
+    walk,
+)
 
 SEED = """(set-logic ALL)
 (declare-const x Int)
@@ -357,3 +367,25 @@ def test_atoms_holding_a_named_term_stay(tmp_path) -> None:
     atoms, _ = find_atoms(load_seed(path).script)
     texts = [print_node(site.node) for site in atoms]
     assert texts == ["(> x 1)", "(> gap 0)"]
+
+
+def test_a_skeleton_finds_in_a_copy_the_atoms_inference_finds_there(seed) -> None:
+    """A base's atoms are found once (`Skeleton`); each mutant's copy finds them by position."""
+    skeleton = Skeleton.of(seed.script)
+    copy = Script([c for c in map(copy_node, skeleton.commands) if isinstance(c, SList)])
+    found = skeleton.sites_in(copy.commands)
+    inferred, _ = find_atoms(copy)
+    assert len(found) == len(inferred) > 5
+    for mine, theirs in zip(found, inferred, strict=True):
+        assert (mine.node, mine.parent, mine.index, mine.command) == (
+            theirs.node, theirs.parent, theirs.index, theirs.command,
+        )  # fmt: skip
+        assert mine.parent is theirs.parent and mine.node is theirs.node
+
+
+def test_mutants_from_a_kept_skeleton_equal_those_of_a_seed_read_again(seed) -> None:
+    before = seed.text, [print_node(c) for c in seed.script.commands]
+    kept = [mutate(seed, random.Random(k), SortedSource()).text for k in range(6)]
+    again = [mutate(load_seed(seed.path), random.Random(k), SortedSource()).text for k in range(6)]
+    assert kept == again
+    assert (seed.text, [print_node(c) for c in seed.script.commands]) == before

@@ -109,3 +109,17 @@ def test_an_idle_process_exits_normally_and_a_busy_one_is_killed(spec_text: str)
     assert process.returncode == 0
     assert solver.run(HARD, timeout=0.5).outcome == Outcome.TIMEOUT
     assert solver.process is None  # killed at the time-out, not asked to exit
+
+
+def test_a_process_replaced_for_its_state_is_not_waited_for_and_still_exits_normally() -> None:
+    """z3 keeps options across `(reset)`, so its process is replaced; the campaign does not
+    wait for the old one to exit, which still exits normally (coverage counters)."""
+    solver = PersistentSolver(parse_specs("z3")[0])
+    assert solver.run("(set-option :pp.decimal true)\n(check-sat)\n", timeout=10).outcome == (
+        Outcome.SAT
+    )
+    assert solver.process is None and len(solver.retiring) == 1
+    retired = solver.retiring[0][0]
+    assert solver.run("(check-sat)\n", timeout=10).outcome == Outcome.SAT
+    solver.close()
+    assert retired.returncode == 0 and solver.retiring == [] and solver.process is None
