@@ -153,7 +153,9 @@ class Replayed:
     def failures(self) -> list[str]:
         found = []
         if self.on_release != BUG:
-            found.append(f"{self.entry.release} no longer shows it: {self.on_release} {self.detail}")
+            found.append(
+                f"{self.entry.release} no longer shows it: {self.on_release} {self.detail}"
+            )
         if self.today != self.entry.status:
             found.append(f"the page says {self.entry.status}, {self.newest} is {self.today}")
         if self.read:
@@ -166,13 +168,17 @@ def replay(entry: Entry, say: Any = print) -> Replayed:
     family = Family.read(entry.family)
     install(family, entry.release, say=say)
     name = parse_specs(entry.solver)[0].name
-    spec = CheckSpec(VerdictKind(entry.kind), name, entry.signature, (entry.solver,), (name,), TIMEOUT)
+    spec = CheckSpec(
+        VerdictKind(entry.kind), name, entry.signature, (entry.solver,), (name,), TIMEOUT
+    )
     then = try_version(spec, family, entry.release, entry.formula)
     newest = newest_specs()
     version = solver_version(parse_specs(newest[family])[0]).split()[-1]
     now = try_solver(spec, family, newest[family], entry.formula, version)
     # as `bugs refresh` says it: a crash elsewhere is still a crash on this formula
-    today = ALIVE if now.status in (BUG, OTHER_CRASH) else FIXED if now.status == CLEAN else UNDECIDED
+    today = (
+        ALIVE if now.status in (BUG, OTHER_CRASH) else FIXED if now.status == CLEAN else UNDECIDED
+    )
     reader = reference_candidates(entry.family, newest)[0]
     read_it, why = accepts(parse_specs(reader)[0], entry.formula, timeout=TIMEOUT)
     reader_version = solver_version(parse_specs(reader)[0]).split()[-1]
@@ -188,7 +194,9 @@ def table(results: list[Replayed]) -> str:
                      f"{r.entry.family} {r.newest}", r.today, r.entry.status,
                      r.reader if not r.read else f"{r.reader}: no"))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -210,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     failed = [(r.entry.id, f) for r in results for f in r.failures]
     for entry_id, failure in failed:
         print(f"{entry_id}: {failure}", file=sys.stderr)
-    print(f"{len(entries) - len({i for i, _ in failed})} of {len(entries)} entries as the page says")
+    print(
+        f"{len(entries) - len({i for i, _ in failed})} of {len(entries)} entries as the page says"
+    )
     return 1 if failed else 0
 
 
