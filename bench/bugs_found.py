@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,11 +68,10 @@ class Entry:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
-        entry = cls(
-            **{key: data[key] for key in cls.__dataclass_fields__ if key not in ("options", "formula")},
-            options=tuple(data["options"]),
-            formula="\n".join(data["formula"]) + "\n",
-        )  # fmt: skip
+        fields = {key: data[key] for key in cls.__dataclass_fields__}
+        fields["options"] = tuple(data["options"])
+        fields["formula"] = "\n".join(data["formula"]) + "\n"  # one line per JSON string
+        entry = cls(**fields)
         if VerdictKind(entry.kind) != VerdictKind.CRASH:
             raise ValueError(f"{entry.id}: only crashes are listed so far, not {entry.kind}")
         if entry.status not in (ALIVE, FIXED):
@@ -163,7 +163,7 @@ class Replayed:
         return found
 
 
-def replay(entry: Entry, say: Any = print) -> Replayed:
+def replay(entry: Entry, say: Callable[[str], object] = print) -> Replayed:
     """Run the entry on its release (installed if missing) and on its family's newest one."""
     family = Family.read(entry.family)
     install(family, entry.release, say=say)
