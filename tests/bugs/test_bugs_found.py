@@ -1,0 +1,74 @@
+"""docs/bugs-found.md is what docs/bugs-found.json renders, and bench/bugs_found.py replays an
+entry on its real release (and fails when the bug or the page's word about it is gone)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from sphinxfuzz.smtlib import parse_script
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bugs_found", REPO / "bench" / "bugs_found.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+
+
+def test_the_page_shows_exactly_the_data() -> None:
+    page = (REPO / "docs" / "bugs-found.md").read_text(encoding="utf-8")
+    entries = bench.load()
+    assert bench.generated_part(page) == bench.render(entries)
+    assert len(entries) >= 5
+
+
+def test_every_entry_is_a_parsed_formula_with_its_own_anchor() -> None:
+    entries = bench.load()
+    assert len({e.id for e in entries}) == len(entries)
+    for entry in entries:
+        assert parse_script(entry.formula).commands, entry.id
+
+
+def _fma(entries: list[Any]) -> Any:  # the z3 4.8.8 entry: the test suite installs that release
+    return next(e for e in entries if e.release == "4.8.8" and "fp.fma" in e.formula)
+
+
+@pytest.mark.usefixtures("z3_4_8_8")
+def test_an_entry_reproduces_on_its_release_and_is_fixed_in_the_newest() -> None:
+    replayed = bench.replay(_fma(bench.load()), say=lambda _: None)
+    assert replayed.on_release == "bug" and replayed.today == "fixed"
+    assert replayed.read == "" and replayed.failures == []
+
+
+@pytest.mark.usefixtures("z3_4_8_8")
+def test_an_entry_that_no_longer_holds_fails_the_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fixed rounding mode takes the crash away, and the page calls it alive: both are
+    reported and the exit status is 1; the page written for that data passes the check."""
+    item = next(i for i in json.loads(bench.DATA.read_text()) if i["id"] == _fma(bench.load()).id)
+    item["formula"] = [line.replace("fp.fma r ", "fp.fma RNE ") for line in item["formula"]]
+    item["status"] = "alive"
+    data, page = tmp_path / "bugs.json", tmp_path / "bugs.md"
+    data.write_text(json.dumps([item]))
+    page.write_text(f"intro\n{bench.BEGIN}\n{bench.END}\n")
+    assert bench.main(["--data", str(data), "--page", str(page), "--write"]) == 0
+    assert bench.main(["--data", str(data), "--page", str(page)]) == 1
+    err = capsys.readouterr().err
+    assert "4.8.8 no longer shows it: clean" in err
+    assert re.search(r"the page says alive, [0-9.]+ is fixed", err)
