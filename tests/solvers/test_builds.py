@@ -1,0 +1,181 @@
+"""Builds with assertions (`solvers build`): the cmake path on a tiny C++ project made here
+that behaves like a z3 binary with one SASSERT, the cache entry it leaves (`z3@0.1.0+assert`
+in specs, `solvers list/remove/prune`), and the message when the tools are missing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sphinxfuzz.cli import app
+from sphinxfuzz.errors import Step, StepKind
+from sphinxfuzz.oracle.crash import crash_signature
+from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs, run_solver
+from sphinxfuzz.solvers.builds import BuildError, build, progress_of, toolchain
+from sphinxfuzz.solvers.families import Family
+from sphinxfuzz.solvers.installs import (
+    InstallError,
+    install,
+    installed_versions,
+    parse_requirement,
+    prune,
+    remove,
+)
+
+runner = CliRunner()
+
+# z3's SASSERT as its src/util/debug.h spells it with Z3DEBUG and NO_Z3_DEBUGGER: the
+# program answers like a solver and violates its assertion on a formula with `bad` in it
+TINY_Z3 = r"""
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#ifdef NO_Z3_DEBUGGER
+#define INVOKE_DEBUGGER() std::exit(110)
+#else
+#define INVOKE_DEBUGGER() std::abort()
+#endif
+#ifdef Z3DEBUG
+#define SASSERT(COND) if (!(COND)) { std::cerr << "ASSERTION VIOLATION\nFile: " << __FILE__ \
+    << "\nLine: " << __LINE__ << "\n" << #COND << "\n"; INVOKE_DEBUGGER(); }
+#else
+#define SASSERT(COND)
+#endif
+int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "--version") == 0) {
+        std::cout << "Z3 version 0.1.0 - 64 bit\n";
+        return 0;
+    }
+    std::ifstream in(argv[argc - 1]);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string formula = text.str();
+    SASSERT(formula.find("bad") == std::string::npos);
+    for (size_t at = formula.find("(check-sat)"); at != std::string::npos;
+         at = formula.find("(check-sat)", at + 1))
+        std::cout << "sat\n";
+    return 0;
+}
+"""
+TINY_CMAKE = """cmake_minimum_required(VERSION 3.13)
+project(Z3 VERSION 0.1.0.0 LANGUAGES CXX)
+add_executable(shell src/main.cpp)
+set_target_properties(shell PROPERTIES OUTPUT_NAME z3)
+"""
+BAD = "(declare-const bad Bool)\n(assert bad)\n(check-sat)\n"
+
+
+def tiny_z3_tree(where: Path) -> Path:
+    (where / "src").mkdir(parents=True)
+    (where / "src" / "main.cpp").write_text(TINY_Z3)
+    (where / "CMakeLists.txt").write_text(TINY_CMAKE)
+    return where
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """The tiny tree built once by the command line into a cache of its own: (cache, output)."""
+    home = tmp_path_factory.mktemp("builds")
+    tree = tiny_z3_tree(home / "tiny-z3")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPHINXFUZZ_CACHE", str(home / "cache"))
+        done = runner.invoke(app, ["solvers", "build", "z3", "--source", str(tree), "--assertions"])
+        assert done.exit_code == 0, done.output
+        yield home / "cache", done.output
+
+
+def test_a_source_tree_builds_into_the_cache_with_its_assertions_on(
+    built: tuple[Path, str],
+) -> None:
+    cache, output = built
+    folder = cache / "solvers" / "z3-0.1.0+assert"
+    assert "built z3@0.1.0+assert" in output
+    assert "z3 build: " in output  # ninja's [n/N] lines, condensed
+    record = json.loads((folder / "installed.json").read_text())
+    assert record["binary"] == "bin/z3" and "-DZ3DEBUG" in record["flags"]
+    assert "[" in (folder / "build.log").read_text()  # the build's own log is kept
+    assert not (folder / "build").exists()  # the objects are ccache's to keep
+
+
+def test_a_built_release_is_a_spec_and_its_assertion_a_crash_signature(
+    built: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, _ = built
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(cache))
+    spec = parse_specs("z3@0.1.0+assert")[0]
+    assert (spec.name, spec.family) == ("z3@0.1.0+assert", Family.Z3)
+    assert run_solver(spec, "(check-sat)\n").answers == ["sat"]
+    crashed = run_solver(spec, BAD)
+    assert crashed.outcome == Outcome.CRASH and crashed.exit_code == 110
+    line = TINY_Z3.splitlines().index('    SASSERT(formula.find("bad") == std::string::npos);')
+    assert crash_signature(crashed) == (
+        f'z3: ASSERTION VIOLATION main.cpp:{line + 1} formula.find("bad") == std::string::npos'
+    )
+    # `install` (as bisect calls it) finds the build; a build not made says how to make it
+    assert install(Family.Z3, "0.1.0+assert").argv == spec.argv
+    with pytest.raises(InstallError, match="not built") as refused:
+        install(Family.Z3, "0.2.0+assert")
+    assert refused.value.step == Step(StepKind.BUILD_RELEASE, {"family": "z3", "version": "0.2.0"})
+    with pytest.raises(SolverSpecError, match="with assertions is not built"):
+        parse_specs("z3@0.2.0+assert")
+
+
+def test_builds_are_listed_removed_and_pruned_like_installs(
+    built: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    cache, _ = built
+    copy = tmp_path / "cache"
+    shutil.copytree(cache, copy, symlinks=True)
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(copy))
+    assert parse_requirement("z3@0.1.0+assert") == (Family.Z3, "0.1.0+assert")
+    assert [(i.family, i.version) for i in installed_versions()] == [("z3", "0.1.0+assert")]
+    listed = runner.invoke(app, ["solvers", "list", "--json"])
+    assert '"z3@0.1.0+assert"' in listed.output
+    assert prune({(Family.Z3, "0.1.0+assert")}, dry_run=True) == []
+    assert remove(Family.Z3, "0.1.0+assert") > 0
+    assert installed_versions() == []
+
+
+def test_without_the_tools_the_build_names_the_debian_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.delenv("CXX", raising=False)
+    with pytest.raises(BuildError, match=r"apt-get install cmake ninja-build g\+\+"):
+        toolchain()
+    tree = tiny_z3_tree(tmp_path / "tree")
+    done = runner.invoke(app, ["solvers", "build", "z3", "--source", str(tree), "--assertions"])
+    assert done.exit_code != 0 and "sudo apt-get install cmake ninja-build g++" in done.output
+    assert "Traceback" not in done.output
+    with pytest.raises(BuildError, match="not both"):
+        build(Family.Z3, "4.12.2", source=tree)
+
+
+def test_build_progress_is_read_from_ninja_and_make_lines() -> None:
+    assert progress_of("[12/830] Building CXX object src/util/CMakeFiles/util.dir/a.cpp.o") == (
+        12,
+        830,
+    )
+    assert progress_of("[ 14%] Building CXX object src/x.cpp.o") == (14, 100)
+    assert progress_of("-- Build type: Release") is None
+
+
+def test_a_build_not_made_names_the_build_command(tmp_path: Path) -> None:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "a.smt2").write_text("(check-sat)\n")
+    done = runner.invoke(
+        app, ["fuzz", "--solvers", "z3@0.0.1+assert", "--seeds", str(seeds), "--mutants", "1"]
+    )
+    assert done.exit_code == 2
+    assert "`sphinxfuzz solvers build z3==0.0.1 --assertions`" in done.output
