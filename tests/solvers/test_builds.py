@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from sphinxfuzz.cli import app
 from sphinxfuzz.errors import Step, StepKind
-from sphinxfuzz.oracle.crash import crash_signature
+from sphinxfuzz.oracle.crash import assertion_title, crash_signature
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs, run_solver
 from sphinxfuzz.solvers.builds import BuildError, build, progress_of, toolchain
 from sphinxfuzz.solvers.families import Family
@@ -179,3 +179,88 @@ def test_a_build_not_made_names_the_build_command(tmp_path: Path) -> None:
     )
     assert done.exit_code == 2
     assert "`sphinxfuzz solvers build z3==0.0.1 --assertions`" in done.output
+
+
+# a cvc5 tree in miniature: configure.sh takes cvc5's build type, --assertions, --ninja and
+# --name=DIR and configures cmake; the binary target is cvc5-bin, written to bin/cvc5, and an
+# `Assert` prints as cvc5's base/check.h prints it, then aborts
+TINY_CVC5_CONFIGURE = """#!/bin/bash
+set -e
+root=$(pwd); build=build; options=""
+for arg in "$@"; do
+  case $arg in
+    production) options="$options -DCMAKE_BUILD_TYPE=Release";;
+    --assertions) options="$options -DENABLE_ASSERTIONS=ON";;
+    --ninja) options="$options -G Ninja";;
+    --name=*) build=${arg##*=};;
+    --auto-download) ;;
+    *) echo "invalid option $arg"; exit 1;;
+  esac
+done
+mkdir -p "$build" && cd "$build" && cmake "$root" $options
+"""
+TINY_CVC5_CMAKE = """cmake_minimum_required(VERSION 3.13)
+project(cvc5 LANGUAGES CXX)
+if(ENABLE_ASSERTIONS)
+  add_compile_definitions(CVC5_ASSERTIONS)
+endif()
+add_executable(cvc5-bin src/main.cpp)
+set_target_properties(cvc5-bin PROPERTIES OUTPUT_NAME cvc5
+                      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+"""
+TINY_CVC5 = r"""
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#ifdef CVC5_ASSERTIONS
+#define Assert(cond) if (!(cond)) { std::cerr << "Fatal failure within " << __PRETTY_FUNCTION__ \
+    << " at " << __FILE__ << ":" << __LINE__ << "\n" << "Check failure\n\n " << #cond << "\n"; \
+    std::abort(); }
+#else
+#define Assert(cond)
+#endif
+void check(const std::string& formula) { Assert(formula.find("bad") == std::string::npos); }
+int main(int argc, char** argv) {
+    std::ifstream in(argv[argc - 1]);
+    std::stringstream text;
+    text << in.rdbuf();
+    check(text.str());
+    std::cout << "sat\n";
+    return 0;
+}
+"""
+
+
+def test_a_cvc5_tree_builds_by_its_configure_script_with_assertions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    tree = tmp_path / "cvc5"
+    (tree / "src").mkdir(parents=True)
+    (tree / "cmake").mkdir()
+    (tree / "src" / "main.cpp").write_text(TINY_CVC5)
+    (tree / "CMakeLists.txt").write_text(TINY_CVC5_CMAKE)
+    (tree / "cmake" / "version-base.cmake").write_text('set(CVC5_LAST_RELEASE "0.0.9")\n')
+    (tree / "configure.sh").write_text(TINY_CVC5_CONFIGURE)
+    (tree / "configure.sh").chmod(0o755)
+    with pytest.raises(BuildError, match="source tree only"):
+        build(Family.CVC5, "1.1.2")
+    built = build(Family.CVC5, source=tree, say=lambda _: None)
+    assert built.version == "0.0.9+assert"
+    spec = parse_specs("cvc5@0.0.9+assert")[0]
+    assert spec.family == Family.CVC5 and spec.argv == built.argv
+    crashed = run_solver(spec, BAD)
+    assert crashed.outcome == Outcome.CRASH
+    line = TINY_CVC5.splitlines().index(
+        'void check(const std::string& formula) { Assert(formula.find("bad") == std::string::npos); }'
+    )
+    signature = crash_signature(crashed)
+    assert signature == (
+        f"cvc5: Fatal failure in void check(const std::string&) at main.cpp:{line + 1} "
+        'formula.find("bad") == std::string::npos'
+    )
+    assert assertion_title(signature) == (
+        f'Fatal failure at main.cpp:{line + 1} formula.find("bad") == std::string::npos'
+    )
