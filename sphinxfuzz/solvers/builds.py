@@ -139,7 +139,7 @@ def run_logged(
     condensed: a line every PROGRESS_STEP percent. A failure names the log and its tail."""
     started = time.monotonic()
     said = -PROGRESS_STEP
-    with open(log, "w", encoding="utf-8") as out:
+    with open(log, "w", encoding="utf-8", buffering=1) as out:  # a line at a time: tail -f
         out.write(f"$ {' '.join(command)}\n")
         out.flush()
         process = subprocess.Popen(
