@@ -10,8 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from campaign_helpers import SEEDS, config_for
 from typer.testing import CliRunner
 
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.issue_text import issue_text, load_facts
+from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.cli import app
 from sphinxfuzz.errors import Step, StepKind
 from sphinxfuzz.oracle.crash import assertion_title, crash_signature
@@ -45,7 +49,8 @@ needs_toolchain = pytest.mark.skipif(
 )
 
 # z3's SASSERT as its src/util/debug.h spells it with Z3DEBUG and NO_Z3_DEBUGGER: the
-# program answers like a solver and violates its assertion on a formula with `bad` in it
+# program violates its assertion where crash_on_marker.py does (a formula with crash_marker
+# that asks for a model), and is the real z3 otherwise
 TINY_Z3 = r"""
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +58,8 @@ TINY_Z3 = r"""
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
+#define REAL_Z3 "@REAL_Z3@"
 #ifdef NO_Z3_DEBUGGER
 #define INVOKE_DEBUGGER() std::exit(110)
 #else
@@ -72,25 +79,28 @@ int main(int argc, char** argv) {
     std::ifstream in(argv[argc - 1]);
     std::stringstream text;
     text << in.rdbuf();
-    std::string formula = text.str();
-    SASSERT(formula.find("bad") == std::string::npos);
-    for (size_t at = formula.find("(check-sat)"); at != std::string::npos;
-         at = formula.find("(check-sat)", at + 1))
-        std::cout << "sat\n";
-    return 0;
+    bool marked = text.str().find("crash_marker") != std::string::npos;
+    bool asks_model = text.str().find("(get-model)") != std::string::npos;
+    SASSERT(!(marked && asks_model));
+    execv(REAL_Z3, argv);
+    return 1;
 }
 """
+ASSERTION_LINE = TINY_Z3.splitlines().index("    SASSERT(!(marked && asks_model));") + 1
+SIGNATURE = f"z3: ASSERTION VIOLATION main.cpp:{ASSERTION_LINE} !(marked && asks_model)"
 TINY_CMAKE = """cmake_minimum_required(VERSION 3.13)
 project(Z3 VERSION 0.1.0.0 LANGUAGES CXX)
 add_executable(shell src/main.cpp)
 set_target_properties(shell PROPERTIES OUTPUT_NAME z3)
 """
-BAD = "(declare-const bad Bool)\n(assert bad)\n(check-sat)\n"
+BAD = "(declare-const crash_marker Int)\n(check-sat)\n(get-model)\n"
 
 
 def tiny_z3_tree(where: Path) -> Path:
     (where / "src").mkdir(parents=True)
-    (where / "src" / "main.cpp").write_text(TINY_Z3)
+    z3 = shutil.which("z3")
+    assert z3 is not None
+    (where / "src" / "main.cpp").write_text(TINY_Z3.replace("@REAL_Z3@", z3))
     (where / "CMakeLists.txt").write_text(TINY_CMAKE)
     return where
 
@@ -132,10 +142,7 @@ def test_a_built_release_is_a_spec_and_its_assertion_a_crash_signature(
     assert run_solver(spec, "(check-sat)\n").answers == ["sat"]
     crashed = run_solver(spec, BAD)
     assert crashed.outcome == Outcome.CRASH and crashed.exit_code == 110
-    line = TINY_Z3.splitlines().index('    SASSERT(formula.find("bad") == std::string::npos);')
-    assert crash_signature(crashed) == (
-        f'z3: ASSERTION VIOLATION main.cpp:{line + 1} formula.find("bad") == std::string::npos'
-    )
+    assert crash_signature(crashed) == SIGNATURE
     # `install` (as bisect calls it) finds the build; a build not made says how to make it
     assert install(Family.Z3, "0.1.0+assert").argv == spec.argv
     with pytest.raises(InstallError, match="not built") as refused:
@@ -165,13 +172,13 @@ def test_builds_are_listed_removed_and_pruned_like_installs(
 def test_without_the_tools_the_build_names_the_debian_packages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    tree = tiny_z3_tree(tmp_path / "tree")
     empty = tmp_path / "bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
     monkeypatch.delenv("CXX", raising=False)
     with pytest.raises(BuildError, match=r"apt-get install cmake ninja-build g\+\+"):
         toolchain()
-    tree = tiny_z3_tree(tmp_path / "tree")
     done = runner.invoke(app, ["solvers", "build", "z3", "--source", str(tree), "--assertions"])
     assert done.exit_code != 0 and "sudo apt-get install cmake ninja-build g++" in done.output
     assert "Traceback" not in done.output
@@ -241,7 +248,7 @@ TINY_CVC5 = r"""
 #else
 #define Assert(cond)
 #endif
-void check(const std::string& formula) { Assert(formula.find("bad") == std::string::npos); }
+void check(const std::string& formula) { Assert(formula.find("crash_marker") == std::string::npos); }
 int main(int argc, char** argv) {
     std::ifstream in(argv[argc - 1]);
     std::stringstream text;
@@ -273,13 +280,32 @@ def test_a_cvc5_tree_builds_by_its_configure_script_with_assertions(
     crashed = run_solver(spec, BAD)
     assert crashed.outcome == Outcome.CRASH
     line = TINY_CVC5.splitlines().index(
-        'void check(const std::string& formula) { Assert(formula.find("bad") == std::string::npos); }'
+        'void check(const std::string& formula) { Assert(formula.find("crash_marker") == std::string::npos); }'
     )
     signature = crash_signature(crashed)
     assert signature == (
         f"cvc5: Fatal failure in void check(const std::string&) at main.cpp:{line + 1} "
-        'formula.find("bad") == std::string::npos'
+        'formula.find("crash_marker") == std::string::npos'
     )
     assert assertion_title(signature) == (
-        f'Fatal failure at main.cpp:{line + 1} formula.find("bad") == std::string::npos'
+        f'Fatal failure at main.cpp:{line + 1} formula.find("crash_marker") == std::string::npos'
     )
+
+
+@needs_toolchain
+def test_a_campaign_stores_the_builds_assertion_and_replays_it(
+    built: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    cache, _ = built
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(cache))
+    root = tmp_path / "c"
+    config = config_for([SEEDS / "crash.smt2"], "z3@0.1.0+assert;z3", per_seed=3)
+    run_campaign(config, root, Budget(), persistent=False)  # the program has no -in mode
+    with Store(root) as store:
+        crashes = [b for b in store.bugs() if b.kind == "crash"]
+    # one assertion, one bug, whatever the mutants look like
+    assert [(b.solver, b.signature) for b in crashes] == [("z3@0.1.0+assert", SIGNATURE)]
+    title = issue_text(load_facts(crashes[0].folder)).splitlines()[0]
+    assert title.endswith(f"crash: {SIGNATURE.removeprefix('z3: ')}"), title
+    replayed = runner.invoke(app, ["bugs", "replay", crashes[0].id, "-c", str(root)])
+    assert replayed.exit_code == 0 and "reproduces" in replayed.output, replayed.output
