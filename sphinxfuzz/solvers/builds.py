@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.solvers.families import ASSERT_MARK, PACKAGES, Family, short_version
+from sphinxfuzz.solvers.families import ASSERT_MARK, PACKAGES, Family, short_version, split_build
 from sphinxfuzz.solvers.installs import (
     Installed,
     InstallError,
@@ -257,7 +257,8 @@ def build(
         release = source_version(family, tree)
     else:
         assert version is not None
-        release = short_version(family, release_of(family, version))
+        # `z3@4.12.2+assert` names the build to make as well as `z3==4.12.2` does
+        release = short_version(family, release_of(family, split_build(version)[0]))
     name = release + ASSERT_MARK
     present = find_installed(family, name)
     if present is not None and source is None:

@@ -20,6 +20,7 @@ from sphinxfuzz.cli import app
 from sphinxfuzz.errors import Step, StepKind
 from sphinxfuzz.oracle.crash import assertion_title, crash_signature
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs, run_solver
+from sphinxfuzz.solvers import builds as builds_module
 from sphinxfuzz.solvers.builds import BuildError, build, progress_of, toolchain
 from sphinxfuzz.solvers.families import Family
 from sphinxfuzz.solvers.installs import (
@@ -309,3 +310,22 @@ def test_a_campaign_stores_the_builds_assertion_and_replays_it(
     assert title.endswith(f"crash: {SIGNATURE.removeprefix('z3: ')}"), title
     replayed = runner.invoke(app, ["bugs", "replay", crashes[0].id, "-c", str(root)])
     assert replayed.exit_code == 0 and "reproduces" in replayed.output, replayed.output
+
+
+@needs_toolchain
+def test_a_release_built_already_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path))
+    folder = tmp_path / "solvers" / "z3-4.12.2+assert"
+    (folder / "bin").mkdir(parents=True)
+    z3 = shutil.which("z3")
+    assert z3 is not None
+    (folder / "bin" / "z3").symlink_to(z3)
+    record = {"family": "z3", "version": "4.12.2+assert", "binary": "bin/z3"}
+    (folder / "installed.json").write_text(json.dumps(record))
+    # the package index, as it answers for z3 (no network here)
+    monkeypatch.setattr(builds_module, "release_of", lambda family, version: f"{version}.0")
+    said: list[str] = []
+    for named in ("4.12.2", "4.12.2+assert"):  # z3==4.12.2 and z3@4.12.2+assert alike
+        kept = build(Family.Z3, named, say=said.append)
+        assert kept.argv == (str(folder / "bin" / "z3"),)
+    assert said == [f"z3@4.12.2+assert is built already: {folder}"] * 2
