@@ -34,21 +34,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import CORPUS, DEFAULT_ENV, run_yinyang, sample_seeds, yinyang_env  # noqa: E402
+
+from sphinxfuzz.solvers.builds import BuildError, fetch_sdist, z3_tree  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "sphinxfuzz" / "coverage"
 TOOLS = "default,sphinx,opfuzz,typefuzz,grammar,yinyang-opfuzz,yinyang-typefuzz"
@@ -102,26 +100,10 @@ def _source(version: str, home: Path) -> Path:
     found = list(home.glob("z3*/core/CMakeLists.txt"))
     if found:
         return found[0].parent
-    # the archive itself: `pip download` of an sdist would build its metadata (and its
-    # build dependencies) first
-    with urllib.request.urlopen("https://pypi.org/simple/z3-solver/") as reply:
-        page = reply.read().decode("utf-8")
-    names = (f"z3-solver-{version}.tar.gz", f"z3_solver-{version}.tar.gz")
-    url = next(
-        (u for u in re.findall(r'href="([^"]+)"', page) if u.split("#")[0].endswith(names)),
-        None,
-    )
-    if url is None:
-        raise BenchError(f"PyPI lists no sdist of z3-solver {version}")
-    url = urllib.parse.urljoin("https://pypi.org/simple/z3-solver/", url.split("#")[0])
-    archive = home / url.rsplit("/", 1)[-1]
-    urllib.request.urlretrieve(url, archive)
-    with tarfile.open(archive) as tar:
-        tar.extractall(home, filter="data")
-    found = list(home.glob("z3*/core/CMakeLists.txt"))
-    if len(found) != 1:
-        raise BenchError(f"{archive}: no z3 source tree (core/CMakeLists.txt) in it")
-    return found[0].parent
+    try:
+        return z3_tree(fetch_sdist("z3-solver", version, home))
+    except BuildError as exc:
+        raise BenchError(str(exc)) from None
 
 
 def _quiet(command: list[str], cwd: Path, log: Path) -> None:

@@ -24,6 +24,7 @@ class StepKind(StrEnum):
     RESUME = "resume"  # continue the campaign in `folder`
     START_CAMPAIGN = "start-campaign"  # start a campaign in a folder of the user's choice
     INSTALL_RELEASE = "install-release"  # install release `version` of solver `family`
+    BUILD_RELEASE = "build-release"  # build release `version` of `family` with assertions
     BUILD_GENERATORS = "build-generators"  # build generators from the theory documents
     RECORD_HAND_EDIT = "record-hand-edit"  # record a hand edit of `theory`'s generator
     VALIDATE_GENERATORS = "validate-generators"  # sample the generators in `folder`

@@ -7,7 +7,9 @@ the same options, next to the campaign's other solvers. A version shows the bug 
 reduction's interestingness check (`sphinxfuzz.oracle.interesting`) finds the same kind of verdict
 with the same signature against it. Releases are tried from a coarse sample (the first and
 the last patch release of every minor version, plus the release the bug was found on), then
-bisected over every release between neighbours where the bug comes or goes.
+bisected over every release between neighbours where the bug comes or goes. A bug found on a
+build with assertions (`z3@4.12.2+assert`, `solvers build`) is tried on the builds with
+assertions in the solver cache instead.
 """
 
 from __future__ import annotations
@@ -40,8 +42,14 @@ from sphinxfuzz.solvers.families import (
     parse_version,
     program_argv,
     short_version,
+    split_build,
 )
-from sphinxfuzz.solvers.installs import InstallError, install, released_versions
+from sphinxfuzz.solvers.installs import (
+    InstallError,
+    install,
+    installed_versions,
+    released_versions,
+)
 
 
 class BisectError(ExternalError):
@@ -59,6 +67,23 @@ def candidate_versions(family: Family, available: tuple[str, ...] | None = None)
         if is_plain_release(v) and parse_version(v)[:3] >= oldest
     ]
     return sorted(set(chosen), key=parse_version)
+
+
+def built_versions(family: Family, mark: str) -> list[str]:
+    """The builds of `family` with `mark` in the solver cache, oldest first: a bug found on
+    a build with assertions is bisected over such builds (a release wheel checks none)."""
+    built = [i.version for i in installed_versions() if i.family == family
+             and split_build(i.version)[1] == mark]  # fmt: skip
+    if not built:
+        raise BisectError(f"no {family} build with {mark} is in the solver cache: build some")
+    return built
+
+
+def _build_mark(spec: CheckSpec, family: Family) -> str:
+    """The build mark of the blamed solver's spec (`z3@4.12.2+assert`: "+assert"), or ""."""
+    index, _ = _blamed(spec, family)
+    program = shlex.split(spec.solvers[index])[0]
+    return split_build(program.partition("@")[2])[1] if "@" in program else ""
 
 
 def coarse_sample(versions: list[str], also: tuple[str, ...] = ()) -> list[str]:
@@ -155,10 +180,12 @@ def bisect_bug(
         spec = check_spec(root, record)
     except ReduceError as exc:
         raise BisectError(str(exc)) from None
-    _blamed(spec, family)  # fail before installing anything
+    mark = _build_mark(spec, family)  # fail before installing anything
     setup = installer or (lambda f, v: install(f, v, say=say))
     try:
-        everything = versions or candidate_versions(family)
+        everything = versions or (
+            built_versions(family, mark) if mark else candidate_versions(family)
+        )
     except InstallError as exc:
         raise BisectError(str(exc)) from None
     tried: dict[str, Tried] = {}

@@ -23,6 +23,7 @@ from sphinxfuzz.bugs.record import (
     load_reduction,
 )
 from sphinxfuzz.oracle import Expected, VerdictKind
+from sphinxfuzz.oracle.crash import assertion_title
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
 from sphinxfuzz.solvers import Family
@@ -121,6 +122,11 @@ def _crash(facts: BugFacts, failure: str, blamed: SolverSummary | None) -> tuple
     # a crash that printed nothing but "killed by signal N" was signed by its stack
     # (`oracle.backtrace.identified` keeps the frames and the signal in the evidence)
     frames, sig = facts.evidence.get("stack"), facts.evidence.get("signal")
+    # a failed assertion is titled by its place and condition, not its first line
+    assertion = assertion_title(facts.signature)
+    if assertion is not None:
+        message = facts.signature.partition(": ")[2]  # the function too, where one is named
+        return f"crash: {assertion}", expected, f"{message} ({_exit_text(blamed)})"
     if not (isinstance(frames, list) and frames and isinstance(sig, str)):
         return f"crash: {failure or _exit_text(blamed)}", expected, \
             f"{failure or 'no message'} ({_exit_text(blamed)})"  # fmt: skip

@@ -34,6 +34,7 @@ STEP_COMMANDS = {
     StepKind.RESUME: "sphinxfuzz fuzz --resume -c {folder}",
     StepKind.START_CAMPAIGN: "sphinxfuzz fuzz -c DIR",
     StepKind.INSTALL_RELEASE: "sphinxfuzz solvers install {family}=={version}",
+    StepKind.BUILD_RELEASE: "sphinxfuzz solvers build {family}=={version} --assertions",
     StepKind.BUILD_GENERATORS: "sphinxfuzz build-generators",
     StepKind.RECORD_HAND_EDIT: "sphinxfuzz record-hand-edit {theory} --by NAME --what TEXT",
     StepKind.VALIDATE_GENERATORS: "sphinxfuzz generators validate --generators {folder}",

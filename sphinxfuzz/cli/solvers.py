@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,7 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.cli.options import JsonOption, print_json
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers import BUILTINS, SolverSpecError, parse_specs, solver_version
+from sphinxfuzz.solvers.builds import build
+from sphinxfuzz.solvers.families import PACKAGES, Family
 from sphinxfuzz.solvers.installs import (
     cache_root,
     install,
@@ -107,6 +111,37 @@ def install_solvers(
     for family, version in wanted:
         done = install(family, version, say=console.print)
         console.print(f"{done.family}@{done.version}: {' '.join(done.argv)}")
+
+
+@solvers_app.command("build")
+def build_solver(
+    what: Annotated[
+        str, typer.Argument(help="z3==4.12.2 (its z3-solver sdist), or z3 / cvc5 with --source.")
+    ],
+    source: Annotated[
+        Path | None, typer.Option("--source", help="Build this source tree (a checkout) instead.")
+    ] = None,
+    assertions: Annotated[
+        bool, typer.Option("--assertions", help="With the solver's assertions on (required).")
+    ] = False,
+) -> None:
+    """Build a solver with its assertions on (z3: Z3DEBUG, cvc5: configure.sh --assertions)
+    into the solver cache, as z3@4.12.2+assert. Needs cmake, a C++ compiler and ninja or
+    make; uses ccache where installed. The first z3 build takes most of an hour on 2 cores:
+    progress is shown, the log is kept in the build's folder."""
+    if not assertions:
+        raise InputError("solvers build makes builds with assertions only: pass --assertions",
+                         setting="assertions")  # fmt: skip
+    if "==" in what or "@" in what:
+        family, version = parse_requirement(what)
+    elif what in PACKAGES:
+        family, version = Family(what), None
+    else:
+        raise InputError(f"{what!r}: write z3==4.12.2, or z3 or cvc5 with --source DIR")
+    console = Console(soft_wrap=True, highlight=False)
+    done = build(family, version, source=source,
+                 say=lambda line: console.print(line, markup=False))  # fmt: skip
+    console.print(f"{done.family}@{done.version}: {' '.join(done.argv)}", markup=False)
 
 
 def _mb(size: int) -> str:

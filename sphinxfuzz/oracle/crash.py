@@ -54,7 +54,14 @@ _SANITIZER_FRAME = re.compile(
     r"^\s*#\d+\s+0x[0-9a-fA-F]+\s+in\s+(.+?)(?:\s+\S+:\d+(?::\d+)?|\s+\(\S+\))?\s*$"
 )
 # lines z3 prints after an assertion that name the release or ask for a report
-_Z3_TRAILER = re.compile(r"^(?:Z3 \d|Please file|\(C\)ore|\(S\)tack|\(E\)xit|\(I\)gnore)")
+# (z3 4.12's debug build asks "(C)ontinue, (A)bort, ..." when built without NO_Z3_DEBUGGER)
+_Z3_TRAILER = re.compile(
+    r"^(?:Z3 \d|Please file|\(C\)ore|\(C\)ontinue|\(S\)tack|\(E\)xit|\(I\)gnore|INVALID COMMAND)"
+)
+# the heads of the messages that name a failed check with its place and condition
+ASSERTION_HEADS = ("ASSERTION VIOLATION", "Assertion failed", "Fatal failure", "Internal error",
+                   "Unreachable code", "Unhandled case")  # fmt: skip
+_IN_FUNCTION = re.compile(r"^(?P<head>.+?) in .+ at (?P<where>\S+:\d+)(?P<rest>.*)$")
 
 
 def normalise_failure(line: str) -> str:
@@ -146,6 +153,17 @@ def crash_message(stdout: str, stderr: str) -> str | None:
             if fatal:
                 return _cvc5_failure(lines, at, fatal)
     return None
+
+
+def assertion_title(signature: str) -> str | None:
+    """What an issue title says of a crash signed by a failed assertion: its message with
+    file, line and condition, without the function a cvc5 message names (a C++ signature
+    too long for a title; the body shows it). None for any other signature."""
+    message = signature.partition(": ")[2]
+    if not message.startswith(ASSERTION_HEADS):
+        return None
+    found = _IN_FUNCTION.match(message)
+    return f"{found['head']} at {found['where']}{found['rest']}" if found else message
 
 
 def bare_function(text: str) -> str:

@@ -138,6 +138,18 @@ def parse_version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in found.group(0).split(".")) if found else ()
 
 
+# what a version of a build with assertions carries: `z3@4.12.2+assert` (solvers/builds.py)
+ASSERT_MARK = "+assert"
+
+
+def split_build(version: str) -> tuple[str, str]:
+    """A version as specs write it, split into its release and its build mark:
+    "4.12.2+assert" -> ("4.12.2", "+assert"); "4.12.2" -> ("4.12.2", "")."""
+    if version.endswith(ASSERT_MARK):
+        return version[: -len(ASSERT_MARK)], ASSERT_MARK
+    return version, ""
+
+
 def is_plain_release(text: str) -> bool:
     """A release without pre, post or dev tails ("4.12.2.0", not "1.1.2.dev3")."""
     return _PLAIN.fullmatch(text) is not None
@@ -150,7 +162,11 @@ def printed_version(line: str) -> str | None:
 
 
 def short_version(family: Family, package_version: str) -> str:
-    """The release as specs write it: z3-solver's 4.12.2.0 is z3 4.12.2."""
+    """The release as specs write it: z3-solver's 4.12.2.0 is z3 4.12.2 (a build mark stays:
+    4.12.2.0+assert is 4.12.2+assert)."""
+    release, mark = split_build(package_version)
+    if mark:
+        return short_version(family, release) + mark
     if family.record.padded and package_version.count(".") == 3 and package_version.endswith(".0"):
         return package_version[:-2]
     return package_version

@@ -27,8 +27,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from sphinxfuzz.errors import ExternalError
-from sphinxfuzz.solvers.families import PACKAGES, Family, parse_version, short_version
+from sphinxfuzz.errors import ExternalError, Step, StepKind
+from sphinxfuzz.solvers.families import (
+    ASSERT_MARK,
+    PACKAGES,
+    Family,
+    parse_version,
+    short_version,
+    split_build,
+)
 
 _RECORD = "installed.json"
 
@@ -53,8 +60,12 @@ def cache_root() -> Path:
 
 
 def parse_requirement(text: str) -> tuple[Family, str]:
-    """`z3==4.12.2` or `z3@4.12.2` -> ("z3", "4.12.2")."""
-    found = re.fullmatch(r"\s*([a-z0-9]+)\s*(?:==|@)\s*([0-9][0-9A-Za-z.\-]*)\s*", text)
+    """`z3==4.12.2` or `z3@4.12.2` -> ("z3", "4.12.2"); a build keeps its mark:
+    `z3@4.12.2+assert` -> ("z3", "4.12.2+assert")."""
+    found = re.fullmatch(
+        rf"\s*([a-z0-9]+)\s*(?:==|@)\s*([0-9][0-9A-Za-z.\-]*(?:{re.escape(ASSERT_MARK)})?)\s*",
+        text,
+    )
     if found is None or found.group(1) not in PACKAGES:
         raise InstallError(
             f"{text!r}: write SOLVER==VERSION with SOLVER one of {', '.join(PACKAGES)}, "
@@ -129,6 +140,12 @@ def install(family: Family, version: str, *, say: object = print, by: str = "use
     present = find_installed(family, version)
     if present is not None:
         return present
+    release, mark = split_build(version)
+    if mark:  # a build is made, not downloaded: only `solvers build` makes one
+        raise InstallError(
+            f"{family}@{version} is not built: build release {release} with assertions",
+            step=Step(StepKind.BUILD_RELEASE, {"family": family, "version": release}),
+        )
     lock_file = cache_root() / f".{family}-{version}.lock"
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_file, "w") as lock:
@@ -148,8 +165,14 @@ def _mark(installed: Installed, by: str) -> Installed:
     return dataclasses.replace(installed, by=by)
 
 
+def release_of(family: Family, version: str) -> str:
+    """The package's release a spec's version names (z3 4.12.2 is z3-solver 4.12.2.0); an
+    InstallError names the nearest ones when there is no such release."""
+    return _package_version(family, version, released_versions(family))
+
+
 def _install(family: Family, version: str, say: object) -> Installed:
-    package_version = _package_version(family, version, released_versions(family))
+    package_version = release_of(family, version)
     _check_supported(family, package_version)
     short = short_version(family, package_version)
     folder = folder_for(family, short)
@@ -189,7 +212,12 @@ def _install(family: Family, version: str, say: object) -> Installed:
     return installed
 
 
-def _argv(family: Family, folder: Path) -> tuple[str, ...] | None:
+def _argv(family: Family, folder: Path, built: str | None = None) -> tuple[str, ...] | None:
+    """The command line of an install; `built` is the binary a build recorded (relative to
+    its folder), which runs as it is for every family."""
+    if built is not None:
+        binary = folder / built
+        return (str(binary),) if binary.is_file() else None
     record = family.record
     if record.binary is not None:
         binary = folder / "bin" / record.binary
@@ -204,7 +232,7 @@ def _read(folder: Path) -> Installed | None:
         family, version = Family(str(record["family"])), str(record["version"])
     except (OSError, ValueError, KeyError):
         return None
-    argv = _argv(family, folder)
+    argv = _argv(family, folder, record.get("binary"))
     if argv is None:
         return None
     return Installed(family, version, str(record.get("package_version", version)), folder, argv,

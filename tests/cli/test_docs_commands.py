@@ -36,6 +36,9 @@ NOT_RUN = {
     "--ray local": "starts a Ray cluster here (a minute); tests/campaign/test_ray.py runs it",
     "python bench/": "benchmarks: read ../shared and run for minutes",
     "record-hand-edit": "changes a shipped generator's manifest in place",
+    "solvers build": "compiles a solver: most of an hour (tests/solvers/test_builds.py builds a "
+    "tiny tree the same way)",
+    "+assert": "needs a build with assertions (`solvers build`, most of an hour)",
 }
 PLACEHOLDER_BUGS = ("17-3-cvc5-crash", "4-2-z3-soundness")
 # exit status 1 is an answer for these, not a failure

@@ -12,7 +12,13 @@ import pytest
 
 from sphinxfuzz.oracle import Expected, VerdictKind, judge, judge_expected, normalise_failure
 from sphinxfuzz.oracle.backtrace import Backtrace, Frame, bare_name, identified, parse_gdb
-from sphinxfuzz.oracle.crash import bare_function, bare_signal, crash_message, crash_signature
+from sphinxfuzz.oracle.crash import (
+    assertion_title,
+    bare_function,
+    bare_signal,
+    crash_message,
+    crash_signature,
+)
 from sphinxfuzz.oracle.doubt import doubtful, needs_more_time, slow_verdict
 from sphinxfuzz.oracle.expected import ModelChecker, judge_again, judge_related, reference_for
 from sphinxfuzz.oracle.semantic_check import SEMANTICS
@@ -110,6 +116,36 @@ def test_messages_are_cut_where_they_stop_telling_bugs_apart() -> None:
     long_condition = "c" * 300
     message = crash_message("", _z3_assertion("a.cpp", 1, long_condition))
     assert message == "ASSERTION VIOLATION a.cpp:1 " + "c" * 200
+
+
+def test_a_debug_build_assertion_is_signed_and_titled_by_file_line_and_condition() -> None:
+    # z3 4.12's Z3DEBUG build (src/util/debug.cpp): no release trailer, and without
+    # NO_Z3_DEBUGGER the prompt that reads stdin (at its end it exits with code 110)
+    debug = (
+        "ASSERTION VIOLATION\nFile: /root/.cache/sphinxfuzz/solvers/z3-4.12.2+assert.partial/"
+        "source/z3-solver-4.12.2.0/core/src/smt/theory_arith_core.h\nLine: 2238\n"
+        "!inconsistent()\n(C)ontinue, (A)bort, (S)top, (T)hrow exception, Invoke (G)DB\n"
+    )
+    signature = crash_signature(result(Z3, stderr=debug, code=110))
+    assert signature == "z3: ASSERTION VIOLATION theory_arith_core.h:2238 !inconsistent()"
+    assert (
+        assertion_title(signature) == "ASSERTION VIOLATION theory_arith_core.h:2238 !inconsistent()"
+    )
+    # cvc5's --assertions build (base/check.h): the function stays in the signature, the
+    # title keeps the place and the condition
+    cvc5 = (
+        "Fatal failure within void cvc5::internal::SharedTermsDatabase::addSharedTerm("
+        "cvc5::internal::TNode, cvc5::internal::TNode, cvc5::internal::theory::TheoryIdSet) at "
+        "/home/u/cvc5/src/theory/shared_terms_database.cpp:99\nCheck failure\n\n"
+        "  theories != (*find).second\n\n"
+    )
+    signature = crash_signature(result(CVC5, stderr=cvc5, code=-6))
+    assert "SharedTermsDatabase::addSharedTerm" in signature
+    assert assertion_title(signature) == (
+        "Fatal failure at shared_terms_database.cpp:99 theories != (*find).second"
+    )
+    assert assertion_title("z3: killed by signal 11") is None
+    assert assertion_title("z3: SIGSEGV in f < g") is None
 
 
 def test_a_z3_assertion_reads_only_its_own_lines() -> None:

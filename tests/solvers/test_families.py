@@ -16,6 +16,7 @@ from sphinxfuzz.solvers.families import (
     printed_version,
     program_argv,
     short_version,
+    split_build,
 )
 from sphinxfuzz.solvers.persistent import supports_persistence
 
@@ -101,6 +102,15 @@ def test_release_order_and_plain_releases() -> None:
     assert short_version(Family.Z3, "4.12.2.0") == "4.12.2"
     assert short_version(Family.Z3, "4.12.2.1") == "4.12.2.1"
     assert short_version(Family.CVC5, "1.1.2") == "1.1.2"
+
+
+def test_a_build_mark_rides_on_its_release() -> None:
+    # `z3@4.12.2+assert` (solvers build): the release sorts and shortens as without the mark
+    assert split_build("4.12.2+assert") == ("4.12.2", "+assert")
+    assert split_build("4.12.2") == ("4.12.2", "")
+    assert short_version(Family.Z3, "4.12.2.0+assert") == "4.12.2+assert"
+    assert parse_version("4.12.2+assert") == (4, 12, 2)
+    assert not is_plain_release("4.12.2+assert")  # never a wheel to install
 
 
 def test_printed_versions_keep_their_tails() -> None:

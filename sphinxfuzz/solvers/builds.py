@@ -1,0 +1,339 @@
+"""Solver builds with assertions, in the solver cache beside the installs (installs.py).
+
+    sphinxfuzz solvers build z3==4.12.2 --assertions        # the z3-solver sdist of PyPI
+    sphinxfuzz solvers build z3 --source DIR --assertions   # a z3 tree: a trunk checkout
+    sphinxfuzz solvers build cvc5 --source DIR --assertions # a cvc5 tree, its configure.sh
+
+put the binary into `<cache>/solvers/z3-4.12.2+assert/bin/z3`, with `installed.json` naming
+it, so `z3@4.12.2+assert` runs it like any installed release (and `solvers list/remove/prune`
+see it). The build runs in `<folder>.partial/` (its `configure.log` and `build.log` show how
+far it got); only a finished build gets the real name, and keeps its logs there.
+
+z3's `SASSERT`s are compiled in by `Z3DEBUG` alone. Its cmake sets that for
+`CMAKE_BUILD_TYPE=Debug`, which also means `-O0`: a z3 several times slower per mutant and no
+faster to build than `-O1`. So the build is optimised (`-O1`, the level the coverage bench
+builds at) with `-DZ3DEBUG` given directly: every assertion checked, at a usable speed. It
+also gets `-DNO_Z3_DEBUGGER`: a violated assertion then exits (code 110) instead of asking
+"(C)ontinue, (A)bort, ..." on stdin, which for a persistent z3 is the pipe of the next
+script, so it would eat that script instead of crashing.
+
+cvc5's own `configure.sh --assertions` does the same for cvc5 (an optimised production build
+with `Assert`s on); it downloads the dependencies the machine lacks (`--auto-download`).
+
+Every build: cmake with Ninja (make without it), ccache as the compiler launcher where it is
+installed, `-j` the cores this process may use, under `nice -n 19`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinxfuzz.solvers.families import ASSERT_MARK, PACKAGES, Family, short_version, split_build
+from sphinxfuzz.solvers.installs import (
+    Installed,
+    InstallError,
+    cache_root,
+    find_installed,
+    folder_for,
+    release_of,
+)
+
+Say = Callable[[str], object]
+# what a build needs, with the Debian package that brings it
+COMPILERS = ("c++", "g++", "clang++")
+_PACKAGE_OF = {"cmake": "cmake", "ninja or make": "ninja-build", "a C++ compiler": "g++"}
+# z3's own switch for its assertions, and no prompt on a violated one (module docstring)
+Z3_ASSERT_FLAGS = "-DZ3DEBUG -DNO_Z3_DEBUGGER"
+Z3_OPTIMISE = "-O1"
+# a progress line every this many percent of the build's steps
+PROGRESS_STEP = 5
+_NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")
+_MAKE_STEP = re.compile(r"^\[\s*(\d+)%\]")
+
+
+class BuildError(InstallError):
+    """A build that cannot be done or failed; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    cmake: str
+    generator: str  # cmake's -G: "Ninja", or "Unix Makefiles" without ninja
+    builder: str  # the program that runs the generated build: ninja or make
+    launcher: str | None  # ccache, when installed
+
+    def build_command(self, folder: Path, target: str, jobs: int) -> list[str]:
+        return [*niced(), self.builder, "-C", str(folder), f"-j{jobs}", target]
+
+    def cmake_options(self) -> list[str]:
+        if self.launcher is None:
+            return []
+        return [f"-DCMAKE_{lang}_COMPILER_LAUNCHER={self.launcher}" for lang in ("C", "CXX")]
+
+
+def toolchain() -> Toolchain:
+    """The tools a build needs, found on PATH; a BuildError names the Debian packages of the
+    missing ones."""
+    cmake = shutil.which("cmake")
+    ninja, make = shutil.which("ninja"), shutil.which("make")
+    compiler = os.environ.get("CXX") or next((c for c in COMPILERS if shutil.which(c)), None)
+    missing = [
+        name
+        for name, have in (
+            ("cmake", cmake),
+            ("ninja or make", ninja or make),
+            ("a C++ compiler", compiler),
+        )  # fmt: skip
+        if not have
+    ]
+    if missing or cmake is None:
+        packages = " ".join(_PACKAGE_OF[name] for name in missing)
+        raise BuildError(
+            f"building a solver needs {', '.join(missing)}, not found on PATH: install them "
+            f"(Debian/Ubuntu: sudo apt-get install {packages})"
+        )
+    builder = ninja or make
+    assert builder is not None
+    return Toolchain(cmake, "Ninja" if ninja else "Unix Makefiles", builder, shutil.which("ccache"))
+
+
+def niced() -> list[str]:
+    """A build shares the machine: it runs at the lowest priority where `nice` exists."""
+    return ["nice", "-n", "19"] if shutil.which("nice") else []
+
+
+def cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def progress_of(line: str) -> tuple[int, int] | None:
+    """(done, total) steps of a ninja `[12/900] ...` line, or of a make `[ 14%] ...` line
+    (as (14, 100)); None for other lines."""
+    found = _NINJA_STEP.match(line)
+    if found:
+        return int(found.group(1)), int(found.group(2))
+    found = _MAKE_STEP.match(line)
+    return (int(found.group(1)), 100) if found else None
+
+
+def run_logged(
+    command: Sequence[str], cwd: Path, log: Path, say: Say, what: str,
+    env: dict[str, str] | None = None,
+) -> None:  # fmt: skip
+    """Run one step of a build, its output into `log`; the build's `[n/N]` progress is said
+    condensed: a line every PROGRESS_STEP percent. A failure names the log and its tail."""
+    started = time.monotonic()
+    said = -PROGRESS_STEP
+    with open(log, "w", encoding="utf-8", buffering=1) as out:  # a line at a time: tail -f
+        out.write(f"$ {' '.join(command)}\n")
+        out.flush()
+        process = subprocess.Popen(
+            list(command), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, text=True, errors="replace", env=env,
+        )  # fmt: skip
+        assert process.stdout is not None
+        for line in process.stdout:
+            out.write(line)
+            step = progress_of(line)
+            if step is not None and step[1] > 0:
+                percent = 100 * step[0] // step[1]
+                if percent >= said + PROGRESS_STEP:
+                    said = percent - percent % PROGRESS_STEP
+                    minutes = (time.monotonic() - started) / 60
+                    say(f"  {what}: {step[0]}/{step[1]} ({percent}%), {minutes:.1f} min")
+        code = process.wait()
+    if code != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+        raise BuildError(
+            f"{what} failed (exit {code}); the whole log is {log}:\n" + "\n".join(tail)
+        )
+
+
+def fetch_sdist(package: str, version: str, into: Path) -> Path:
+    """Download and unpack the sdist of `package==version` from PyPI into `into`; returns
+    the unpacked top folder. The archive itself, not `pip download`, which would build the
+    sdist's metadata (and its build dependencies) first."""
+    index = f"https://pypi.org/simple/{package}/"
+    try:
+        with urllib.request.urlopen(index, timeout=60) as reply:
+            page = reply.read().decode("utf-8")
+    except OSError as exc:
+        raise BuildError(f"cannot read the package index {index}: {exc}") from None
+    names = tuple(f"{stem}-{version}.tar.gz" for stem in (package, package.replace("-", "_")))
+    url = next(
+        (u for u in re.findall(r'href="([^"]+)"', page) if u.split("#")[0].endswith(names)),
+        None,
+    )
+    if url is None:
+        raise BuildError(f"PyPI lists no sdist of {package} {version}")
+    url = urllib.parse.urljoin(index, url.split("#")[0])
+    into.mkdir(parents=True, exist_ok=True)
+    archive = into / url.rsplit("/", 1)[-1]
+    try:
+        urllib.request.urlretrieve(url, archive)
+    except OSError as exc:
+        raise BuildError(f"cannot download {url}: {exc}") from None
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+        top = tar.getnames()[0].split("/")[0]
+    archive.unlink()
+    return into / top
+
+
+def z3_tree(source: Path) -> Path:
+    """The folder with z3's top CMakeLists.txt: the tree itself, or an sdist's `core/`."""
+    for candidate in (source, source / "core"):
+        if (candidate / "CMakeLists.txt").is_file() and (candidate / "src").is_dir():
+            return candidate
+    raise BuildError(f"{source}: no z3 source tree here (no CMakeLists.txt beside src/)")
+
+
+def source_version(family: Family, tree: Path) -> str:
+    """The release a source tree says it is: z3's `project(Z3 VERSION ...)`, cvc5's
+    `CVC5_LAST_RELEASE` (a trunk checkout names the release it follows)."""
+    if family == Family.Z3:
+        where, pattern = tree / "CMakeLists.txt", r"project\(\s*Z3\s+VERSION\s+([0-9.]+)"
+    else:
+        where, pattern = tree / "cmake" / "version-base.cmake", r'CVC5_LAST_RELEASE\s+"([0-9.]+)'
+    try:
+        found = re.search(pattern, where.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        found = None
+    if found is None:
+        raise BuildError(f"{where}: cannot read the release of this {family} tree")
+    return short_version(family, found.group(1))
+
+
+def z3_configure(tree: Path, build: Path, tools: Toolchain) -> list[str]:
+    """The cmake line of a z3 build with assertions: the binary only, optimised, Z3DEBUG."""
+    return [
+        *niced(), tools.cmake, "-G", tools.generator, "-S", str(tree), "-B", str(build),
+        "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS_RELEASE={Z3_OPTIMISE}",
+        f"-DCMAKE_CXX_FLAGS={Z3_ASSERT_FLAGS}",
+        "-DZ3_BUILD_LIBZ3_SHARED=OFF", "-DZ3_BUILD_PYTHON_BINDINGS=OFF",
+        "-DZ3_BUILD_TEST_EXECUTABLES=OFF", "-DZ3_ENABLE_EXAMPLE_TARGETS=OFF",
+        # CMake 4 refuses projects that ask for CMake < 3.5, as z3 4.12 does
+        "-DCMAKE_POLICY_VERSION_MINIMUM=3.5",
+        *tools.cmake_options(),
+    ]  # fmt: skip
+
+
+def build(
+    family: Family, version: str | None = None, *, source: Path | None = None,
+    say: Say = print, jobs: int | None = None,
+) -> Installed:  # fmt: skip
+    """Build `family` with assertions, from the sdist of release `version` (z3) or from the
+    tree `source`, into the solver cache; returns it as an install (`z3@4.12.2+assert`). A
+    release already built is kept; a source tree is built again (a checkout moves on)."""
+    if family not in PACKAGES:
+        raise BuildError(f"{family}: builds know {', '.join(PACKAGES)}")
+    if (version is None) == (source is None):
+        raise BuildError("name a release (z3==4.12.2) or a source tree (--source DIR), not both")
+    if family == Family.CVC5 and source is None:
+        raise BuildError(
+            "cvc5 builds from a source tree only: clone https://github.com/cvc5/cvc5, check "
+            "out the release's tag (cvc5-1.1.2) and build that folder",
+            setting="source",
+        )
+    tools = toolchain()
+    if source is not None:
+        source = source.resolve()
+        tree = z3_tree(source) if family == Family.Z3 else source
+        release = source_version(family, tree)
+    else:
+        assert version is not None
+        # `z3@4.12.2+assert` names the build to make as well as `z3==4.12.2` does
+        release = short_version(family, release_of(family, split_build(version)[0]))
+    name = release + ASSERT_MARK
+    present = find_installed(family, name)
+    if present is not None and source is None:
+        say(f"{family}@{name} is built already: {present.folder}")
+        return present
+    lock_file = cache_root() / f".{family}-{name}.lock"
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(family, name, source, tools, say, jobs or cores())
+
+
+def _build(
+    family: Family, name: str, source: Path | None, tools: Toolchain, say: Say, jobs: int
+) -> Installed:
+    folder = folder_for(family, name)
+    work = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    started = time.monotonic()
+    record: dict[str, object] = {"family": str(family), "version": name, "jobs": jobs,
+                                 "launcher": tools.launcher, "generator": tools.generator}  # fmt: skip
+    if source is None:
+        package_version = release_of(family, name.removesuffix(ASSERT_MARK))
+        say(f"downloading the {PACKAGES[family]} {package_version} sdist into {work} ...")
+        tree = z3_tree(fetch_sdist(PACKAGES[family], package_version, work / "source"))
+        record.update(package_version=package_version, source="sdist")
+    else:
+        tree = z3_tree(source) if family == Family.Z3 else source
+        record.update(package_version=name, source=str(source))
+    objects = work / "build"
+    say(f"building {family}@{name} with assertions ({jobs} jobs; log: {work / 'build.log'})")
+    if family == Family.Z3:
+        run_logged(z3_configure(tree, objects, tools), work, work / "configure.log", say,
+                   "cmake")  # fmt: skip
+        run_logged(tools.build_command(objects, "shell", jobs), work, work / "build.log", say,
+                   f"{family} build")  # fmt: skip
+        made, flags = objects / "z3", f"{Z3_OPTIMISE} {Z3_ASSERT_FLAGS}"
+    else:
+        _cvc5(tree, objects, tools, work, say, jobs)
+        made, flags = objects / "bin" / "cvc5", "configure.sh production --assertions"
+    if not made.is_file():
+        raise BuildError(f"the build made no {made.name} binary; see {work / 'build.log'}")
+    (work / "bin").mkdir()
+    binary = work / "bin" / made.name
+    shutil.copy2(made, binary)
+    # the objects are ccache's to keep: the cache keeps the binary and the logs
+    shutil.rmtree(objects, ignore_errors=True)
+    shutil.rmtree(work / "source", ignore_errors=True)
+    record.update(binary=f"bin/{made.name}", flags=flags,
+                  seconds=round(time.monotonic() - started, 1),
+                  installed_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # fmt: skip
+    (work / "installed.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+    shutil.rmtree(folder, ignore_errors=True)
+    work.rename(folder)
+    built = find_installed(family, name)
+    if built is None:
+        raise BuildError(f"{folder}: the build left no runnable solver")
+    say(f"built {family}@{name} in {record['seconds']} s: {built.argv[0]}")
+    return built
+
+
+def _cvc5(tree: Path, objects: Path, tools: Toolchain, work: Path, say: Say, jobs: int) -> None:
+    """cvc5's configure script with its assertion switch, then its binary's target. ccache
+    reaches cmake through the environment (CMake reads CMAKE_<LANG>_COMPILER_LAUNCHER)."""
+    script = tree / "configure.sh"
+    if not script.is_file():
+        raise BuildError(f"{tree}: no configure.sh here; is it a cvc5 source tree?")
+    env = dict(os.environ)
+    if tools.launcher:
+        env.update(CMAKE_C_COMPILER_LAUNCHER=tools.launcher,
+                   CMAKE_CXX_COMPILER_LAUNCHER=tools.launcher)  # fmt: skip
+    generator = ["--ninja"] if tools.generator == "Ninja" else []
+    configure = [*niced(), str(script), "production", "--assertions", "--auto-download",
+                 *generator, f"--name={objects}"]  # fmt: skip
+    run_logged(configure, tree, work / "configure.log", say, "configure.sh", env=env)
+    run_logged(tools.build_command(objects, "cvc5-bin", jobs), work, work / "build.log", say,
+               "cvc5 build", env=env)  # fmt: skip
