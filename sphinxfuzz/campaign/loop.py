@@ -239,11 +239,11 @@ class Worker:
         self.stats.solver_time += probe.solver_seconds
         weights = probe.weights()
         if self.worker == 0 and weights is not None:  # every worker probes alike: one says so
-            for theory, share in sorted(probe.accepted.items()):
+            for theory, share in sorted(probe.decided.items()):
                 if share < 1.0:
                     what = "left out" if share == 0 else f"drawn {share:.0%} as often"
-                    why = probe.first_error.get(theory, "its generator failed")
-                    self._say(f"theory probe: {theory} {what} ({why.splitlines()[0][:160]})")
+                    why = probe.why(theory).splitlines()[0][:160]
+                    self._say(f"theory probe: {theory} {what} ({why})")
         return weights
 
     def _needed_options(self, operators: set[str], commands: Mapping[str, int]) -> list[str]:
