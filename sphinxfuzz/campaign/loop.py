@@ -233,8 +233,13 @@ class Worker:
             self._publish()
 
     def _probe(self, pool: GeneratorPool) -> dict[str, float] | None:
+        config = self.config
         probe = probe_theories(
-            pool, self.specs, self.config.campaign_seed, timeout=self.config.timeout
+            pool,
+            self.specs,
+            config.campaign_seed,
+            timeout=config.timeout,
+            decide_timeout=min(config.seed_timeout, config.timeout),
         )
         self.stats.solver_time += probe.solver_seconds
         weights = probe.weights()

@@ -27,9 +27,9 @@ from sphinxfuzz.solvers import DECIDED, SolverResult, SolverSpec, run_solver
 
 PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one term in ten
 # A term that stops a solver's batch (an error such as "not configured with --cocoa", a
-# time-out) costs a call for the terms after it; after this many in one theory the theory's
-# remaining terms count as undecided by that solver without a call.
-STOPS_PER_THEORY = 2
+# time-out) costs a call for the terms after it, a time-out its whole limit; after this many
+# in one theory the theory's remaining terms count as undecided by that solver without a call.
+STOPS_PER_THEORY = 1
 
 
 @dataclass
@@ -74,7 +74,10 @@ def probe_theories(
     *,
     terms: int = PROBE_TERMS,
     timeout: float = 10.0,
+    decide_timeout: float = 2.0,
 ) -> Probe:
+    """`timeout` limits a parse check, `decide_timeout` a batch of check-sats: a term slower
+    than that alone makes mutants that time out (the campaign's `seed_timeout`)."""
     rng = rng_for(campaign_seed, "probe")
     probe = Probe()
     accepted: list[_Term] = []
@@ -101,7 +104,7 @@ def probe_theories(
     started = time.monotonic()
     undecided: set[int] = set()
     for spec in specs:
-        for index, reason in _undecided(spec, accepted, timeout).items():
+        for index, reason in _undecided(spec, accepted, decide_timeout).items():
             undecided.add(index)
             found = accepted[index]
             probe.first_undecided.setdefault(
