@@ -237,7 +237,6 @@ class Worker:
         probe = probe_theories(
             pool,
             self.specs,
-            config.campaign_seed,
             timeout=config.timeout,
             decide_timeout=min(config.seed_timeout, config.timeout),
         )

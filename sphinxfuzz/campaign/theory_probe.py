@@ -1,12 +1,17 @@
-"""Which theories the target solvers take and decide: a few sampled terms per theory, checked
-once at the start of a run, weigh how often each theory is drawn.
+"""Which theories the target solvers take and decide: a few sampled terms per theory weigh
+how often each theory is drawn.
 
 Old releases lack newer operators and one solver lacks whole theories; a mutant one solver
 rejects tests only its parser. A mutant a solver answers `unknown` to (the cvc5 wheel has no
 CoCoA, so it cannot solve finite fields) or times out on tests nothing either: a theory is
 weighed by the share of its terms that every solver accepts *and* decides (sat or unsat).
-The probe depends on nothing but the campaign seed, the generators and the solvers' answers,
-so the same campaign draws the same mutants every time.
+
+A theory's terms are the same in every campaign (their seeds come from the theory's name),
+so each solver's answers are cached per release and command line, next to its capabilities
+(`capabilities.cache_file`, section "theory_probe"), keyed by theory, generator source and
+limits: a campaign probes only what no campaign before it probed, and draws what the same
+answers give. A time-out is an answer of the machine that first probed; delete the cache
+file to probe again.
 
 A term of the probe is `generate(Random(s))` for its own seed s, exactly the term
 `sphinxfuzz generators validate THEORY -n 1 --seed s` samples, and it is checked the same way
@@ -16,11 +21,14 @@ the same term alike. The first rejection names that seed.
 
 from __future__ import annotations
 
+import hashlib
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from sphinxfuzz.campaign.rngs import rng_for
+from sphinxfuzz.generators.capabilities import cache_file, load_section, save_section
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.generators.solver_check import check_terms, logic_for
 from sphinxfuzz.solvers import DECIDED, SolverResult, SolverSpec, run_solver
@@ -30,6 +38,7 @@ PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one
 # time-out) costs a call for the terms after it, a time-out its whole limit; after this many
 # in one theory the theory's remaining terms count as undecided by that solver without a call.
 STOPS_PER_THEORY = 1
+SECTION = "theory_probe"
 
 
 @dataclass
@@ -45,6 +54,7 @@ class Probe:
     # Time inside solver processes (mostly). Its calls are not counted: a batch with a
     # rejected term is split and re-run, and check_terms does not say how often.
     solver_seconds: float = 0.0
+    probed: int = 0  # (theory, solver) pairs not found in the cache
 
     def weights(self) -> dict[str, float] | None:
         """Draw weights for `mutate`: a theory no term of which every solver decided is never
@@ -67,54 +77,109 @@ class _Term:
     term: str
 
 
+# One solver's answer to one term seed: [seed, its error or None, why undecided or None]
+_Answer = list[int | str | None]
+
+
+def term_seeds(theory: str, terms: int) -> list[int]:
+    """The probe's term seeds of `theory`: its name alone picks them."""
+    rng = random.Random(f"theory probe {theory}")
+    return [rng.getrandbits(32) for _ in range(terms)]
+
+
 def probe_theories(
     pool: GeneratorPool,
     specs: Sequence[SolverSpec],
-    campaign_seed: int,
     *,
     terms: int = PROBE_TERMS,
     timeout: float = 10.0,
     decide_timeout: float = 2.0,
+    folder: Path | None = None,
 ) -> Probe:
     """`timeout` limits a parse check, `decide_timeout` a batch of check-sats: a term slower
-    than that alone makes mutants that time out (the campaign's `seed_timeout`)."""
-    rng = rng_for(campaign_seed, "probe")
+    than that alone makes mutants that time out (the campaign's `seed_timeout`). `folder`
+    holds the cache (the capabilities' folder by default)."""
     probe = Probe()
-    accepted: list[_Term] = []
-    for theory in sorted(pool.theories):
-        samples: list[tuple[str, str]] = []
-        seeds: list[int] = []
-        for _ in range(terms):
-            seed = rng.getrandbits(32)
-            try:
-                samples.append(pool.generate(theory, seed))
-                seeds.append(seed)
-            except GeneratorFailure:
-                pass  # a failing call counts as a rejected term
-        started = time.monotonic()
-        verdicts = check_terms(samples, specs, timeout=timeout) if samples else []
-        probe.solver_seconds += time.monotonic() - started
-        passed = [i for i, v in enumerate(verdicts) if not v.errors]
-        probe.accepted[theory] = len(passed) / terms
-        accepted += [_Term(theory, seeds[i], *samples[i]) for i in passed]
-        failed = next((i for i, v in enumerate(verdicts) if v.errors), None)
-        if failed is not None:
-            name, error = next(iter(verdicts[failed].errors.items()))
-            probe.first_error[theory] = f"{name}, term seed {seeds[failed]}: {error}"
-    started = time.monotonic()
-    undecided: set[int] = set()
+    paths = {spec.name: cache_file(spec, folder) for spec in specs}
+    cached = {spec.name: load_section(paths[spec.name], SECTION) for spec in specs}
+    keys = {t: _key(pool, t, terms, timeout, decide_timeout) for t in sorted(pool.theories)}
+    todo = [t for t, key in keys.items() if any(key not in cached[s.name] for s in specs)]
+    generated, failed = _generate(pool, todo, terms)
     for spec in specs:
-        for index, reason in _undecided(spec, accepted, decide_timeout).items():
-            undecided.add(index)
-            found = accepted[index]
-            probe.first_undecided.setdefault(
-                found.theory, f"{spec.name} leaves term seed {found.seed} undecided: {reason}"
-            )
-    probe.solver_seconds += time.monotonic() - started
-    for theory in probe.accepted:
-        decided = [i for i, t in enumerate(accepted) if t.theory == theory and i not in undecided]
-        probe.decided[theory] = len(decided) / terms
+        missing = [t for t in todo if keys[t] not in cached[spec.name]]
+        if not missing:
+            continue
+        started = time.monotonic()
+        answers = _answers(spec, [g for g in generated if g.theory in missing], timeout,
+                           decide_timeout)  # fmt: skip
+        probe.solver_seconds += time.monotonic() - started
+        probe.probed += len(missing)
+        fresh: dict[str, object] = {}
+        for theory in missing:
+            fresh[keys[theory]] = [
+                answers.get((theory, seed)) or [seed, failed.get((theory, seed)), None]
+                for seed in term_seeds(theory, terms)
+            ]
+        cached[spec.name].update(fresh)
+        save_section(paths[spec.name], spec, SECTION, fresh)
+    for theory, key in keys.items():
+        _weigh(probe, theory, {s.name: cached[s.name][key] for s in specs}, terms)
     return probe
+
+
+def _key(pool: GeneratorPool, theory: str, terms: int, timeout: float, decide: float) -> str:
+    source = hashlib.sha256(pool.source(theory).encode("utf-8")).hexdigest()[:16]
+    return f"{theory} {source} terms={terms} limits={timeout:g}/{decide:g}"
+
+
+def _generate(
+    pool: GeneratorPool, theories: Sequence[str], terms: int
+) -> tuple[list[_Term], dict[tuple[str, int], str]]:
+    """The probe terms of `theories`, and (theory, seed) -> why the generator failed."""
+    generated: list[_Term] = []
+    failed: dict[tuple[str, int], str] = {}
+    for theory in theories:
+        for seed in term_seeds(theory, terms):
+            try:
+                generated.append(_Term(theory, seed, *pool.generate(theory, seed)))
+            except GeneratorFailure as failure:  # a failing call counts as a rejected term
+                failed[(theory, seed)] = f"the generator failed: {failure.kind}"
+    return generated, failed
+
+
+def _answers(
+    spec: SolverSpec, generated: Sequence[_Term], timeout: float, decide_timeout: float
+) -> dict[tuple[str, int], _Answer]:
+    """(theory, seed) -> `spec`'s answer to each term: parsed, then check-sat on the terms
+    it accepted."""
+    verdicts = check_terms([(t.decls, t.term) for t in generated], [spec], timeout=timeout)
+    answers: dict[tuple[str, int], _Answer] = {}
+    accepted: list[_Term] = []
+    for term, verdict in zip(generated, verdicts, strict=True):
+        answers[(term.theory, term.seed)] = [term.seed, verdict.errors.get(spec.name), None]
+        if spec.name not in verdict.errors:
+            accepted.append(term)
+    for index, reason in _undecided(spec, accepted, decide_timeout).items():
+        answers[(accepted[index].theory, accepted[index].seed)][2] = reason
+    return answers
+
+
+def _weigh(probe: Probe, theory: str, by_solver: dict[str, object], terms: int) -> None:
+    """Shares and first reasons of `theory` from each solver's cached answers."""
+    rejected: set[object] = set()
+    undecided: set[object] = set()
+    for name, answers in by_solver.items():
+        for seed, error, reason in answers if isinstance(answers, list) else []:
+            if error is not None:
+                rejected.add(seed)
+                probe.first_error.setdefault(theory, f"{name}, term seed {seed}: {error}")
+            elif reason is not None:
+                undecided.add(seed)
+                probe.first_undecided.setdefault(
+                    theory, f"{name} leaves term seed {seed} undecided: {reason}"
+                )
+    probe.accepted[theory] = (terms - len(rejected)) / terms
+    probe.decided[theory] = (terms - len(rejected | undecided)) / terms
 
 
 def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict[int, str]:

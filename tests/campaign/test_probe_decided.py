@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinxfuzz.campaign.theory_probe import STOPS_PER_THEORY, probe_theories
-from sphinxfuzz.generators.catalogue import load_catalogue
+from sphinxfuzz.generators.catalogue import default_generators_dir, load_catalogue
 from sphinxfuzz.generators.pool import GeneratorPool
 from sphinxfuzz.solvers import parse_specs
 
@@ -58,22 +58,52 @@ def _catalogue(tmp_path: Path, *generators: str) -> dict:
 
 
 def test_terms_z3_answers_unknown_to_lower_the_weight(tmp_path: Path) -> None:
-    with GeneratorPool(_catalogue(tmp_path, MIXED, SURE)) as pool:
-        probe = probe_theories(pool, parse_specs("z3 model_validate=true"), campaign_seed=3)
-        again = probe_theories(pool, parse_specs("z3 model_validate=true"), campaign_seed=3)
+    specs, cache = parse_specs("z3 model_validate=true"), tmp_path / "cache"
+    with GeneratorPool(_catalogue(tmp_path / "g", MIXED, SURE)) as pool:
+        probe = probe_theories(pool, specs, folder=cache)
+        again = probe_theories(pool, specs, folder=cache)
+        longer = probe_theories(pool, specs, folder=cache, decide_timeout=3.0)
     assert probe.accepted == {"Mixed": 1.0, "Sure": 1.0}
     assert 0 < probe.decided["Mixed"] < 1 and probe.decided["Sure"] == 1.0
-    assert probe.weights() == probe.decided == again.decided  # the same answers, the same draw
     assert "undecided: unknown" in probe.why("Mixed")
+    # the second probe reads every answer from the cache, and draws alike
+    assert probe.probed == 2 and again.probed == 0 and again.solver_seconds == 0
+    assert probe.weights() == probe.decided == again.decided
+    assert again.why("Mixed") == probe.why("Mixed")
+    assert longer.probed == 2  # another limit may decide more: asked again
+
+
+def test_an_edited_generator_is_probed_again(tmp_path: Path) -> None:
+    specs, cache = parse_specs("z3"), tmp_path / "cache"
+    with GeneratorPool(_catalogue(tmp_path / "a", MIXED, SURE)) as pool:
+        probe_theories(pool, specs, folder=cache, terms=4)
+    only_decided = MIXED.replace('"(= (^ 2.0 x) 3.0)"', '"(< x 0.0)"')
+    with GeneratorPool(_catalogue(tmp_path / "b", only_decided, SURE)) as pool:
+        edited = probe_theories(pool, specs, folder=cache, terms=4)
+    assert edited.probed == 1 and edited.decided == {"Mixed": 1.0, "Sure": 1.0}
 
 
 def test_a_theory_a_solver_cannot_solve_is_left_out(tmp_path: Path) -> None:
-    with GeneratorPool(_catalogue(tmp_path, FIELD, SURE)) as pool:
+    with GeneratorPool(_catalogue(tmp_path / "g", FIELD, SURE)) as pool:
         probe = probe_theories(
-            pool, parse_specs("cvc5"), campaign_seed=1, terms=2 * STOPS_PER_THEORY
+            pool, parse_specs("cvc5"), terms=2 * STOPS_PER_THEORY, folder=tmp_path / "cache"
         )
     # every field term stops cvc5's batch; the theory after it is still decided in full
     assert probe.accepted == {"Field": 1.0, "Sure": 1.0}
     assert probe.decided == {"Field": 0.0, "Sure": 1.0}
     assert probe.weights() == {"Field": 0.0, "Sure": 1.0}
     assert "cocoa" in probe.why("Field")
+
+
+def test_the_shipped_finite_fields_are_drawn_only_where_every_target_decides(
+    tmp_path: Path,
+) -> None:
+    entries = load_catalogue(default_generators_dir()).entries
+    with GeneratorPool({"CVC5_FiniteFields": entries["CVC5_FiniteFields"]}) as pool:
+        both = probe_theories(pool, parse_specs("z3;cvc5"), terms=4, folder=tmp_path)
+        z3 = probe_theories(pool, parse_specs("z3"), terms=4, folder=tmp_path)
+    # the cvc5 wheel parses them and cannot solve them (no CoCoA); z3 decides them
+    assert both.accepted == {"CVC5_FiniteFields": 1.0}
+    assert both.decided == {"CVC5_FiniteFields": 0.0} and both.weights() is None
+    assert "cvc5 leaves term seed" in both.why("CVC5_FiniteFields")
+    assert z3.decided == {"CVC5_FiniteFields": 1.0} and z3.probed == 0  # z3's answers cached
