@@ -35,7 +35,7 @@ from sphinxfuzz.campaign.seeds import SeedOrder
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.campaign.tester import CaseTester
-from sphinxfuzz.campaign.theory_probe import probe_theories
+from sphinxfuzz.campaign.theory_probe import DECIDE_LIMIT, probe_theories
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.generators.pool import GeneratorPool
 from sphinxfuzz.mutate import Seed, SeedError, load_seed
@@ -238,7 +238,7 @@ class Worker:
             pool,
             self.specs,
             timeout=config.timeout,
-            decide_timeout=min(config.seed_timeout, config.timeout),
+            decide_timeout=min(DECIDE_LIMIT, config.timeout),
         )
         self.stats.solver_time += probe.solver_seconds
         weights = probe.weights()

@@ -31,13 +31,28 @@ from pathlib import Path
 from sphinxfuzz.generators.capabilities import cache_file, load_section, save_section
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.generators.solver_check import check_terms, logic_for
-from sphinxfuzz.solvers import DECIDED, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers import DECIDED, Family, Outcome, SolverResult, SolverSpec, run_solver
 
 PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one term in ten
-# A term that stops a solver's batch (an error such as "not configured with --cocoa", a
-# time-out) costs a call for the terms after it, a time-out its whole limit; after this many
-# in one theory the theory's remaining terms count as undecided by that solver without a call.
-STOPS_PER_THEORY = 1
+# Of those, the first few are also checked for an answer (each a check-sat up to its limit):
+# enough to tell a theory a target never decides from one it decides, and cheap.
+DECIDE_TERMS = 5
+# A check-sat's own limit: twice the limit a mutant of a fast seed gets (MIN_MUTANT_TIMEOUT);
+# a term slower than that alone makes mutants that time out.
+DECIDE_LIMIT = 1.0
+# Solvers stop a check-sat at their own limit and go on with the script (answering unknown):
+# a slow term costs its limit, not the batch after it.
+_CHECK_LIMIT = {
+    Family.Z3: "(set-option :timeout {ms})\n",
+    Family.CVC5: "(set-option :tlimit-per {ms})\n",
+}
+# A term that stops a solver's batch alone (an error such as "not configured with --cocoa",
+# a time-out) costs a call for the terms after it, a time-out its whole limit; after this
+# many in one theory its remaining terms count as undecided by that solver without a call.
+STOPS_PER_THEORY = 2
+# Stops that may come from a batch's earlier terms (its limit, a solver state they left)
+_NOT_ITS_OWN = (Outcome.TIMEOUT, Outcome.CRASH)
+_START_SECONDS = 5.0  # a solver's start-up, on a busy machine (the cvc5 shim is Python)
 SECTION = "theory_probe"
 
 
@@ -93,12 +108,11 @@ def probe_theories(
     *,
     terms: int = PROBE_TERMS,
     timeout: float = 10.0,
-    decide_timeout: float = 2.0,
+    decide_timeout: float = DECIDE_LIMIT,
     folder: Path | None = None,
 ) -> Probe:
-    """`timeout` limits a parse check, `decide_timeout` a batch of check-sats: a term slower
-    than that alone makes mutants that time out (the campaign's `seed_timeout`). `folder`
-    holds the cache (the capabilities' folder by default)."""
+    """`timeout` limits a parse check, `decide_timeout` one check-sat. `folder` holds the
+    cache (the capabilities' folder by default)."""
     probe = Probe()
     paths = {spec.name: cache_file(spec, folder) for spec in specs}
     cached = {spec.name: load_section(paths[spec.name], SECTION) for spec in specs}
@@ -110,8 +124,8 @@ def probe_theories(
         if not missing:
             continue
         started = time.monotonic()
-        answers = _answers(spec, [g for g in generated if g.theory in missing], timeout,
-                           decide_timeout)  # fmt: skip
+        mine = [g for g in generated if g.theory in missing]
+        answers = _answers(spec, mine, terms, timeout, decide_timeout)
         probe.solver_seconds += time.monotonic() - started
         probe.probed += len(missing)
         fresh: dict[str, object] = {}
@@ -148,24 +162,32 @@ def _generate(
 
 
 def _answers(
-    spec: SolverSpec, generated: Sequence[_Term], timeout: float, decide_timeout: float
+    spec: SolverSpec, generated: Sequence[_Term], terms: int, timeout: float, decide: float
 ) -> dict[tuple[str, int], _Answer]:
-    """(theory, seed) -> `spec`'s answer to each term: parsed, then check-sat on the terms
-    it accepted."""
+    """(theory, seed) -> `spec`'s answer to each term: parsed, then check-sat on the checked
+    terms (`_checked`) it accepted."""
     verdicts = check_terms([(t.decls, t.term) for t in generated], [spec], timeout=timeout)
+    checked = {t.theory: _checked(t.theory, terms) for t in generated}
     answers: dict[tuple[str, int], _Answer] = {}
     accepted: list[_Term] = []
     for term, verdict in zip(generated, verdicts, strict=True):
         answers[(term.theory, term.seed)] = [term.seed, verdict.errors.get(spec.name), None]
-        if spec.name not in verdict.errors:
+        if spec.name not in verdict.errors and term.seed in checked[term.theory]:
             accepted.append(term)
-    for index, reason in _undecided(spec, accepted, decide_timeout).items():
+    for index, reason in _undecided(spec, accepted, decide).items():
         answers[(accepted[index].theory, accepted[index].seed)][2] = reason
     return answers
 
 
+def _checked(theory: str, terms: int) -> set[int]:
+    """The seeds of the terms whose answers are asked for: the probe's first few."""
+    return set(term_seeds(theory, min(terms, DECIDE_TERMS)))
+
+
 def _weigh(probe: Probe, theory: str, by_solver: dict[str, object], terms: int) -> None:
-    """Shares and first reasons of `theory` from each solver's cached answers."""
+    """Shares and first reasons of `theory` from each solver's cached answers: the decided
+    share is the accepted share times the share of the checked terms every solver accepted
+    that every solver decided."""
     rejected: set[object] = set()
     undecided: set[object] = set()
     for name, answers in by_solver.items():
@@ -178,32 +200,41 @@ def _weigh(probe: Probe, theory: str, by_solver: dict[str, object], terms: int) 
                 probe.first_undecided.setdefault(
                     theory, f"{name} leaves term seed {seed} undecided: {reason}"
                 )
+    asked = _checked(theory, terms) - rejected
+    decided = len(asked - undecided) / len(asked) if asked else 1.0
     probe.accepted[theory] = (terms - len(rejected)) / terms
-    probe.decided[theory] = (terms - len(rejected | undecided)) / terms
+    probe.decided[theory] = probe.accepted[theory] * decided
 
 
 def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict[int, str]:
     """Index -> why, for the terms `spec` does not answer sat or unsat to. Each term is
-    checked in its own `(push 1)` scope; a batch runs to its first term that stops the
-    solver, and the terms after it go to the next batch."""
+    checked in its own `(push 1)` scope with `timeout` a check-sat; a batch runs to its first
+    term that stops the solver, and the terms after it go to the next batch. A time-out or
+    crash on a term that was not the first of its batch may be its neighbours' doing: that
+    term starts the next batch, and only a stop on a batch's first term counts. A crash is a
+    finding, not an undecided term: the theory is drawn as before."""
     found: dict[int, str] = {}
     for logic in sorted({logic_for(t.decls, t.term) for t in terms}):
         pending = [i for i, t in enumerate(terms) if logic_for(t.decls, t.term) == logic]
         stops: dict[str, int] = {}
         while pending:
-            script = f"(set-logic {logic})\n" + "".join(
+            limit = _CHECK_LIMIT.get(spec.family, "").format(ms=round(timeout * 1000))
+            script = f"{limit}(set-logic {logic})\n" + "".join(
                 f"(push 1)\n{terms[i].decls}\n(assert {terms[i].term})\n(check-sat)\n(pop 1)\n"
                 for i in pending
             )
-            result = run_solver(spec, script, timeout=timeout)
+            # a solver without a limit of its own is stopped, at a batch's first term alone
+            result = run_solver(spec, script, timeout=timeout * len(pending) + _START_SECONDS)
             answers = result.answers[: len(pending)]
             for index, answer in zip(pending, answers, strict=False):
                 if answer not in DECIDED:
                     found[index] = str(answer)
             pending = pending[len(answers) :]
-            if not pending:
-                break
+            if not pending or (answers and result.outcome in _NOT_ITS_OWN):
+                continue  # done, or the stopped term starts the next batch
             stopped, pending = pending[0], pending[1:]
+            if result.outcome == Outcome.CRASH:
+                continue
             found[stopped] = _reason(result)
             theory = terms[stopped].theory
             stops[theory] = stops.get(theory, 0) + 1
