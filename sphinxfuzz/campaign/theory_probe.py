@@ -37,6 +37,9 @@ PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one
 # Of those, the first few are also checked for an answer (each a check-sat up to its limit):
 # enough to tell a theory a target never decides from one it decides, and cheap.
 DECIDE_TERMS = 5
+# A mutant holds this many generated terms (2.4 on average in the README's campaign), each
+# of which must be decided: a theory decided in a share d of its terms is drawn d^2 as often.
+TERMS_PER_MUTANT = 2
 # A check-sat's own limit: twice the limit a mutant of a fast seed gets (MIN_MUTANT_TIMEOUT);
 # a term slower than that alone makes mutants that time out.
 DECIDE_LIMIT = 1.0
@@ -186,8 +189,8 @@ def _checked(theory: str, terms: int) -> set[int]:
 
 def _weigh(probe: Probe, theory: str, by_solver: dict[str, object], terms: int) -> None:
     """Shares and first reasons of `theory` from each solver's cached answers: the decided
-    share is the accepted share times the share of the checked terms every solver accepted
-    that every solver decided."""
+    share is the accepted share times (the share of the checked terms every solver accepted
+    that every solver decided) ^ TERMS_PER_MUTANT."""
     rejected: set[object] = set()
     undecided: set[object] = set()
     for name, answers in by_solver.items():
@@ -203,7 +206,7 @@ def _weigh(probe: Probe, theory: str, by_solver: dict[str, object], terms: int) 
     asked = _checked(theory, terms) - rejected
     decided = len(asked - undecided) / len(asked) if asked else 1.0
     probe.accepted[theory] = (terms - len(rejected)) / terms
-    probe.decided[theory] = probe.accepted[theory] * decided
+    probe.decided[theory] = probe.accepted[theory] * decided**TERMS_PER_MUTANT
 
 
 def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict[int, str]:

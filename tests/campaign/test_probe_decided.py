@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sphinxfuzz.campaign.theory_probe import STOPS_PER_THEORY, probe_theories
+from sphinxfuzz.campaign.theory_probe import (
+    DECIDE_TERMS,
+    STOPS_PER_THEORY,
+    TERMS_PER_MUTANT,
+    probe_theories,
+)
 from sphinxfuzz.generators.catalogue import default_generators_dir, load_catalogue
 from sphinxfuzz.generators.pool import GeneratorPool
 from sphinxfuzz.solvers import parse_specs
@@ -65,6 +70,9 @@ def test_terms_z3_answers_unknown_to_lower_the_weight(tmp_path: Path) -> None:
         longer = probe_theories(pool, specs, folder=cache, decide_timeout=3.0)
     assert probe.accepted == {"Mixed": 1.0, "Sure": 1.0}
     assert 0 < probe.decided["Mixed"] < 1 and probe.decided["Sure"] == 1.0
+    # k of the DECIDE_TERMS checked terms decided: drawn (k / DECIDE_TERMS) ^ 2 as often
+    checked = probe.decided["Mixed"] ** (1 / TERMS_PER_MUTANT) * DECIDE_TERMS
+    assert abs(checked - round(checked)) < 1e-9
     assert "undecided: unknown" in probe.why("Mixed")
     # the second probe reads every answer from the cache, and draws alike
     assert probe.probed == 2 and again.probed == 0 and again.solver_seconds == 0
