@@ -56,7 +56,8 @@ class Stats:
     seeds_partial: int = 0
     seeds_set_aside: int = 0  # rejected by every target, or unanswered, before mutation
     seeds_malformed: int = 0
-    # left after max_mutant_timeouts of their mutants timed out (`campaign.budget.SeedBudget`)
+    # left after max_mutant_timeouts of their mutants timed out, or UNDECIDED_IN_A_ROW in a
+    # row were undecided (`campaign.budget.SeedBudget`)
     seeds_left_early: int = 0
     seed_findings: int = 0
     solver_time: float = 0.0  # seconds inside solver processes

@@ -6,7 +6,9 @@ stream of independent draws (`Strategy.extends_fast_seeds`) may get up to `fast_
 times as many for a seed whose cases keep answering fast (all solvers together under
 FAST_MUTANT_SECONDS a case on average): its cases are the cheapest tests there are, as AFL
 gives fast inputs more energy. A seed is left early once `max_mutant_timeouts` of its cases
-timed out, and the whole run's budget (a stop, the deadline, the mutant limit) ends it too.
+timed out, or UNDECIDED_IN_A_ROW of its cases in a row were undecided (a solver answered
+unknown, or timed out: a case no solver decides compares nothing), and the whole run's budget
+(a stop, the deadline, the mutant limit) ends it too.
 """
 
 from __future__ import annotations
@@ -14,6 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS
+
+# Few enough that a seed whose theory a target cannot solve (finite fields on the cvc5 wheel)
+# costs little, enough that one hard mutant of a seed that is decided otherwise does not end it.
+UNDECIDED_IN_A_ROW = 3
 
 
 class SeedBudget:
@@ -28,8 +34,9 @@ class SeedBudget:
         self.out_of_budget = out_of_budget
         self.solver_seconds = 0.0  # of the seed's tested cases
         self.timeouts = 0  # tested cases of the seed that timed out
+        self.undecided_run = 0  # tested cases in a row, up to the last, that were undecided
         self.stopped = False  # the run's budget ended the seed, not the seed's own
-        # the seed's cases timed out too often: time is better spent elsewhere
+        # the seed's cases timed out or were undecided too often: time is better spent elsewhere
         self.left_early = False
 
     def numbers(self) -> Iterator[int]:
@@ -44,11 +51,14 @@ class SeedBudget:
                 return
             number += 1
 
-    def tested(self, solver_seconds: float, timed_out: bool) -> None:
-        """What one tested case of the seed cost."""
+    def tested(self, solver_seconds: float, timed_out: bool, undecided: bool = False) -> None:
+        """What one tested case of the seed cost, and whether a solver left it undecided."""
         self.solver_seconds += solver_seconds
         self.timeouts += timed_out
-        self.left_early = self.timeouts >= self.max_timeouts
+        self.undecided_run = self.undecided_run + 1 if undecided or timed_out else 0
+        self.left_early = (
+            self.timeouts >= self.max_timeouts or self.undecided_run >= UNDECIDED_IN_A_ROW
+        )
 
     def _more(self, number: int) -> bool:
         return number < self.per_seed or (

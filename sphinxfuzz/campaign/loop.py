@@ -35,7 +35,7 @@ from sphinxfuzz.campaign.seeds import SeedOrder
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.campaign.tester import CaseTester
-from sphinxfuzz.campaign.theory_probe import probe_theories
+from sphinxfuzz.campaign.theory_probe import DECIDE_LIMIT, probe_theories
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.generators.pool import GeneratorPool
 from sphinxfuzz.mutate import Seed, SeedError, load_seed
@@ -232,17 +232,21 @@ class Worker:
             self._publish()
 
     def _probe(self, pool: GeneratorPool) -> dict[str, float] | None:
+        config = self.config
         probe = probe_theories(
-            pool, self.specs, self.config.campaign_seed, timeout=self.config.timeout
+            pool,
+            self.specs,
+            timeout=config.timeout,
+            decide_timeout=min(DECIDE_LIMIT, config.timeout),
         )
         self.stats.solver_time += probe.solver_seconds
         weights = probe.weights()
         if self.worker == 0 and weights is not None:  # every worker probes alike: one says so
-            for theory, share in sorted(probe.accepted.items()):
+            for theory, share in sorted(probe.decided.items()):
                 if share < 1.0:
                     what = "left out" if share == 0 else f"drawn {share:.0%} as often"
-                    why = probe.first_error.get(theory, "its generator failed")
-                    self._say(f"theory probe: {theory} {what} ({why.splitlines()[0][:160]})")
+                    why = probe.why(theory).splitlines()[0][:160]
+                    self._say(f"theory probe: {theory} {what} ({why})")
         return weights
 
     def _needed_options(self, operators: set[str], commands: Mapping[str, int]) -> list[str]:

@@ -108,11 +108,16 @@ class CaseTester:
                 origin = Origin(
                     config.campaign_seed, seed.path, position, number, name, case.theories
                 )
-                timeouts, seconds = stats.timeouts, stats.solver_time
+                timeouts, undecided = stats.timeouts, stats.undecided
+                seconds = stats.solver_time
                 if not self._test(store, origin, case, formula, targets):
                     return False
                 self.publish()
-                budget.tested(stats.solver_time - seconds, stats.timeouts > timeouts)
+                budget.tested(
+                    stats.solver_time - seconds,
+                    stats.timeouts > timeouts,
+                    undecided=stats.undecided > undecided,
+                )
             stats.seeds_left_early += budget.left_early
             return not budget.stopped
         finally:

@@ -1,9 +1,17 @@
-"""Which theories the target solvers take: a few sampled terms per theory, checked once at
-the start of a run, weigh how often each theory is drawn.
+"""Which theories the target solvers take and decide: a few sampled terms per theory weigh
+how often each theory is drawn.
 
 Old releases lack newer operators and one solver lacks whole theories; a mutant one solver
-rejects tests only its parser. The probe depends on nothing but the campaign seed, the
-generators and the solvers, so the same campaign draws the same mutants every time.
+rejects tests only its parser. A mutant a solver answers `unknown` to (the cvc5 wheel has no
+CoCoA, so it cannot solve finite fields) or times out on tests nothing either: a theory is
+weighed by the share of its terms that every solver accepts *and* decides (sat or unsat).
+
+A theory's terms are the same in every campaign (their seeds come from the theory's name),
+so each solver's answers are cached per release and command line, next to its capabilities
+(`capabilities.cache_file`, section "theory_probe"), keyed by theory, generator source and
+limits: a campaign probes only what no campaign before it probed, and draws what the same
+answers give. A time-out is an answer of the machine that first probed; delete the cache
+file to probe again.
 
 A term of the probe is `generate(Random(s))` for its own seed s, exactly the term
 `sphinxfuzz generators validate THEORY -n 1 --seed s` samples, and it is checked the same way
@@ -13,62 +21,235 @@ the same term alike. The first rejection names that seed.
 
 from __future__ import annotations
 
+import hashlib
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from sphinxfuzz.campaign.rngs import rng_for
+from sphinxfuzz.generators.capabilities import cache_file, load_section, save_section
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
-from sphinxfuzz.generators.solver_check import check_terms
-from sphinxfuzz.solvers.spec import SolverSpec
+from sphinxfuzz.generators.solver_check import check_terms, logic_for
+from sphinxfuzz.solvers import DECIDED, Family, Outcome, SolverResult, SolverSpec, run_solver
 
 PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one term in ten
+# Of those, the first few are also checked for an answer (each a check-sat up to its limit):
+# enough to tell a theory a target never decides from one it decides, and cheap.
+DECIDE_TERMS = 5
+# A mutant holds this many generated terms (2.4 on average in the README's campaign), each
+# of which must be decided: a theory decided in a share d of its terms is drawn d^2 as often.
+TERMS_PER_MUTANT = 2
+# A check-sat's own limit: twice the limit a mutant of a fast seed gets (MIN_MUTANT_TIMEOUT);
+# a term slower than that alone makes mutants that time out.
+DECIDE_LIMIT = 1.0
+# Solvers stop a check-sat at their own limit and go on with the script (answering unknown):
+# a slow term costs its limit, not the batch after it.
+_CHECK_LIMIT = {
+    Family.Z3: "(set-option :timeout {ms})\n",
+    Family.CVC5: "(set-option :tlimit-per {ms})\n",
+}
+# A term that stops a solver's batch alone (an error such as "not configured with --cocoa",
+# a time-out) costs a call for the terms after it, a time-out its whole limit; after this
+# many in one theory its remaining terms count as undecided by that solver without a call.
+STOPS_PER_THEORY = 2
+# Stops that may come from a batch's earlier terms (its limit, a solver state they left)
+_NOT_ITS_OWN = (Outcome.TIMEOUT, Outcome.CRASH)
+_START_SECONDS = 5.0  # a solver's start-up, on a busy machine (the cvc5 shim is Python)
+SECTION = "theory_probe"
 
 
 @dataclass
 class Probe:
-    """The share of each theory's sampled terms that every solver accepted."""
+    """The share of each theory's sampled terms that every solver accepted, and decided."""
 
     accepted: dict[str, float] = field(default_factory=dict)
+    decided: dict[str, float] = field(default_factory=dict)
     # theory -> "solver, term seed S: error" (S reproduces it with `generators validate`)
     first_error: dict[str, str] = field(default_factory=dict)
-    # Time inside check_terms (solver processes, mostly). Its calls are not counted: a batch
-    # with a rejected term is split and re-run, and check_terms does not say how often.
+    # theory -> "solver leaves term seed S undecided: answer or reason" (its first such term)
+    first_undecided: dict[str, str] = field(default_factory=dict)
+    # Time inside solver processes (mostly). Its calls are not counted: a batch with a
+    # rejected term is split and re-run, and check_terms does not say how often.
     solver_seconds: float = 0.0
+    probed: int = 0  # (theory, solver) pairs not found in the cache
 
     def weights(self) -> dict[str, float] | None:
-        """Draw weights for `mutate`: a theory no term of which passed is never drawn (None
-        when no theory passed: then every theory is drawn evenly)."""
-        return dict(self.accepted) if any(self.accepted.values()) else None
+        """Draw weights for `mutate`: a theory no term of which every solver decided is never
+        drawn (None when no theory was decided: then every theory is drawn evenly)."""
+        return dict(self.decided) if any(self.decided.values()) else None
+
+    def why(self, theory: str) -> str:
+        """Why `theory` is drawn less often than the others: its first rejected term, else its
+        first undecided one."""
+        if theory in self.first_error:
+            return self.first_error[theory]
+        return self.first_undecided.get(theory, "its generator failed")
+
+
+@dataclass
+class _Term:
+    theory: str
+    seed: int
+    decls: str
+    term: str
+
+
+# One solver's answer to one term seed: [seed, its error or None, why undecided or None]
+_Answer = list[int | str | None]
+
+
+def term_seeds(theory: str, terms: int) -> list[int]:
+    """The probe's term seeds of `theory`: its name alone picks them."""
+    rng = random.Random(f"theory probe {theory}")
+    return [rng.getrandbits(32) for _ in range(terms)]
 
 
 def probe_theories(
     pool: GeneratorPool,
     specs: Sequence[SolverSpec],
-    campaign_seed: int,
     *,
     terms: int = PROBE_TERMS,
     timeout: float = 10.0,
+    decide_timeout: float = DECIDE_LIMIT,
+    folder: Path | None = None,
 ) -> Probe:
-    rng = rng_for(campaign_seed, "probe")
+    """`timeout` limits a parse check, `decide_timeout` one check-sat. `folder` holds the
+    cache (the capabilities' folder by default)."""
     probe = Probe()
-    for theory in sorted(pool.theories):
-        samples: list[tuple[str, str]] = []
-        seeds: list[int] = []
-        for _ in range(terms):
-            seed = rng.getrandbits(32)
-            try:
-                samples.append(pool.generate(theory, seed))
-                seeds.append(seed)
-            except GeneratorFailure:
-                pass  # a failing call counts as a rejected term
+    paths = {spec.name: cache_file(spec, folder) for spec in specs}
+    cached = {spec.name: load_section(paths[spec.name], SECTION) for spec in specs}
+    keys = {t: _key(pool, t, terms, timeout, decide_timeout) for t in sorted(pool.theories)}
+    todo = [t for t, key in keys.items() if any(key not in cached[s.name] for s in specs)]
+    generated, failed = _generate(pool, todo, terms)
+    for spec in specs:
+        missing = [t for t in todo if keys[t] not in cached[spec.name]]
+        if not missing:
+            continue
         started = time.monotonic()
-        verdicts = check_terms(samples, specs, timeout=timeout) if samples else []
+        mine = [g for g in generated if g.theory in missing]
+        answers = _answers(spec, mine, terms, timeout, decide_timeout)
         probe.solver_seconds += time.monotonic() - started
-        passed = [v for v in verdicts if not v.errors]
-        probe.accepted[theory] = len(passed) / terms
-        failed = next((i for i, v in enumerate(verdicts) if v.errors), None)
-        if failed is not None:
-            name, error = next(iter(verdicts[failed].errors.items()))
-            probe.first_error[theory] = f"{name}, term seed {seeds[failed]}: {error}"
+        probe.probed += len(missing)
+        fresh: dict[str, object] = {}
+        for theory in missing:
+            fresh[keys[theory]] = [
+                answers.get((theory, seed)) or [seed, failed.get((theory, seed)), None]
+                for seed in term_seeds(theory, terms)
+            ]
+        cached[spec.name].update(fresh)
+        save_section(paths[spec.name], spec, SECTION, fresh)
+    for theory, key in keys.items():
+        _weigh(probe, theory, {s.name: cached[s.name][key] for s in specs}, terms)
     return probe
+
+
+def _key(pool: GeneratorPool, theory: str, terms: int, timeout: float, decide: float) -> str:
+    source = hashlib.sha256(pool.source(theory).encode("utf-8")).hexdigest()[:16]
+    return f"{theory} {source} terms={terms} limits={timeout:g}/{decide:g}"
+
+
+def _generate(
+    pool: GeneratorPool, theories: Sequence[str], terms: int
+) -> tuple[list[_Term], dict[tuple[str, int], str]]:
+    """The probe terms of `theories`, and (theory, seed) -> why the generator failed."""
+    generated: list[_Term] = []
+    failed: dict[tuple[str, int], str] = {}
+    for theory in theories:
+        for seed in term_seeds(theory, terms):
+            try:
+                generated.append(_Term(theory, seed, *pool.generate(theory, seed)))
+            except GeneratorFailure as failure:  # a failing call counts as a rejected term
+                failed[(theory, seed)] = f"the generator failed: {failure.kind}"
+    return generated, failed
+
+
+def _answers(
+    spec: SolverSpec, generated: Sequence[_Term], terms: int, timeout: float, decide: float
+) -> dict[tuple[str, int], _Answer]:
+    """(theory, seed) -> `spec`'s answer to each term: parsed, then check-sat on the checked
+    terms (`_checked`) it accepted."""
+    verdicts = check_terms([(t.decls, t.term) for t in generated], [spec], timeout=timeout)
+    checked = {t.theory: _checked(t.theory, terms) for t in generated}
+    answers: dict[tuple[str, int], _Answer] = {}
+    accepted: list[_Term] = []
+    for term, verdict in zip(generated, verdicts, strict=True):
+        answers[(term.theory, term.seed)] = [term.seed, verdict.errors.get(spec.name), None]
+        if spec.name not in verdict.errors and term.seed in checked[term.theory]:
+            accepted.append(term)
+    for index, reason in _undecided(spec, accepted, decide).items():
+        answers[(accepted[index].theory, accepted[index].seed)][2] = reason
+    return answers
+
+
+def _checked(theory: str, terms: int) -> set[int]:
+    """The seeds of the terms whose answers are asked for: the probe's first few."""
+    return set(term_seeds(theory, min(terms, DECIDE_TERMS)))
+
+
+def _weigh(probe: Probe, theory: str, by_solver: dict[str, object], terms: int) -> None:
+    """Shares and first reasons of `theory` from each solver's cached answers: the decided
+    share is the accepted share times (the share of the checked terms every solver accepted
+    that every solver decided) ^ TERMS_PER_MUTANT."""
+    rejected: set[object] = set()
+    undecided: set[object] = set()
+    for name, answers in by_solver.items():
+        for seed, error, reason in answers if isinstance(answers, list) else []:
+            if error is not None:
+                rejected.add(seed)
+                probe.first_error.setdefault(theory, f"{name}, term seed {seed}: {error}")
+            elif reason is not None:
+                undecided.add(seed)
+                probe.first_undecided.setdefault(
+                    theory, f"{name} leaves term seed {seed} undecided: {reason}"
+                )
+    asked = _checked(theory, terms) - rejected
+    decided = len(asked - undecided) / len(asked) if asked else 1.0
+    probe.accepted[theory] = (terms - len(rejected)) / terms
+    probe.decided[theory] = probe.accepted[theory] * decided**TERMS_PER_MUTANT
+
+
+def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict[int, str]:
+    """Index -> why, for the terms `spec` does not answer sat or unsat to. Each term is
+    checked in its own `(push 1)` scope with `timeout` a check-sat; a batch runs to its first
+    term that stops the solver, and the terms after it go to the next batch. A time-out or
+    crash on a term that was not the first of its batch may be its neighbours' doing: that
+    term starts the next batch, and only a stop on a batch's first term counts. A crash is a
+    finding, not an undecided term: the theory is drawn as before."""
+    found: dict[int, str] = {}
+    for logic in sorted({logic_for(t.decls, t.term) for t in terms}):
+        pending = [i for i, t in enumerate(terms) if logic_for(t.decls, t.term) == logic]
+        stops: dict[str, int] = {}
+        while pending:
+            limit = _CHECK_LIMIT.get(spec.family, "").format(ms=round(timeout * 1000))
+            script = f"{limit}(set-logic {logic})\n" + "".join(
+                f"(push 1)\n{terms[i].decls}\n(assert {terms[i].term})\n(check-sat)\n(pop 1)\n"
+                for i in pending
+            )
+            # a solver without a limit of its own is stopped, at a batch's first term alone
+            result = run_solver(spec, script, timeout=timeout * len(pending) + _START_SECONDS)
+            answers = result.answers[: len(pending)]
+            for index, answer in zip(pending, answers, strict=False):
+                if answer not in DECIDED:
+                    found[index] = str(answer)
+            pending = pending[len(answers) :]
+            if not pending or (answers and result.outcome in _NOT_ITS_OWN):
+                continue  # done, or the stopped term starts the next batch
+            stopped, pending = pending[0], pending[1:]
+            if result.outcome == Outcome.CRASH:
+                continue
+            found[stopped] = _reason(result)
+            theory = terms[stopped].theory
+            stops[theory] = stops.get(theory, 0) + 1
+            if stops[theory] >= STOPS_PER_THEORY:  # the rest of the theory without a call
+                for index in [i for i in pending if terms[i].theory == theory]:
+                    found[index] = found[stopped]
+                pending = [i for i in pending if terms[i].theory != theory]
+    return found
+
+
+def _reason(result: SolverResult) -> str:
+    line = result.failure_line or next(
+        (s for s in (result.stdout + "\n" + result.stderr).splitlines() if s.strip()), ""
+    )
+    return f"{result.outcome.value}: {line.strip()}" if line.strip() else result.outcome.value

@@ -293,20 +293,26 @@ def cache_file(spec: SolverSpec, folder: Path | None = None) -> Path:
     return (folder or cache_dir()) / f"{spec.family}-{version}-{digest}.json"
 
 
-def _load(path: Path) -> dict[str, str | None]:
+def _read(path: Path) -> dict[str, object]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    known = data.get("features") if isinstance(data, dict) else None
-    return {str(k): (None if v is None else str(v)) for k, v in (known or {}).items()}
+    return data if isinstance(data, dict) else {}
 
 
-def _save(path: Path, spec: SolverSpec, known: dict[str, str | None]) -> None:
+def load_section(path: Path, section: str) -> dict[str, object]:
+    """One section of a release's cache file: key -> JSON value ({} when absent)."""
+    known = _read(path).get(section)
+    return dict(known) if isinstance(known, dict) else {}
+
+
+def save_section(path: Path, spec: SolverSpec, section: str, entries: dict[str, object]) -> None:
     """Merged with what another worker wrote meanwhile, then renamed into place."""
-    merged = {**_load(path), **known}
-    data = {"family": spec.family, "version": solver_version(spec), "argv": list(spec.argv),
-            "features": dict(sorted(merged.items()))}  # fmt: skip
+    data = _read(path)
+    merged = {**load_section(path, section), **entries}
+    data.update({"family": spec.family, "version": solver_version(spec),
+                 "argv": list(spec.argv), section: dict(sorted(merged.items()))})  # fmt: skip
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -315,6 +321,11 @@ def _save(path: Path, spec: SolverSpec, known: dict[str, str | None]) -> None:
         os.replace(temp, path)
     except OSError:
         pass  # a read-only cache costs a probe per run, nothing else
+
+
+def _load(path: Path) -> dict[str, str | None]:
+    known = load_section(path, "features")
+    return {str(k): (None if v is None else str(v)) for k, v in known.items()}
 
 
 # -- capabilities of a set of targets ------------------------------------------------------
@@ -343,7 +354,7 @@ class Capabilities:
             self.probes += len(todo)
             for feature, verdict in zip(todo, verdicts, strict=True):
                 known[feature.name] = verdict.errors.get(spec.name)
-            _save(self.paths[spec.name], spec, known)
+            save_section(self.paths[spec.name], spec, "features", dict(known))
 
     def lacking(self, features: Sequence[Feature]) -> list[tuple[str, str]]:
         """(feature, solver) pairs of the features some target rejects."""

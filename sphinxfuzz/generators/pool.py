@@ -110,6 +110,10 @@ class GeneratorPool:
         """Theories that loaded and can be asked for terms, sorted."""
         return sorted(t for t in self._sources if t not in self.load_failures)
 
+    def source(self, theory: str) -> str:
+        """The source text of `theory`'s generator (what answers to its terms are keyed by)."""
+        return self._sources[theory][1]
+
     def generate(self, theory: str, seed: int) -> tuple[str, str]:
         """`(declarations, term)` from `theory`'s generator seeded with `seed`."""
         if theory not in self._sources:

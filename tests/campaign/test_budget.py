@@ -1,17 +1,22 @@
-"""A seed's budget: its attempts, more for fast cases, left early after time-outs, and
-ended by the run's budget."""
+"""A seed's budget: its attempts, more for fast cases, left early after time-outs or undecided
+cases in a row, and ended by the run's budget."""
 
 from __future__ import annotations
 
-from sphinxfuzz.campaign.budget import SeedBudget
+from sphinxfuzz.campaign.budget import UNDECIDED_IN_A_ROW, SeedBudget
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS
 
 
-def _run(budget: SeedBudget, seconds: float = 0.0, timeouts: set[int] = frozenset()) -> list[int]:
+def _run(
+    budget: SeedBudget,
+    seconds: float = 0.0,
+    timeouts: set[int] = frozenset(),
+    undecided: set[int] = frozenset(),
+) -> list[int]:
     tested = []
     for number in budget.numbers():
         tested.append(number)
-        budget.tested(seconds, number in timeouts)
+        budget.tested(seconds, number in timeouts, undecided=number in undecided)
     return tested
 
 
@@ -38,6 +43,25 @@ def test_time_outs_leave_the_seed_early() -> None:
     budget = SeedBudget(10, max_timeouts=2, out_of_budget=lambda: False, fast_factor=3)
     assert _run(budget, timeouts={1, 4}) == [0, 1, 2, 3, 4]
     assert budget.left_early and not budget.stopped
+
+
+def test_undecided_cases_in_a_row_leave_the_seed_early() -> None:
+    budget = SeedBudget(20, max_timeouts=5, out_of_budget=lambda: False)
+    # a decided case between undecided ones starts the count again
+    scattered = {i for i in range(20) if i % UNDECIDED_IN_A_ROW}
+    assert _run(budget, undecided=scattered) == list(range(20))
+    assert not budget.left_early
+    budget = SeedBudget(20, max_timeouts=5, out_of_budget=lambda: False)
+    in_a_row = set(range(2, 2 + UNDECIDED_IN_A_ROW))
+    assert _run(budget, undecided=in_a_row) == list(range(2 + UNDECIDED_IN_A_ROW))
+    assert budget.left_early and not budget.stopped
+
+
+def test_a_time_out_is_an_undecided_case_too() -> None:
+    budget = SeedBudget(20, max_timeouts=5, out_of_budget=lambda: False)
+    timeouts, unknowns = {0}, set(range(1, UNDECIDED_IN_A_ROW))
+    assert _run(budget, timeouts=timeouts, undecided=unknowns) == list(range(UNDECIDED_IN_A_ROW))
+    assert budget.left_early
 
 
 def test_the_runs_budget_stops_the_seed() -> None:
