@@ -39,6 +39,7 @@ class Settings:
     theories: tuple[str, ...]
     max_argument_nodes: int
     left_out: dict[str, str]  # operator -> why no fresh application uses it
+    left_out_at: dict[str, dict[str, str]]  # result sort -> operator -> why not at that sort
 
 
 @cache
@@ -46,7 +47,10 @@ def settings() -> Settings:
     return read_data(
         "typefuzz.json",
         lambda data: Settings(
-            tuple(data["theories"]), int(data["max_argument_nodes"]), dict(data["left_out"])
+            tuple(data["theories"]),
+            int(data["max_argument_nodes"]),
+            dict(data["left_out"]),
+            {sort: dict(ops) for sort, ops in data["left_out_at"].items()},
         ),
     )
 
@@ -113,7 +117,10 @@ class _Builder:
         usable = [entry for entry in self.pool if compatible(entry, site)]
         ops = list(operators())
         self.rng.shuffle(ops)
+        barred = settings().left_out_at.get(str(site.sort), {})
         for op in ops:
+            if op.name in barred:
+                continue
             binding: Binding = {}
             if not match(op.signature.result, site.sort, binding):
                 continue
