@@ -18,7 +18,7 @@ from functools import cache
 
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.theory_docs import load_theory_doc, operator_cells
-from sphinxfuzz.mutate.mutant import widen_logic
+from sphinxfuzz.mutate.mutant import reals_spelled_out, widen_logic
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, sym, walk
 from sphinxfuzz.smtlib.infer import SortInfo, TermSite
@@ -218,6 +218,7 @@ def _sites(script: Script) -> tuple[Script, list[TermSite]]:
     neither replaced nor copied: a `:named` name is defined once, a `:pattern` belongs to
     its quantifier."""
     copy = Script([copy_node(c) for c in script.commands], script.filename)  # type: ignore[misc]
+    reals_spelled_out(copy)  # `(mod 0 2)` from a real `0` would need Ints
     info = infer_sorts(copy, collect_sites=True)
     asserts = {i for i, c in enumerate(copy.commands) if c.head_name() == "assert"}
     sites = [

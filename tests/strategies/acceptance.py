@@ -55,3 +55,12 @@ def rejected_by_each(specs: list[SolverSpec], scripts: list[Script]) -> dict[str
     with ThreadPoolExecutor(max_workers=len(specs)) as pool:
         found = pool.map(lambda spec: rejected(spec, scripts), specs)
         return {spec.name: errors for spec, errors in zip(specs, found, strict=True)}
+
+
+# A real-only logic whose numerals are reals: cvc5 rejects `(f 0)` for `f` of a Real once a
+# mutant's logic is widened to ALL, unless the numerals were spelled as decimals first.
+REAL_ONLY_SEED = (
+    "(set-logic QF_UFLRA)(declare-fun f (Real) Real)(declare-fun p (Real) Bool)"
+    "(declare-const x Real)(assert (= (f 0) (+ x 1)))"
+    "(assert (or (p (- 1)) (> (f 2) (* 3 x))))(check-sat)"
+)

@@ -10,7 +10,7 @@ from sphinxfuzz.smtlib import Atom, SList, infer_sorts, parse_script, print_scri
 from sphinxfuzz.strategies import get
 from sphinxfuzz.strategies.typefuzz import TypefuzzStrategy, operators
 
-from .acceptance import rejected_by_each
+from .acceptance import REAL_ONLY_SEED, rejected_by_each
 from .seeds import SOLVERS, shipped
 
 
@@ -81,5 +81,13 @@ def test_no_ite_of_regular_expressions_which_cvc5_rejects() -> None:
     assert len(cases) == 40
     regexes = {"re.comp", "re.++", "re.union", "str.to_re", "re.all", "re.allchar"}
     assert any(op in regexes for c in cases for op in c.provenance["operators"])
+    cvc5 = [spec for spec in SOLVERS if spec.family == "cvc5"]
+    assert rejected_by_each(cvc5, [c.script for c in cases]) == {"cvc5": {}}
+
+
+def test_numerals_of_a_real_only_logic_stay_reals() -> None:
+    seed = Seed("t.smt2", REAL_ONLY_SEED, parse_script(REAL_ONLY_SEED))
+    cases = list(TypefuzzStrategy(per_seed=40).mutants(seed, random.Random(2)))
+    assert len(cases) == 40
     cvc5 = [spec for spec in SOLVERS if spec.family == "cvc5"]
     assert rejected_by_each(cvc5, [c.script for c in cases]) == {"cvc5": {}}
