@@ -35,6 +35,8 @@ def logic_features(logic: str) -> set[str] | None:
         features.add("nonlinear")
     if rest.startswith("L") or rest.startswith("N") or rest in ("IDL", "RDL"):
         features.add("linear")
+    if rest.startswith("L") or rest.startswith("N"):
+        features.add("non-difference")  # IDL, RDL: no products, quotients, sums of terms
     return features
 
 
@@ -109,6 +111,9 @@ def _application_features(node: SList, functions: set[str]) -> set[str]:
         features.add("nonlinear")
     elif head in _EXOTIC_HEADS or node.operator_name() in _Z3_EXTENSIONS:
         features.add("exotic")
+    if head in _NONLINEAR or (head == "+" and sum(not _is_literal(a) for a in node.items[1:]) > 1):
+        # z3: "logic only supports difference arithmetic"
+        features.add("non-difference")
     return features
 
 

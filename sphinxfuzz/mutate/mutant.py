@@ -219,10 +219,7 @@ def _skeleton(base: Script) -> tuple[Skeleton, frozenset[str]]:
     if kept is not None and kept[0] is base:
         return kept[1], kept[2]
     script = _copy(base)
-    if real_only(_logic_name(script)):
-        # its numerals are reals (cvc5 reads `3` so under LRA): say so before sorts are
-        # inferred, so that renaming and a widened logic see them as reals too
-        numerals_to_decimals(script.commands, set())
+    reals_spelled_out(script)
     skeleton = Skeleton.of(script)
     names = frozenset(symbol_names(script))
     while len(_SKELETONS) >= _KEPT_SKELETONS:
@@ -292,6 +289,14 @@ def widen_logic(script: Script, new_terms: list[Node], declared: set[str]) -> No
         logic = script.commands[index].items[1]
         if isinstance(logic, Atom) and needs_widening(logic.name, features):
             script.commands[index] = _command(_sym("set-logic"), _sym("ALL"))
+
+
+def reals_spelled_out(script: Script) -> None:
+    """A real-only logic's numerals are reals (cvc5 reads `3` so under LRA): they become
+    decimals before sorts are inferred, so that a mutation and a widened logic see them as
+    reals too (under ALL, `(f 0)` for `f` of a Real is an error)."""
+    if real_only(_logic_name(script)):
+        numerals_to_decimals(script.commands, set())
 
 
 def _logic_name(script: Script) -> str | None:

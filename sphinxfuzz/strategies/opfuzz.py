@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sphinxfuzz.mutate.mutant import widen_logic
+from sphinxfuzz.mutate.mutant import reals_spelled_out, widen_logic
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, sym
 from sphinxfuzz.smtlib.infer import SortInfo
@@ -183,6 +183,7 @@ class OpfuzzStrategy(StrategyBase):
 
 def _fresh(script: Script) -> tuple[Script, list[Occurrence]]:
     copy = Script([copy_node(c) for c in script.commands], script.filename)  # type: ignore[misc]
+    reals_spelled_out(copy)  # `+` of a real `0` becoming `div` would need Ints
     return copy, occurrences(copy, infer_sorts(copy, collect_sites=True))
 
 

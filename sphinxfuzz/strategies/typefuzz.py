@@ -18,7 +18,7 @@ from functools import cache
 
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.theory_docs import load_theory_doc, operator_cells
-from sphinxfuzz.mutate.mutant import widen_logic
+from sphinxfuzz.mutate.mutant import reals_spelled_out, widen_logic
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, copy_node, infer_sorts, sym, walk
 from sphinxfuzz.smtlib.infer import SortInfo, TermSite
@@ -39,6 +39,7 @@ class Settings:
     theories: tuple[str, ...]
     max_argument_nodes: int
     left_out: dict[str, str]  # operator -> why no fresh application uses it
+    left_out_at: dict[str, dict[str, str]]  # result sort -> operator -> why not at that sort
 
 
 @cache
@@ -46,7 +47,10 @@ def settings() -> Settings:
     return read_data(
         "typefuzz.json",
         lambda data: Settings(
-            tuple(data["theories"]), int(data["max_argument_nodes"]), dict(data["left_out"])
+            tuple(data["theories"]),
+            int(data["max_argument_nodes"]),
+            dict(data["left_out"]),
+            {sort: dict(ops) for sort, ops in data["left_out_at"].items()},
         ),
     )
 
@@ -113,7 +117,10 @@ class _Builder:
         usable = [entry for entry in self.pool if compatible(entry, site)]
         ops = list(operators())
         self.rng.shuffle(ops)
+        barred = settings().left_out_at.get(str(site.sort), {})
         for op in ops:
+            if op.name in barred:
+                continue
             binding: Binding = {}
             if not match(op.signature.result, site.sort, binding):
                 continue
@@ -211,6 +218,7 @@ def _sites(script: Script) -> tuple[Script, list[TermSite]]:
     neither replaced nor copied: a `:named` name is defined once, a `:pattern` belongs to
     its quantifier."""
     copy = Script([copy_node(c) for c in script.commands], script.filename)  # type: ignore[misc]
+    reals_spelled_out(copy)  # `(mod 0 2)` from a real `0` would need Ints
     info = infer_sorts(copy, collect_sites=True)
     asserts = {i for i, c in enumerate(copy.commands) if c.head_name() == "assert"}
     sites = [

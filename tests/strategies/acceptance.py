@@ -8,8 +8,12 @@ cuts a script that runs too long).
 
 from __future__ import annotations
 
-from sphinxfuzz.smtlib import Script, print_node
-from sphinxfuzz.solvers import SolverSpec, run_solver
+import random
+
+from sphinxfuzz.mutate.seed import Seed
+from sphinxfuzz.smtlib import Script, parse_script, print_node
+from sphinxfuzz.solvers import SolverSpec, parse_specs, run_solver
+from sphinxfuzz.strategies.base import Strategy
 
 from .batching import run_marked
 
@@ -55,3 +59,21 @@ def rejected_by_each(specs: list[SolverSpec], scripts: list[Script]) -> dict[str
     with ThreadPoolExecutor(max_workers=len(specs)) as pool:
         found = pool.map(lambda spec: rejected(spec, scripts), specs)
         return {spec.name: errors for spec, errors in zip(specs, found, strict=True)}
+
+
+# A real-only logic whose numerals are reals: cvc5 rejects `(f 0)` for `f` of a Real once a
+# mutant's logic is widened to ALL, unless the numerals were spelled as decimals first.
+REAL_ONLY_SEED = (
+    "(set-logic QF_UFLRA)(declare-fun f (Real) Real)(declare-fun p (Real) Bool)"
+    "(declare-const x Real)(assert (= (f 0) (+ x 1)))"
+    "(assert (or (p (- 1)) (> (f 2) (* 3 x))))(check-sat)"
+)
+
+
+def real_only_rejections(strategy: Strategy, count: int = 40) -> dict[int, str]:
+    """What cvc5 rejects of `count` mutants of REAL_ONLY_SEED (all of them are made)."""
+    seed = Seed("real-only.smt2", REAL_ONLY_SEED, parse_script(REAL_ONLY_SEED))
+    cases = list(strategy.mutants(seed, random.Random(2)))
+    assert len(cases) == count
+    (cvc5,) = parse_specs("cvc5")
+    return rejected(cvc5, [c.script for c in cases])

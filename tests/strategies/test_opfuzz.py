@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import random
 
+from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import infer_sorts, parse_script, print_node, print_script
 from sphinxfuzz.strategies import get
 from sphinxfuzz.strategies.opfuzz import OpfuzzStrategy, families, occurrences
 
-from .acceptance import rejected_by_each
+from .acceptance import real_only_rejections, rejected_by_each
 from .seeds import SOLVERS, shipped
 
 
@@ -85,3 +86,21 @@ def test_a_fixed_seed_gives_the_same_mutants() -> None:
     other = [print_script(c.script) for c in _mutants(40, random.Random(8))]
     assert first == again and first != other
     assert get("opfuzz").oracle.value == "differential"
+
+
+def test_numerals_of_a_real_only_logic_stay_reals() -> None:
+    assert real_only_rejections(OpfuzzStrategy(per_seed=40)) == {}
+
+
+def test_a_difference_logic_is_widened_for_a_product() -> None:
+    # `-` becoming `*` leaves difference logic: z3 says "logic only supports difference
+    # arithmetic" unless the logic is widened
+    text = (
+        "(set-logic QF_IDL)(declare-const a Int)(declare-const b Int)"
+        "(assert (= (- a 7) b))(assert (< (- b a) 3))(check-sat)"
+    )
+    seed = Seed("idl.smt2", text, parse_script(text))
+    cases = list(OpfuzzStrategy(per_seed=40).mutants(seed, random.Random(4)))
+    assert any("-->*" in c.provenance["replacements"] for c in cases)
+    z3 = [spec for spec in SOLVERS if spec.family == "z3"]
+    assert rejected_by_each(z3, [c.script for c in cases]) == {"z3": {}}

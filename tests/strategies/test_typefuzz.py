@@ -10,7 +10,7 @@ from sphinxfuzz.smtlib import Atom, SList, infer_sorts, parse_script, print_scri
 from sphinxfuzz.strategies import get
 from sphinxfuzz.strategies.typefuzz import TypefuzzStrategy, operators
 
-from .acceptance import rejected_by_each
+from .acceptance import real_only_rejections, rejected_by_each
 from .seeds import SOLVERS, shipped
 
 
@@ -66,3 +66,24 @@ def test_a_fixed_seed_gives_the_same_mutants() -> None:
     other = [print_script(c.script) for c in _mutants(40, random.Random(8))]
     assert first == again and first != other
     assert get("typefuzz").oracle.value == "differential"
+
+
+def test_no_ite_of_regular_expressions_which_cvc5_rejects() -> None:
+    # cvc5 says "ITE branches of type RegLan are currently not supported" at check-sat
+    text = (
+        "(declare-const w String)(declare-const v String)"
+        '(assert (str.in_re w (re.comp (re.++ re.all (str.to_re "cc") re.all))))'
+        '(assert (and (str.in_re v (re.union (str.to_re "ab") re.allchar))'
+        " (= (str.len w) (str.len v))))(check-sat)"
+    )
+    seed = Seed("t.smt2", text, parse_script(text))
+    cases = list(TypefuzzStrategy(per_seed=40).mutants(seed, random.Random(1)))
+    assert len(cases) == 40
+    regexes = {"re.comp", "re.++", "re.union", "str.to_re", "re.all", "re.allchar"}
+    assert any(op in regexes for c in cases for op in c.provenance["operators"])
+    cvc5 = [spec for spec in SOLVERS if spec.family == "cvc5"]
+    assert rejected_by_each(cvc5, [c.script for c in cases]) == {"cvc5": {}}
+
+
+def test_numerals_of_a_real_only_logic_stay_reals() -> None:
+    assert real_only_rejections(TypefuzzStrategy(per_seed=40)) == {}
