@@ -72,6 +72,7 @@ def real_bugs(root: Path) -> dict[str, Any]:
         return run_in_dialect(spec, text, timeout=timeout)
 
     real: dict[str, bool] = {}
+    alive: dict[str, bool] = {}  # the newest release is blamed for the same kind still
     inherited: dict[str, bool] = {}  # real, and the old release is wrong on the seed too
     for row in rows:
         record = load_record(root / row.folder)
@@ -79,7 +80,7 @@ def real_bugs(root: Path) -> dict[str, Any]:
         # the old release must still show it as sphinxfuzz judges today (a verdict a later
         # fix of sphinxfuzz itself no longer makes is no solver bug)
         if blamed is None or blamed.family not in NEWEST or not replay(record.folder).reproduced:
-            real[row.id] = False
+            real[row.id] = alive[row.id] = False
             continue
         (newest,) = parse_specs(NEWEST[blamed.family])
         specs = [
@@ -99,6 +100,7 @@ def real_bugs(root: Path) -> dict[str, Any]:
         # a newest release that rejects the formula is not a fix: not counted as real
         rejected = any(r.spec.name == newest.name and str(r.outcome) == "error" for r in results)
         real[row.id] = not again and not rejected
+        alive[row.id] = bool(again)
         if real[row.id]:
             inherited[row.id] = _seed_differs(record.seed_file, parse_specs(blamed.spec)[0],
                                               newest, run)  # fmt: skip
@@ -107,6 +109,8 @@ def real_bugs(root: Path) -> dict[str, Any]:
         "bugs": len(rows),
         "real": sum(real.values()),
         "distinct_real": sum(any(real[b.id] for b in g.bugs) for g in groups),
+        "alive": sum(alive.values()),
+        "distinct_alive": sum(any(alive[b.id] for b in g.bugs) for g in groups),
         # groups with a real bug the old release does not show on the seed alone
         "distinct_new": sum(
             any(real[b.id] and not inherited[b.id] for b in g.bugs) for g in groups
@@ -117,6 +121,7 @@ def real_bugs(root: Path) -> dict[str, Any]:
                 "solver": g.solver,
                 "key": g.key,
                 "real": any(real[b.id] for b in g.bugs),
+                "alive": any(alive[b.id] for b in g.bugs),
                 "example": g.bugs[0].id,
             }
             for g in groups
@@ -136,35 +141,49 @@ def _seed_differs(seed_file: str, old: Any, newest: Any, run: Any) -> bool:
     return len(definite) == 2 and definite[0] != definite[1]
 
 
-def run_strategy(
-    name: str, solvers: str, seeds: Path, work: Path, seconds: float, campaign_seed: int
-) -> dict[str, Any]:
+def run_fuzz(folder: Path, arguments: list[str]) -> tuple[float, Any]:
+    """`sphinxfuzz fuzz ARGUMENTS -c FOLDER -q` in a process of its own (lanes side by side
+    share no solver reaper), or the campaign already in FOLDER, kept: (wall seconds, the
+    folder's total statistics)."""
     from sphinxfuzz.bugs import Store
     from sphinxfuzz.bugs.folder import CampaignFolder
 
-    label = f"{name}@{solvers}".replace(";", "+").replace("/", "_")
-    folder = work / label
-    command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--strategies", name,
-               "--solvers", solvers, "--seeds", str(seeds), "--time", f"{seconds:g}s",
-               "--seed", str(campaign_seed), "-c", str(folder), "-q"]  # fmt: skip
+    command = [sys.executable, "-m", "sphinxfuzz", "fuzz", *arguments, "-c", str(folder), "-q"]
     if (folder / CampaignFolder.INDEX).is_file():
         # a row of an earlier run into the same --out: kept, its wall time is the campaign's
-        print(f"kept: {folder} (remove it to run {name} again)", flush=True)
+        print(f"kept: {folder} (remove it to run it again)", flush=True)
         with Store(folder) as store:
             stats = store.total_stats()
-        wall = stats.wall_time
-    else:
-        started = time.monotonic()
-        # a process per campaign: lanes run side by side without sharing a solver reaper
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        wall = time.monotonic() - started
-        if done.returncode != 0 or not (folder / CampaignFolder.INDEX).is_file():
-            raise BenchError(
-                f"{' '.join(command)} exited {done.returncode} leaving no campaign in {folder}:"
-                f"\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-            )
-        with Store(folder) as store:
-            stats = store.total_stats()
+        return stats.wall_time, stats
+    started = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall = time.monotonic() - started
+    if done.returncode != 0 or not (folder / CampaignFolder.INDEX).is_file():
+        raise BenchError(
+            f"{' '.join(command)} exited {done.returncode} leaving no campaign in {folder}:"
+            f"\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
+    with Store(folder) as store:
+        return wall, store.total_stats()
+
+
+def draw_seeds(work: Path, sample: int, seed: int) -> Path:
+    """`work/seeds`: `sample` files of each corpus (drawn once; kept for a later run)."""
+    seeds = work / "seeds"
+    if not seeds.is_dir():
+        for corpus in CORPORA:
+            sample_seeds(seeds / corpus.name, sample, seed, corpus=corpus)
+    return seeds
+
+
+def run_strategy(
+    name: str, solvers: str, seeds: Path, work: Path, seconds: float, campaign_seed: int
+) -> dict[str, Any]:
+    label = f"{name}@{solvers}".replace(";", "+").replace("/", "_")
+    folder = work / label
+    wall, stats = run_fuzz(folder, ["--strategies", name, "--solvers", solvers, "--seeds",
+                                    str(seeds), "--time", f"{seconds:g}s",
+                                    "--seed", str(campaign_seed)])  # fmt: skip
     mine = stats.strategies.get(name)
     cases = mine.cases if mine else 0
     row: dict[str, Any] = {
@@ -218,10 +237,7 @@ def main() -> int:
         print(f"seed corpora missing: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
     work = args.out or Path(tempfile.mkdtemp(prefix="sphinxfuzz-strategies-"))
-    seeds = work / "seeds"
-    if not seeds.is_dir():
-        for corpus in CORPORA:
-            sample_seeds(seeds / corpus.name, args.sample, args.seed, corpus=corpus)
+    seeds = draw_seeds(work, args.sample, args.seed)
     chosen = [s.strip() for s in args.strategies.split(",") if s.strip()]
     jobs = [(name, args.solvers) for name in chosen]
     if args.single:
