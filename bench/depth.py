@@ -33,13 +33,20 @@ import argparse
 import json
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from strategies import CORPORA, BenchError, draw_seeds, real_bugs, run_fuzz  # noqa: E402
+from strategies import (  # noqa: E402
+    common_options,
+    corpora_present,
+    draw_seeds,
+    in_lanes,
+    real_bugs,
+    run_fuzz,
+    stored,
+)
 
 from sphinxfuzz.solvers import SolverSpecError, parse_specs  # noqa: E402
 from sphinxfuzz.solvers.families import ASSERT_MARK, split_build  # noqa: E402
@@ -110,10 +117,9 @@ def table(results: list[dict[str, Any]], skipped: dict[str, str], minutes: float
              "| alive in newest | distinct alive |",
              "|---|---|---|---:|---|---:|---:|---:|---:|"]  # fmt: skip
     for r in results:
-        kinds = ", ".join(f"{k} {n}" for k, n in sorted(r["verdicts"].items()) if n) or "-"
         lines.append(
             f"| ({r['row']}) {r['name']} | {r['solvers']} | {r['options'] or '-'} | "
-            f"{r['mutants']} | {r['bugs']} ({kinds}) | {r['real']} | {r['distinct_real']} | "
+            f"{r['mutants']} | {stored(r)} | {r['real']} | {r['distinct_real']} | "
             f"{r['alive']} | {r['distinct_alive']} |"
         )
     for row in ROWS:
@@ -130,14 +136,9 @@ def main() -> int:
     parser.add_argument("--rows", default="a,b,c,d", help="which rows, e.g. a,b")
     parser.add_argument("--options", default="random", help="as fuzz --options, rows b and d")
     parser.add_argument("--strategies", default="", help="as fuzz --strategies (default: its)")
-    parser.add_argument("--sample", type=int, default=200, help="seeds from each corpus")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--lanes", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=None)
+    common_options(parser)
     args = parser.parse_args()
-    missing = [c for c in CORPORA if not c.is_dir()]
-    if missing:
-        print(f"seed corpora missing: {', '.join(map(str, missing))}", file=sys.stderr)
+    if not corpora_present():
         return 2
     chosen = {k.strip() for k in args.rows.split(",") if k.strip()}
     unknown = chosen - {row.key for row in ROWS}
@@ -158,15 +159,10 @@ def main() -> int:
     work = args.out or Path(tempfile.mkdtemp(prefix="sphinxfuzz-depth-"))
     seeds = draw_seeds(work, args.sample, args.seed)
 
-    def attempt(row: Row) -> dict[str, Any] | None:
-        try:
-            return run_row(row, args, seeds, work)
-        except BenchError as exc:  # one broken row does not cost the others
-            print(f"error: ({row.key}) {row.name}: {exc}", file=sys.stderr, flush=True)
-            return None
-
-    with ThreadPoolExecutor(max_workers=max(1, args.lanes)) as pool:
-        results = [r for r in pool.map(attempt, jobs) if r is not None]
+    results = in_lanes(
+        jobs, lambda row: run_row(row, args, seeds, work), args.lanes,
+        lambda row: f"({row.key}) {row.name}",
+    )  # fmt: skip
     (work / "depth.json").write_text(json.dumps({"rows": results, "skipped": skipped}, indent=2))
     print(table(results, skipped, args.minutes))
     for r in results:

@@ -38,9 +38,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import REPO, sample_seeds  # noqa: E402
@@ -51,12 +52,16 @@ DEFAULT_SOLVERS = "z3@4.8.8;cvc5@1.1.2"
 NEWEST = {"z3": "z3", "cvc5": "cvc5", "yices": "yices"}
 
 
+Job = TypeVar("Job")
+
+
 class BenchError(Exception):
     pass
 
 
 def real_bugs(root: Path) -> dict[str, Any]:
-    """Which stored bugs the newest releases no longer show, and their distinct groups."""
+    """Which stored bugs the newest releases no longer show (real), which they still show
+    (alive), and their distinct groups."""
     from sphinxfuzz.bugs import Store, load_record
     from sphinxfuzz.bugs.replay import replay
     from sphinxfuzz.bugs.triage import group_bugs
@@ -203,19 +208,57 @@ def run_strategy(
     return row
 
 
+def stored(row: dict[str, Any]) -> str:
+    """A row's stored bugs with their kinds: "3 (crash 1, soundness 2)"."""
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(row["verdicts"].items()) if n) or "-"
+    return f"{row['bugs']} ({kinds})"
+
+
 def table(rows: list[dict[str, Any]], minutes: float) -> str:
     head = ("| strategy | solvers | cases/s | expected answer | accepted | bugs stored "
             "(by kind) | real | distinct real | ... not on the seed alone |\n"
             "|---|---|---:|---:|---:|---|---:|---:|---:|")  # fmt: skip
     lines = [head]
     for row in rows:
-        kinds = ", ".join(f"{k} {n}" for k, n in sorted(row["verdicts"].items()) if n) or "-"
         lines.append(
             f"| {row['strategy']} | {row['solvers']} | {row['cases_per_second']:.2f} | "
-            f"{row['expected_share']:.0%} | {row['accepted_share']:.0%} | {row['bugs']} "
-            f"({kinds}) | {row['real']} | {row['distinct_real']} | {row['distinct_new']} |"
+            f"{row['expected_share']:.0%} | {row['accepted_share']:.0%} | {stored(row)} | "
+            f"{row['real']} | {row['distinct_real']} | {row['distinct_new']} |"
         )
     return f"{minutes:g} minutes per row\n\n" + "\n".join(lines)
+
+
+def common_options(parser: argparse.ArgumentParser) -> None:
+    """The options every bench of this kind takes: the seed sample, the lanes, the folder."""
+    parser.add_argument("--sample", type=int, default=200, help="seeds from each corpus")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--lanes", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None)
+
+
+def corpora_present() -> bool:
+    missing = [c for c in CORPORA if not c.is_dir()]
+    if missing:
+        print(f"seed corpora missing: {', '.join(map(str, missing))}", file=sys.stderr)
+    return not missing
+
+
+def in_lanes(
+    jobs: Sequence[Job], run: Callable[[Job], dict[str, Any]], lanes: int,
+    name: Callable[[Job], str],
+) -> list[dict[str, Any]]:  # fmt: skip
+    """`run` on every job, `lanes` at a time; a job that fails is named with its error and
+    left out, the others go on."""
+
+    def attempt(job: Job) -> dict[str, Any] | None:
+        try:
+            return run(job)
+        except BenchError as exc:
+            print(f"error: {name(job)}: {exc}", file=sys.stderr, flush=True)
+            return None
+
+    with ThreadPoolExecutor(max_workers=max(1, lanes)) as pool:
+        return [row for row in pool.map(attempt, jobs) if row is not None]
 
 
 def main() -> int:
@@ -226,14 +269,9 @@ def main() -> int:
     parser.add_argument("--strategies", default=",".join(names()))
     parser.add_argument("--solvers", default=DEFAULT_SOLVERS)
     parser.add_argument("--single", default="", help="one solver for the expected-answer rows")
-    parser.add_argument("--sample", type=int, default=200, help="seeds from each corpus")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--lanes", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=None)
+    common_options(parser)
     args = parser.parse_args()
-    missing = [c for c in CORPORA if not c.is_dir()]
-    if missing:
-        print(f"seed corpora missing: {', '.join(map(str, missing))}", file=sys.stderr)
+    if not corpora_present():
         return 2
     work = args.out or Path(tempfile.mkdtemp(prefix="sphinxfuzz-strategies-"))
     seeds = draw_seeds(work, args.sample, args.seed)
@@ -243,16 +281,10 @@ def main() -> int:
         jobs += [(name, args.single) for name in chosen if get(name).oracle == OracleKind.EXPECTED]
     seconds = args.minutes * 60
 
-    def attempt(job: tuple[str, str]) -> dict[str, Any] | None:
-        try:
-            return run_strategy(*job, seeds, work, seconds, args.seed)
-        except BenchError as exc:  # one broken row does not cost the others
-            print(f"error: {job[0]} on {job[1]}: {exc}", file=sys.stderr, flush=True)
-            return None
-
-    with ThreadPoolExecutor(max_workers=max(1, args.lanes)) as pool:
-        results = list(pool.map(attempt, jobs))
-    rows = [row for row in results if row is not None]
+    rows = in_lanes(
+        jobs, lambda job: run_strategy(*job, seeds, work, seconds, args.seed), args.lanes,
+        lambda job: f"{job[0]} on {job[1]}",
+    )  # fmt: skip
     (work / "strategies.json").write_text(json.dumps(rows, indent=2))
     print(table(rows, args.minutes))
     print(f"\nresults: {work / 'strategies.json'}")

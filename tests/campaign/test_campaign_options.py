@@ -9,8 +9,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import jsonschema
 import pytest
-from campaign_helpers import CRASHER, SEEDS, config_for
+from campaign_helpers import CRASHER, SEEDS, TESTS, config_for
 from rich.console import Console
 
 from sphinxfuzz.bugs import Store
@@ -27,6 +28,8 @@ from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import Family, parse_specs
 from sphinxfuzz.solvers.options.declared import Declared, Kind
 from sphinxfuzz.solvers.options.table import build_table, save_table
+
+STATUS_SCHEMA = TESTS.parent / "sphinxfuzz" / "schemas" / "status.schema.json"
 
 
 def test_plans_are_read_or_refused() -> None:
@@ -148,6 +151,7 @@ def test_summary_status_and_report_show_the_bugs_per_option(tmp_path: Path) -> N
     live = json.loads(CampaignFolder(root).status.read_text(encoding="utf-8"))
     assert live["options"] == read_status(root)["options"] == options_field(root, solvers)
     assert live["options"]["z3 smt.arith.solver=2"]["bugs"] == len(bugs)
+    jsonschema.validate(live, json.loads(STATUS_SCHEMA.read_text()))
     page = render_report(root)
     assert 'id="options"' in page and "<code>z3 smt.arith.solver=2</code>" in page
     console = Console(width=200, file=io.StringIO(), record=True)
