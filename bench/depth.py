@@ -75,6 +75,8 @@ def z3_of(row: Row, z3: str) -> str:
 
 def missing_build(spec: str) -> str | None:
     """Why `spec` cannot run and the command that makes it, or None when it can."""
+    if spec.endswith(ASSERT_MARK) and "@" not in spec:
+        return f"a build with assertions is of a release: --z3 NAME@VERSION, not {spec!r}"
     try:
         parse_specs(spec)
     except SolverSpecError as exc:
