@@ -1,9 +1,9 @@
 """The campaign report: one self-contained HTML page (inline CSS and SVG, no scripts, no
 fonts or files fetched), readable offline and attachable to an issue or an e-mail.
 
-Sections: summary, throughput over time, bugs over time, validity by theory, distinct bugs
-(the triage groups) with each group's formula, bisection and a ready-to-paste issue text,
-and the seed findings. Every text from the store is escaped: formulas are full of < > &.
+Sections: summary, throughput over time, bugs over time, validity by theory, strategies, the
+stored bugs per solver option (a campaign with options), distinct bugs (the triage groups)
+with each group's formula, bisection and a ready-to-paste issue text, and the seed findings. Every text from the store is escaped: formulas are full of < > &.
 """
 
 from __future__ import annotations
