@@ -44,7 +44,6 @@ from sphinxfuzz.bugs.record import ALIVE, BugRecord, load_reduction  # noqa: E40
 from sphinxfuzz.bugs.reduce import ReduceError, reduce_bug  # noqa: E402
 from sphinxfuzz.bugs.refresh import newest_specs, refresh_bug  # noqa: E402
 from sphinxfuzz.bugs.triage import group_bugs  # noqa: E402
-from sphinxfuzz.campaign.mix import SPHINX  # noqa: E402
 from sphinxfuzz.oracle import VerdictKind  # noqa: E402
 from sphinxfuzz.oracle.run import run_in_dialect  # noqa: E402
 from sphinxfuzz.solvers import parse_specs  # noqa: E402
@@ -92,7 +91,7 @@ def seed_options(seeds: list[Path]) -> list[str]:
 
 
 def run_campaign(args: argparse.Namespace, folder: Path) -> None:
-    strategies = ",".join([SPHINX, *names()])
+    strategies = ",".join(names())
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--strategies", strategies,
                "--solvers", args.solvers, "--trusted", args.trusted, *seed_options(args.seeds),
                "--timeout", f"{args.timeout:g}", "--time", f"{args.minutes:g}m",
@@ -139,7 +138,7 @@ def main() -> None:
     with Store(folder) as store:
         rows = store.bugs()
         stats = store.total_stats()
-        timeout = float((store.config() or {}).get("timeout", 10.0))
+        timeout = float(str((store.config() or {}).get("timeout", 10.0)))
     newest = newest_specs(args.newest)
     per: dict[str, Counter[str]] = {}
     bugs: list[dict[str, Any]] = []

@@ -38,9 +38,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import REPO, sample_seeds  # noqa: E402
@@ -51,12 +52,16 @@ DEFAULT_SOLVERS = "z3@4.8.8;cvc5@1.1.2"
 NEWEST = {"z3": "z3", "cvc5": "cvc5", "yices": "yices"}
 
 
+Job = TypeVar("Job")
+
+
 class BenchError(Exception):
     pass
 
 
 def real_bugs(root: Path) -> dict[str, Any]:
-    """Which stored bugs the newest releases no longer show, and their distinct groups."""
+    """Which stored bugs the newest releases no longer show (real), which they still show
+    (alive), and their distinct groups."""
     from sphinxfuzz.bugs import Store, load_record
     from sphinxfuzz.bugs.replay import replay
     from sphinxfuzz.bugs.triage import group_bugs
@@ -66,12 +71,13 @@ def real_bugs(root: Path) -> dict[str, Any]:
 
     with Store(root) as store:
         rows = store.bugs()
-        timeout = float((store.config() or {}).get("timeout", 10.0))
+        timeout = float(str((store.config() or {}).get("timeout", 10.0)))
 
     def run(spec: SolverSpec, text: str) -> SolverResult:
         return run_in_dialect(spec, text, timeout=timeout)
 
     real: dict[str, bool] = {}
+    alive: dict[str, bool] = {}  # the newest release is blamed for the same kind still
     inherited: dict[str, bool] = {}  # real, and the old release is wrong on the seed too
     for row in rows:
         record = load_record(root / row.folder)
@@ -79,7 +85,7 @@ def real_bugs(root: Path) -> dict[str, Any]:
         # the old release must still show it as sphinxfuzz judges today (a verdict a later
         # fix of sphinxfuzz itself no longer makes is no solver bug)
         if blamed is None or blamed.family not in NEWEST or not replay(record.folder).reproduced:
-            real[row.id] = False
+            real[row.id] = alive[row.id] = False
             continue
         (newest,) = parse_specs(NEWEST[blamed.family])
         specs = [
@@ -99,6 +105,7 @@ def real_bugs(root: Path) -> dict[str, Any]:
         # a newest release that rejects the formula is not a fix: not counted as real
         rejected = any(r.spec.name == newest.name and str(r.outcome) == "error" for r in results)
         real[row.id] = not again and not rejected
+        alive[row.id] = bool(again)
         if real[row.id]:
             inherited[row.id] = _seed_differs(record.seed_file, parse_specs(blamed.spec)[0],
                                               newest, run)  # fmt: skip
@@ -107,6 +114,8 @@ def real_bugs(root: Path) -> dict[str, Any]:
         "bugs": len(rows),
         "real": sum(real.values()),
         "distinct_real": sum(any(real[b.id] for b in g.bugs) for g in groups),
+        "alive": sum(alive.values()),
+        "distinct_alive": sum(any(alive[b.id] for b in g.bugs) for g in groups),
         # groups with a real bug the old release does not show on the seed alone
         "distinct_new": sum(
             any(real[b.id] and not inherited[b.id] for b in g.bugs) for g in groups
@@ -117,6 +126,7 @@ def real_bugs(root: Path) -> dict[str, Any]:
                 "solver": g.solver,
                 "key": g.key,
                 "real": any(real[b.id] for b in g.bugs),
+                "alive": any(alive[b.id] for b in g.bugs),
                 "example": g.bugs[0].id,
             }
             for g in groups
@@ -136,35 +146,49 @@ def _seed_differs(seed_file: str, old: Any, newest: Any, run: Any) -> bool:
     return len(definite) == 2 and definite[0] != definite[1]
 
 
-def run_strategy(
-    name: str, solvers: str, seeds: Path, work: Path, seconds: float, campaign_seed: int
-) -> dict[str, Any]:
+def run_fuzz(folder: Path, arguments: list[str]) -> tuple[float, Any]:
+    """`sphinxfuzz fuzz ARGUMENTS -c FOLDER -q` in a process of its own (lanes side by side
+    share no solver reaper), or the campaign already in FOLDER, kept: (wall seconds, the
+    folder's total statistics)."""
     from sphinxfuzz.bugs import Store
     from sphinxfuzz.bugs.folder import CampaignFolder
 
-    label = f"{name}@{solvers}".replace(";", "+").replace("/", "_")
-    folder = work / label
-    command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--strategies", name,
-               "--solvers", solvers, "--seeds", str(seeds), "--time", f"{seconds:g}s",
-               "--seed", str(campaign_seed), "-c", str(folder), "-q"]  # fmt: skip
+    command = [sys.executable, "-m", "sphinxfuzz", "fuzz", *arguments, "-c", str(folder), "-q"]
     if (folder / CampaignFolder.INDEX).is_file():
         # a row of an earlier run into the same --out: kept, its wall time is the campaign's
-        print(f"kept: {folder} (remove it to run {name} again)", flush=True)
+        print(f"kept: {folder} (remove it to run it again)", flush=True)
         with Store(folder) as store:
             stats = store.total_stats()
-        wall = stats.wall_time
-    else:
-        started = time.monotonic()
-        # a process per campaign: lanes run side by side without sharing a solver reaper
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        wall = time.monotonic() - started
-        if done.returncode != 0 or not (folder / CampaignFolder.INDEX).is_file():
-            raise BenchError(
-                f"{' '.join(command)} exited {done.returncode} leaving no campaign in {folder}:"
-                f"\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-            )
-        with Store(folder) as store:
-            stats = store.total_stats()
+        return stats.wall_time, stats
+    started = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall = time.monotonic() - started
+    if done.returncode != 0 or not (folder / CampaignFolder.INDEX).is_file():
+        raise BenchError(
+            f"{' '.join(command)} exited {done.returncode} leaving no campaign in {folder}:"
+            f"\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
+    with Store(folder) as store:
+        return wall, store.total_stats()
+
+
+def draw_seeds(work: Path, sample: int, seed: int) -> Path:
+    """`work/seeds`: `sample` files of each corpus (drawn once; kept for a later run)."""
+    seeds = work / "seeds"
+    if not seeds.is_dir():
+        for corpus in CORPORA:
+            sample_seeds(seeds / corpus.name, sample, seed, corpus=corpus)
+    return seeds
+
+
+def run_strategy(
+    name: str, solvers: str, seeds: Path, work: Path, seconds: float, campaign_seed: int
+) -> dict[str, Any]:
+    label = f"{name}@{solvers}".replace(";", "+").replace("/", "_")
+    folder = work / label
+    wall, stats = run_fuzz(folder, ["--strategies", name, "--solvers", solvers, "--seeds",
+                                    str(seeds), "--time", f"{seconds:g}s",
+                                    "--seed", str(campaign_seed)])  # fmt: skip
     mine = stats.strategies.get(name)
     cases = mine.cases if mine else 0
     row: dict[str, Any] = {
@@ -184,19 +208,57 @@ def run_strategy(
     return row
 
 
+def stored(row: dict[str, Any]) -> str:
+    """A row's stored bugs with their kinds: "3 (crash 1, soundness 2)"."""
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(row["verdicts"].items()) if n) or "-"
+    return f"{row['bugs']} ({kinds})"
+
+
 def table(rows: list[dict[str, Any]], minutes: float) -> str:
     head = ("| strategy | solvers | cases/s | expected answer | accepted | bugs stored "
             "(by kind) | real | distinct real | ... not on the seed alone |\n"
             "|---|---|---:|---:|---:|---|---:|---:|---:|")  # fmt: skip
     lines = [head]
     for row in rows:
-        kinds = ", ".join(f"{k} {n}" for k, n in sorted(row["verdicts"].items()) if n) or "-"
         lines.append(
             f"| {row['strategy']} | {row['solvers']} | {row['cases_per_second']:.2f} | "
-            f"{row['expected_share']:.0%} | {row['accepted_share']:.0%} | {row['bugs']} "
-            f"({kinds}) | {row['real']} | {row['distinct_real']} | {row['distinct_new']} |"
+            f"{row['expected_share']:.0%} | {row['accepted_share']:.0%} | {stored(row)} | "
+            f"{row['real']} | {row['distinct_real']} | {row['distinct_new']} |"
         )
     return f"{minutes:g} minutes per row\n\n" + "\n".join(lines)
+
+
+def common_options(parser: argparse.ArgumentParser) -> None:
+    """The options every bench of this kind takes: the seed sample, the lanes, the folder."""
+    parser.add_argument("--sample", type=int, default=200, help="seeds from each corpus")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--lanes", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None)
+
+
+def corpora_present() -> bool:
+    missing = [c for c in CORPORA if not c.is_dir()]
+    if missing:
+        print(f"seed corpora missing: {', '.join(map(str, missing))}", file=sys.stderr)
+    return not missing
+
+
+def in_lanes(
+    jobs: Sequence[Job], run: Callable[[Job], dict[str, Any]], lanes: int,
+    name: Callable[[Job], str],
+) -> list[dict[str, Any]]:  # fmt: skip
+    """`run` on every job, `lanes` at a time; a job that fails is named with its error and
+    left out, the others go on."""
+
+    def attempt(job: Job) -> dict[str, Any] | None:
+        try:
+            return run(job)
+        except BenchError as exc:
+            print(f"error: {name(job)}: {exc}", file=sys.stderr, flush=True)
+            return None
+
+    with ThreadPoolExecutor(max_workers=max(1, lanes)) as pool:
+        return [row for row in pool.map(attempt, jobs) if row is not None]
 
 
 def main() -> int:
@@ -207,36 +269,22 @@ def main() -> int:
     parser.add_argument("--strategies", default=",".join(names()))
     parser.add_argument("--solvers", default=DEFAULT_SOLVERS)
     parser.add_argument("--single", default="", help="one solver for the expected-answer rows")
-    parser.add_argument("--sample", type=int, default=200, help="seeds from each corpus")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--lanes", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=None)
+    common_options(parser)
     args = parser.parse_args()
-    missing = [c for c in CORPORA if not c.is_dir()]
-    if missing:
-        print(f"seed corpora missing: {', '.join(map(str, missing))}", file=sys.stderr)
+    if not corpora_present():
         return 2
     work = args.out or Path(tempfile.mkdtemp(prefix="sphinxfuzz-strategies-"))
-    seeds = work / "seeds"
-    if not seeds.is_dir():
-        for corpus in CORPORA:
-            sample_seeds(seeds / corpus.name, args.sample, args.seed, corpus=corpus)
+    seeds = draw_seeds(work, args.sample, args.seed)
     chosen = [s.strip() for s in args.strategies.split(",") if s.strip()]
     jobs = [(name, args.solvers) for name in chosen]
     if args.single:
         jobs += [(name, args.single) for name in chosen if get(name).oracle == OracleKind.EXPECTED]
     seconds = args.minutes * 60
 
-    def attempt(job: tuple[str, str]) -> dict[str, Any] | None:
-        try:
-            return run_strategy(*job, seeds, work, seconds, args.seed)
-        except BenchError as exc:  # one broken row does not cost the others
-            print(f"error: {job[0]} on {job[1]}: {exc}", file=sys.stderr, flush=True)
-            return None
-
-    with ThreadPoolExecutor(max_workers=max(1, args.lanes)) as pool:
-        results = list(pool.map(attempt, jobs))
-    rows = [row for row in results if row is not None]
+    rows = in_lanes(
+        jobs, lambda job: run_strategy(*job, seeds, work, seconds, args.seed), args.lanes,
+        lambda job: f"{job[0]} on {job[1]}",
+    )  # fmt: skip
     (work / "strategies.json").write_text(json.dumps(rows, indent=2))
     print(table(rows, args.minutes))
     print(f"\nresults: {work / 'strategies.json'}")

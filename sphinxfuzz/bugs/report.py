@@ -1,9 +1,9 @@
 """The campaign report: one self-contained HTML page (inline CSS and SVG, no scripts, no
 fonts or files fetched), readable offline and attachable to an issue or an e-mail.
 
-Sections: summary, throughput over time, bugs over time, validity by theory, distinct bugs
-(the triage groups) with each group's formula, bisection and a ready-to-paste issue text,
-and the seed findings. Every text from the store is escaped: formulas are full of < > &.
+Sections: summary, throughput over time, bugs over time, validity by theory, strategies, the
+stored bugs per solver option (a campaign with options), distinct bugs (the triage groups)
+with each group's formula, bisection and a ready-to-paste issue text, and the seed findings. Every text from the store is escaped: formulas are full of < > &.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import BugFacts, bisect_summary, issue_text, load_facts
 from sphinxfuzz.bugs.listing import alive_first
+from sphinxfuzz.bugs.option_use import count_options, solver_texts
 from sphinxfuzz.bugs.record import Bisection, is_bug_folder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store, StoreError
@@ -341,6 +342,23 @@ def _strategies(stats: Stats) -> str:
             f"comparing solvers.</p>{table}</section>")  # fmt: skip
 
 
+def _options(config: dict[str, object], facts: list[BugFacts]) -> str:
+    """A campaign with solver options: each option word and the stored bugs that ran with it."""
+    if not config.get("options"):
+        return ""
+    used = count_options((f.record for f in facts), solver_texts(str(config.get("solvers", ""))))
+    rows = [[f"<code>{escape(u.option)}</code>", str(u.bugs),
+             escape(", ".join(f"{k} {n}" for k, n in sorted(u.kinds.items())))]
+            for u in used]  # fmt: skip
+    table = (_table(["solver and option", "bugs", "by kind"], rows, numeric={1})
+             if rows else "<p>No stored bug ran with an option.</p>")  # fmt: skip
+    return (
+        '<section id="options"><h2>Solver options</h2><p>The campaign set options per '
+        f"seed position (<code>{escape(str(config['options']))}</code>); each option on a "
+        f"target's command line and the stored bugs that ran with it.</p>{table}</section>"
+    )
+
+
 def render_report(root: Path) -> str:
     """The report of the campaign in `root` as one HTML document."""
     with Store(root, read_only=True) as store:
@@ -361,6 +379,7 @@ def render_report(root: Path) -> str:
             _plots(store, line, groups),
             _theories(store.total_stats()),
             _strategies(store.total_stats()),
+            _options(store.config() or {}, list(facts.values())),
             '<section id="bugs"><h2>Distinct bugs</h2>',
             (_group_rows(groups, facts, first) if groups else "<p>No bug stored.</p>"),
             "".join(_group_section(g, facts) for g in groups),

@@ -286,6 +286,7 @@ def _locked_run(
         status = StatusWriter(
             root, aggregator.total, every=status_every, seed_count=len(campaign.seed_files),
             jobs=jobs, budget=(budget.seconds, budget.mutants), ray=ray,
+            options_of=campaign.config.solvers if campaign.config.options else None,
         )  # fmt: skip
         with status:
             if ray is not None:

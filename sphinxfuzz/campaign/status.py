@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.option_use import option_use
 from sphinxfuzz.bugs.stats import Stats, StrategyStats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.lock import is_locked
@@ -101,8 +102,12 @@ class StatusWriter:
         jobs: int,
         budget: tuple[float | None, int | None],
         ray: str | None = None,
+        options_of: str | None = None,
     ) -> None:
+        """`options_of`: the solvers setting of a campaign with solver options, whose stored
+        bugs are then counted per option (`bugs.option_use`)."""
         self.root, self.latest, self.every = root, latest, every
+        self.options_of = options_of
         self.head = {
             "schema": SCHEMA,
             "campaign": str(root),
@@ -127,6 +132,8 @@ class StatusWriter:
             "updated": time.time(),
             **figures(self.latest(), elapsed, self.seed_count),
         }
+        if self.options_of is not None:
+            document["options"] = options_field(self.root, self.options_of)
         with self._lock:  # the timer and the last write never interleave their renames
             write_atomic(CampaignFolder(self.root).status, json.dumps(document, indent=2) + "\n")
 
@@ -167,6 +174,7 @@ def read_status(root: Path) -> dict[str, Any]:
         counts = store.seed_status_counts()
         bugs = [str(row.kind) for row in store.bugs()]
         runs = store.runs()
+        config = store.config() or {}
     seed_count = int(last["seeds"]["total"]) if last else sum(counts.values())
     document = {
         "schema": SCHEMA,
@@ -186,7 +194,15 @@ def read_status(root: Path) -> dict[str, Any]:
     # the store's bugs, not the counters: a killed run's last minute of counters is lost,
     # its bugs never are
     document["bugs"] = {k: bugs.count(k) for k in sorted(set(bugs) | _KINDS)}
+    if config.get("options"):
+        document["options"] = options_field(root, str(config.get("solvers", "")))
     return document
+
+
+def options_field(root: Path, solvers: str) -> dict[str, Any]:
+    """The `options` field: each option word on a target's command line -> the stored bugs
+    that ran with it, by kind."""
+    return {use.option: use.to_json() for use in option_use(root, solvers)}
 
 
 def _stored_counters(store: Store, last: dict[str, Any] | None) -> Stats:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,7 @@ from rich.table import Table
 
 from sphinxfuzz.api import run_campaign
 from sphinxfuzz.bugs import StoreError
+from sphinxfuzz.bugs.option_use import OptionUse, option_use
 from sphinxfuzz.bugs.stats import StrategyStats
 from sphinxfuzz.campaign import CampaignConfig, CampaignError, Stats
 from sphinxfuzz.campaign.config import (
@@ -58,7 +60,14 @@ HELP = (
 )
 
 
-def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary") -> Table:
+OPTION_ROWS = 10  # the options the summary names; the report lists every one
+
+
+def summary_table(
+    stats: Stats, elapsed: float, title: str = "campaign summary",
+    options: Sequence[OptionUse] = (),
+) -> Table:  # fmt: skip
+    """This run's counters; `options`: the campaign's stored bugs per solver option."""
     table = Table(title=title, show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value", justify="right")
@@ -93,6 +102,12 @@ def summary_table(stats: Stats, elapsed: float, title: str = "campaign summary")
             rows.append((f"strategy {name}", strategy_line(done)))
     for theory, count in sorted(stats.theories.items()):
         rows.append((f"mutants with {theory}", str(count)))
+    for use in options[:OPTION_ROWS]:  # every run's bugs: the folder's, not this run's
+        rows.append((f"stored bugs with {use.option[:60]}", use.sentence()))
+    if len(options) > OPTION_ROWS:
+        rows.append(
+            ("other options in stored bugs", f"{len(options) - OPTION_ROWS} (see the report)")
+        )
     # operators a target release lacks: terms using them were drawn again
     for feature, count in stats.left_out.most_common(10):
         rows.append((f"left out: {feature}", f"{count} terms"))
@@ -189,7 +204,8 @@ def fuzz(
         except (CampaignError, StoreError):
             shown.stop()  # the error is printed below the last progress line
             raise
-    console.print(summary_table(summary.stats, summary.elapsed))
+    used = option_use(root, config.solvers) if config.options else []
+    console.print(summary_table(summary.stats, summary.elapsed, options=used))
     console.print(closing_line(summary.new_bugs, root), highlight=False)
     if fail_on_bug and summary.new_bugs:
         raise typer.Exit(1)

@@ -16,8 +16,9 @@ from sphinxfuzz.errors import InputError
 
 HELP = (
     "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
-    "by theory, the distinct bugs with their (reduced) formulas, bisection results and an "
-    "issue text ready to paste. One file, no external resources.\n\n"
+    "by theory, the stored bugs per solver option (a campaign with --options), the distinct "
+    "bugs with their (reduced) formulas, bisection results and an issue text ready to paste. "
+    "One file, no external resources.\n\n"
     "\b\n"
     "Examples:\n"
     "  sphinxfuzz report                              (newest campaign in campaigns/)\n"

@@ -3,31 +3,20 @@ entry on its real release (and fails when the bug or the page's word about it is
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from bench_helpers import load_bench
 
 from sphinxfuzz.smtlib import parse_script
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bugs_found", REPO / "bench" / "bugs_found.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _bench()
+bench = load_bench("bugs_found")
 
 
 def test_the_page_shows_exactly_the_data() -> None:

@@ -4,19 +4,32 @@ the targets' option tables, carried on the command lines into every stored bug a
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
+from collections import Counter
 from pathlib import Path
 
+import jsonschema
 import pytest
-from campaign_helpers import CRASHER, SEEDS, config_for
+from campaign_helpers import CRASHER, SEEDS, TESTS, config_for
+from rich.console import Console
 
 from sphinxfuzz.bugs import Store
-from sphinxfuzz.bugs.record import load_record
+from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.option_use import added_options, count_options, option_use
+from sphinxfuzz.bugs.record import BugRecord, SolverSummary, load_record
 from sphinxfuzz.bugs.replay import replay
+from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.options import OptionPlan, PositionOptions
+from sphinxfuzz.campaign.status import options_field, read_status
+from sphinxfuzz.cli.fuzz import summary_table
+from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import Family, parse_specs
 from sphinxfuzz.solvers.options.declared import Declared, Kind
 from sphinxfuzz.solvers.options.table import build_table, save_table
+
+STATUS_SCHEMA = TESTS.parent / "sphinxfuzz" / "schemas" / "status.schema.json"
 
 
 def test_plans_are_read_or_refused() -> None:
@@ -91,3 +104,65 @@ def test_options_a_solver_refuses_stop_the_campaign_before_it_starts(tmp_path: P
     with pytest.raises(CampaignError) as caught:
         run_campaign(config, tmp_path / "campaign", Budget())
     assert caught.value.setting == "options" and "no_such_option" in str(caught.value)
+
+
+def _record(kind: VerdictKind, *specs: tuple[str, str]) -> BugRecord:
+    summaries = [SolverSummary(name, spec) for name, spec in specs]
+    return BugRecord(Path("bug"), "b", Verdict(kind, specs[0][0]), "seed.smt2", summaries)
+
+
+def test_options_are_counted_per_word_beyond_the_campaign_spec() -> None:
+    specs = ["z3", "z3 model_validate=true", "cvc5@1.1.2"]
+    records = [
+        _record(VerdictKind.CRASH, ("z3", "z3 smt.relevancy=0"), ("cvc5@1.1.2", "cvc5@1.1.2")),
+        _record(
+            VerdictKind.SOUNDNESS,
+            ("z3#2", "z3 model_validate=true smt.relevancy=0"),
+            ("cvc5@1.1.2", "cvc5@1.1.2 --no-nl-ext '--x=a b'"),
+        ),  # fmt: skip
+        _record(VerdictKind.CRASH, ("z3", "z3")),
+    ]
+    assert added_options(records[1], specs) == [
+        "z3#2 smt.relevancy=0", "cvc5@1.1.2 --no-nl-ext", "cvc5@1.1.2 --x=a b"
+    ]  # fmt: skip
+    counted = {u.option: (u.bugs, dict(u.kinds)) for u in count_options(records, specs)}
+    assert counted == {
+        "z3 smt.relevancy=0": (1, {"crash": 1}),
+        "z3#2 smt.relevancy=0": (1, {"soundness": 1}),
+        "cvc5@1.1.2 --no-nl-ext": (1, {"soundness": 1}),
+        "cvc5@1.1.2 --x=a b": (1, {"soundness": 1}),
+    }
+
+
+def test_summary_status_and_report_show_the_bugs_per_option(tmp_path: Path) -> None:
+    solvers = f"z3;{CRASHER}"
+    config = config_for([SEEDS / "crash.smt2"], solvers, per_seed=2)
+    config = dataclasses.replace(config, options="z3: smt.arith.solver=2 rewriter.flat=false")
+    root = tmp_path / "campaign"
+    stats = run_campaign(config, root, Budget())
+    with Store(root) as store:
+        bugs = store.bugs()
+    assert bugs
+    used = option_use(root, solvers)
+    assert [(u.option, u.bugs) for u in used] == [
+        ("z3 rewriter.flat=false", len(bugs)), ("z3 smt.arith.solver=2", len(bugs))
+    ]  # fmt: skip
+    assert used[0].kinds == Counter(str(b.kind) for b in bugs)
+    live = json.loads(CampaignFolder(root).status.read_text(encoding="utf-8"))
+    assert live["options"] == read_status(root)["options"] == options_field(root, solvers)
+    assert live["options"]["z3 smt.arith.solver=2"]["bugs"] == len(bugs)
+    jsonschema.validate(live, json.loads(STATUS_SCHEMA.read_text()))
+    page = render_report(root)
+    assert 'id="options"' in page and "<code>z3 smt.arith.solver=2</code>" in page
+    console = Console(width=200, file=io.StringIO(), record=True)
+    console.print(summary_table(stats, 1.0, options=used))
+    lines = console.export_text().splitlines()
+    assert any("stored bugs with z3 smt.arith.solver=2" in line and used[1].sentence() in line
+               for line in lines)  # fmt: skip
+
+
+def test_a_campaign_without_options_shows_none(tmp_path: Path) -> None:
+    root = tmp_path / "campaign"
+    run_campaign(config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=1), root, Budget())
+    assert "options" not in read_status(root)
+    assert 'id="options"' not in render_report(root)

@@ -1,0 +1,181 @@
+"""Deeper bugs: the same seeds and old releases with default options, with drawn options, on
+a z3 build with assertions, and with both.
+
+    python bench/depth.py [--minutes 20] [--z3 z3@4.12.2] [--cvc5 cvc5@1.1.2]
+        [--rows a,b,c,d] [--options random] [--strategies MIX] [--sample 200] [--seed 1]
+        [--lanes 1] [--out DIR]
+
+Seeds: the fixed sample bench/strategies.py draws (`--sample` files from each of
+../shared/seeds/bug-triggers and ../shared/seeds/regressions). Each row is one campaign
+(`sphinxfuzz fuzz`, one job, the default strategy mix unless `--strategies`, default limits)
+of `--minutes` against `--z3` and `--cvc5` (old releases: `sphinxfuzz solvers install
+z3==4.12.2 cvc5==1.1.2`; Debian's /usr/bin/cvc5 is 1.0.3):
+
+- (a) default: the releases as they are;
+- (b) options: `--options random` (each seed position draws options from the releases'
+  option tables, `sphinxfuzz solvers options z3@4.12.2`);
+- (c) assertions: the z3 release replaced by its build with assertions (`z3@X+assert`);
+- (d) both.
+
+A row whose build is not in the solver cache is skipped with the command that makes it
+(`sphinxfuzz solvers build z3==X --assertions`, most of an hour on two cores); the other
+rows run. Printed per row: stored bugs by kind, real ones and distinct real ones as
+bench/strategies.py defines them (the blamed release shows it again, the newest release of its
+family no longer does; distinct = triage groups), and the bugs the newest release still
+shows (alive), with their distinct groups. `--lanes 2` runs two rows side by side. A JSON
+file with everything is written to `--out`; a row whose campaign folder is there already is
+read back, not run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from strategies import (  # noqa: E402
+    common_options,
+    corpora_present,
+    draw_seeds,
+    in_lanes,
+    real_bugs,
+    run_fuzz,
+    stored,
+)
+
+from sphinxfuzz.solvers import SolverSpecError, parse_specs  # noqa: E402
+from sphinxfuzz.solvers.families import ASSERT_MARK, split_build  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str  # a, b, c, d
+    name: str
+    options: bool  # --options drawn per position
+    assertions: bool  # the z3 build with assertions in place of the release
+
+
+ROWS = (
+    Row("a", "default", False, False),
+    Row("b", "options", True, False),
+    Row("c", "assertions", False, True),
+    Row("d", "options + assertions", True, True),
+)
+
+
+def z3_of(row: Row, z3: str) -> str:
+    """The z3 spec of a row: `z3@X+assert` where the row asks for assertions."""
+    return z3 + ASSERT_MARK if row.assertions and not z3.endswith(ASSERT_MARK) else z3
+
+
+def missing_build(spec: str) -> str | None:
+    """Why `spec` cannot run and the command that makes it, or None when it can."""
+    if spec.endswith(ASSERT_MARK) and "@" not in spec:
+        return f"a build with assertions is of a release: --z3 NAME@VERSION, not {spec!r}"
+    try:
+        parse_specs(spec)
+    except SolverSpecError as exc:
+        release, mark = split_build(spec.partition("@")[2])
+        family = spec.partition("@")[0]
+        if not mark:
+            return f"{exc} (`sphinxfuzz solvers install {family}=={release}`)"
+        return f"{exc}: `sphinxfuzz solvers build {family}=={release} --assertions`"
+    return None
+
+
+def run_row(row: Row, args: argparse.Namespace, seeds: Path, work: Path) -> dict[str, Any]:
+    solvers = f"{z3_of(row, args.z3)};{args.cvc5}"
+    folder = work / f"{row.key}-{row.name.replace(' + ', '-')}"
+    arguments = ["--solvers", solvers, "--seeds", str(seeds), "--time",
+                 f"{args.minutes * 60:g}s", "--seed", str(args.seed)]  # fmt: skip
+    if row.options:
+        arguments += ["--options", args.options]
+    if args.strategies:
+        arguments += ["--strategies", args.strategies]
+    wall, stats = run_fuzz(folder, arguments)
+    result: dict[str, Any] = {
+        "row": row.key,
+        "name": row.name,
+        "solvers": solvers,
+        "options": args.options if row.options else "",
+        "wall_seconds": round(wall, 1),
+        "mutants": stats.mutants,
+        "verdicts": dict(stats.bugs),
+        "folder": str(folder),
+        **real_bugs(folder),
+    }
+    print(f"done: ({row.key}) {row.name}: {stats.mutants} cases, {result['real']} real, "
+          f"{result['alive']} alive", flush=True)  # fmt: skip
+    return result
+
+
+def table(results: list[dict[str, Any]], skipped: dict[str, str], minutes: float) -> str:
+    lines = ["| row | solvers | options | cases | bugs stored (by kind) | real | distinct real "
+             "| alive in newest | distinct alive |",
+             "|---|---|---|---:|---|---:|---:|---:|---:|"]  # fmt: skip
+    for r in results:
+        lines.append(
+            f"| ({r['row']}) {r['name']} | {r['solvers']} | {r['options'] or '-'} | "
+            f"{r['mutants']} | {stored(r)} | {r['real']} | {r['distinct_real']} | "
+            f"{r['alive']} | {r['distinct_alive']} |"
+        )
+    for row in ROWS:
+        if row.key in skipped:
+            lines.append(f"| ({row.key}) {row.name} | skipped: {skipped[row.key]} | | | | | | | |")
+    return f"{minutes:g} minutes per row\n\n" + "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=20.0)
+    parser.add_argument("--z3", default="z3@4.12.2", help="the old z3 release (NAME@VERSION)")
+    parser.add_argument("--cvc5", default="cvc5@1.1.2", help="cvc5@1.1.2, /usr/bin/cvc5, ...")
+    parser.add_argument("--rows", default="a,b,c,d", help="which rows, e.g. a,b")
+    parser.add_argument("--options", default="random", help="as fuzz --options, rows b and d")
+    parser.add_argument("--strategies", default="", help="as fuzz --strategies (default: its)")
+    common_options(parser)
+    args = parser.parse_args()
+    if not corpora_present():
+        return 2
+    chosen = {k.strip() for k in args.rows.split(",") if k.strip()}
+    unknown = chosen - {row.key for row in ROWS}
+    if unknown:
+        print(f"--rows: no row {', '.join(sorted(unknown))} (a, b, c, d)", file=sys.stderr)
+        return 2
+    skipped: dict[str, str] = {}
+    jobs: list[Row] = []
+    for row in ROWS:
+        if row.key not in chosen:
+            continue
+        why = missing_build(z3_of(row, args.z3)) or missing_build(args.cvc5)
+        if why is None:
+            jobs.append(row)
+        else:  # said, not silent: the other rows run
+            skipped[row.key] = why
+            print(f"skipped: ({row.key}) {row.name}: {why}", flush=True)
+    work = args.out or Path(tempfile.mkdtemp(prefix="sphinxfuzz-depth-"))
+    seeds = draw_seeds(work, args.sample, args.seed)
+
+    results = in_lanes(
+        jobs, lambda row: run_row(row, args, seeds, work), args.lanes,
+        lambda row: f"({row.key}) {row.name}",
+    )  # fmt: skip
+    (work / "depth.json").write_text(json.dumps({"rows": results, "skipped": skipped}, indent=2))
+    print(table(results, skipped, args.minutes))
+    for r in results:
+        for group in r["groups"]:
+            if group["alive"]:
+                print(f"alive in the newest release, row ({r['row']}): {group['kind']} in "
+                      f"{group['solver']}, {group['key'][:100]} (e.g. {group['example']} in "
+                      f"{r['folder']})")  # fmt: skip
+    print(f"\nresults: {work / 'depth.json'}")
+    return 0 if len(results) == len(jobs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

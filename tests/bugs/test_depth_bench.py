@@ -1,0 +1,52 @@
+"""bench/depth.py: a row whose build with assertions is missing is said, with the command that
+makes it, and the other rows are not held up (the rows themselves take minutes: run by hand,
+docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from bench_helpers import load_bench
+
+depth = load_bench("depth")
+
+
+@pytest.fixture
+def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+
+
+def test_rows_c_and_d_run_the_build_with_assertions_of_the_same_release() -> None:
+    assert [depth.z3_of(row, "z3@4.12.2") for row in depth.ROWS] == [
+        "z3@4.12.2", "z3@4.12.2", "z3@4.12.2+assert", "z3@4.12.2+assert"
+    ]  # fmt: skip
+
+
+@pytest.mark.usefixtures("empty_cache")
+def test_a_missing_build_names_the_command_that_makes_it() -> None:
+    assert depth.missing_build("z3") is None  # pip's z3 runs
+    why = depth.missing_build("z3@4.12.2+assert")
+    assert why is not None and why.endswith("`sphinxfuzz solvers build z3==4.12.2 --assertions`")
+    release = depth.missing_build("z3@4.12.2")
+    assert release is not None and "`sphinxfuzz solvers install z3==4.12.2`" in release
+    assert "NAME@VERSION" in str(depth.missing_build("z3+assert"))  # pip's z3 has no build
+
+
+@pytest.mark.usefixtures("empty_cache")
+def test_skipped_rows_are_printed_not_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpora = (tmp_path / "bug-triggers", tmp_path / "regressions")
+    for corpus in corpora:
+        corpus.mkdir()
+        (corpus / "a.smt2").write_text("(check-sat)\n")
+    monkeypatch.setattr(sys.modules["strategies"], "CORPORA", corpora)
+    argv = ["depth.py", "--z3", "z3@4.12.2", "--rows", "c,d", "--out", str(tmp_path / "out")]
+    monkeypatch.setattr(sys, "argv", argv)
+    assert depth.main() == 0  # nothing could run, nothing failed
+    out = capsys.readouterr().out
+    for row in ("(c) assertions", "(d) options + assertions"):
+        assert f"skipped: {row}: " in out and f"| {row} | skipped: " in out
+    assert out.count("`sphinxfuzz solvers build z3==4.12.2 --assertions`") == 4
