@@ -42,8 +42,11 @@ def _describe(result: ReductionResult) -> str:
     b, a = result.before, result.after
     share = a.bytes / b.bytes if b.bytes else 1.0
     stopped = "" if result.finished else " (time limit: best so far)"
+    dropped = result.dropped_options
+    unneeded = f"; options not needed, left out: {', '.join(dropped)}" if dropped else ""
     return (f"{result.bug}: {b.bytes} -> {a.bytes} bytes ({share:.0%}), {b.nodes} -> {a.nodes} "
-            f"nodes in {result.seconds:.1f} s{stopped} -> {result.folder / REDUCED}")  # fmt: skip
+            f"nodes in {result.seconds:.1f} s{stopped} -> {result.folder / REDUCED}"
+            f"{unneeded}")  # fmt: skip
 
 
 def reduce_command(
