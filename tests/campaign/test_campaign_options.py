@@ -14,7 +14,9 @@ from sphinxfuzz.bugs.record import load_record
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.options import OptionPlan, PositionOptions
-from sphinxfuzz.solvers import Family, parse_specs
+from sphinxfuzz.oracle.judge import judge
+from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.solvers import Answer, Family, parse_specs
 from sphinxfuzz.solvers.options.declared import Declared, Kind
 from sphinxfuzz.solvers.options.table import build_table, save_table
 
@@ -91,3 +93,72 @@ def test_options_a_solver_refuses_stop_the_campaign_before_it_starts(tmp_path: P
     with pytest.raises(CampaignError) as caught:
         run_campaign(config, tmp_path / "campaign", Budget())
     assert caught.value.setting == "options" and "no_such_option" in str(caught.value)
+
+
+def test_compare_draws_what_random_draws_and_runs_each_target_plain_too(
+    small_tables: None,
+) -> None:
+    assert OptionPlan.parse("compare") == OptionPlan(drawn=3, compare=True)
+    assert OptionPlan.parse("compare:2") == OptionPlan(drawn=2, compare=True)
+    specs = parse_specs("z3 model_validate=true;" + CRASHER)
+    random, compare = (PositionOptions.prepare(m, specs, 7) for m in ("random:2", "compare:2"))
+    for position in range(12):
+        words = compare.words(position)
+        assert words == random.words(position)
+        targets = compare.specs_for(position)
+        if not words["z3"]:  # nothing drawn: nothing to compare with
+            assert targets == specs
+            continue
+        plain, crasher, copy = targets
+        assert (plain, crasher) == (specs[0], specs[1])
+        assert copy.name == "z3#2" and copy.argv == (*specs[0].argv, *words["z3"])
+        # the names a stored bug's command lines read back to
+        assert [s.name for s in parse_specs(";".join(s.text for s in targets))] == [
+            s.name for s in targets
+        ]
+        # a seed that serves the stand-in alone gets no copy of z3
+        assert compare.specs_for(position, [specs[1]]) == [specs[1]]
+
+
+def test_an_option_that_makes_the_answer_unknown_is_no_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """z3 answers sat; without auto_config and MBQI it answers unknown: legitimate, so the
+    plain and optioned z3 of `compare` make no verdict."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    z3 = parse_specs("z3")[0]
+    declared = [Declared("auto_config", Kind.BOOL, "true"), Declared("smt.mbqi", Kind.BOOL, "true")]
+    save_table(z3, build_table(z3, declared=declared))
+    text = (
+        "(declare-fun a (Int) Bool)\n(declare-fun b () Int)\n"
+        "(assert (forall ((x Int)) (=> (a x) (a (+ x 1)))))\n(assert (a b))\n"
+        "(check-sat)\n(get-model)\n"
+    )
+    options = PositionOptions.prepare("compare:2", [z3], 1)
+    position = next(p for p in range(50) if len(options.words(p)["z3"]) == 2)
+    targets = options.specs_for(position)
+    assert [t.name for t in targets] == ["z3", "z3#2"]
+    results = [run_in_dialect(t, text, timeout=10.0) for t in targets]
+    assert [r.answers[:1] for r in results] == [[Answer.SAT], [Answer.UNKNOWN]]
+    judgement = judge(text, results, lambda spec, check: run_in_dialect(spec, check, timeout=10.0))
+    assert judgement.verdicts == []
+
+
+def test_compare_stores_bugs_whose_command_lines_replay(small_tables: None, tmp_path: Path) -> None:
+    config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=3)
+    config = dataclasses.replace(config, options="compare:2")
+    root = tmp_path / "campaign"
+    run_campaign(config, root, Budget())
+    with Store(root) as store:
+        bugs = store.bugs()
+    assert bugs
+    copies = 0
+    for bug in bugs:
+        record = load_record(bug.folder)
+        names = [s.name for s in record.solvers]
+        assert names == [s.name for s in parse_specs(";".join(s.spec for s in record.solvers))]
+        copies += "z3#2" in names
+        again = replay(bug.folder)
+        assert again.reproduced
+        assert [r.spec.text for r in again.results] == [s.spec for s in record.solvers]
+    assert copies  # some position drew options: its z3 ran twice
