@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from campaign_helpers import CRASHER, SEEDS, config_for
 
-from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs import BugRow, Store
 from sphinxfuzz.bugs.record import load_record
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
@@ -67,15 +67,19 @@ def test_random_options_depend_on_the_position_alone(small_tables: None) -> None
     assert parse_specs(spec.text)[0].argv == spec.argv  # the text runs the same command
 
 
-def test_fixed_options_reach_every_stored_bug_and_its_replay(tmp_path: Path) -> None:
-    config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=2)
-    config = dataclasses.replace(config, options="z3: smt.arith.solver=2 rewriter.flat=false")
-    root = tmp_path / "campaign"
-    run_campaign(config, root, Budget())
+def _crash_campaign_bugs(root: Path, options: str, per_seed: int) -> list[BugRow]:
+    """The bugs a campaign of the crashing stand-in beside z3 stores with `options`."""
+    config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=per_seed)
+    run_campaign(dataclasses.replace(config, options=options), root, Budget())
     with Store(root) as store:
         bugs = store.bugs()
     assert bugs
-    for bug in bugs:
+    return bugs
+
+
+def test_fixed_options_reach_every_stored_bug_and_its_replay(tmp_path: Path) -> None:
+    options = "z3: smt.arith.solver=2 rewriter.flat=false"
+    for bug in _crash_campaign_bugs(tmp_path / "campaign", options, per_seed=2):
         record = load_record(bug.folder)
         z3 = next(s for s in record.solvers if s.name == "z3")
         assert z3.spec == "z3 smt.arith.solver=2 rewriter.flat=false"
@@ -145,15 +149,8 @@ def test_an_option_that_makes_the_answer_unknown_is_no_bug(
 
 
 def test_compare_stores_bugs_whose_command_lines_replay(small_tables: None, tmp_path: Path) -> None:
-    config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=3)
-    config = dataclasses.replace(config, options="compare:2")
-    root = tmp_path / "campaign"
-    run_campaign(config, root, Budget())
-    with Store(root) as store:
-        bugs = store.bugs()
-    assert bugs
     copies = 0
-    for bug in bugs:
+    for bug in _crash_campaign_bugs(tmp_path / "campaign", "compare:2", per_seed=3):
         record = load_record(bug.folder)
         names = [s.name for s in record.solvers]
         assert names == [s.name for s in parse_specs(";".join(s.spec for s in record.solvers))]
