@@ -24,7 +24,8 @@ from sphinxfuzz.errors import InputError
 HELP = (
     "Shrink a stored bug's formula with ddSMT, keeping only candidates that still show the "
     "same bug (same crash signature; same solvers disagreeing with the same solver blamed by "
-    "the model check; same model failing its check).\n\n"
+    "the model check; same model failing its check). Then leaves out, one at a time, the "
+    "solvers' options the bug does not need on the reduced formula.\n\n"
     "Writes bugs/<id>/reduced.smt2 and reduce.json (sizes before and after, time, ddSMT "
     # `\\[` keeps rich from reading [reduce] as markup
     'version). Needs ddSMT: pip install "sphinxfuzz\\[reduce]".\n\n'
