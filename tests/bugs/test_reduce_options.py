@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sphinxfuzz.bugs import Origin, Store
-from sphinxfuzz.bugs.issue_text import issue_text, load_facts
+from sphinxfuzz.bugs.issue_text import issue_text, load_facts, solver_words
 from sphinxfuzz.bugs.option_drop import option_words
 from sphinxfuzz.bugs.reduce import reduce_bug
 from sphinxfuzz.oracle import VerdictKind
@@ -72,3 +72,9 @@ def test_option_words_are_the_words_after_the_program() -> None:
     assert option_words("cvc5 --strings-exp --no-check-models") == [1, 2]
     # a stand-in run by an interpreter: its script is no option
     assert option_words("/usr/bin/python3 stand_in.py --x") == [2]
+
+
+def test_a_second_command_line_of_a_solver_is_named_as_the_solver_in_issues() -> None:
+    # `fuzz --options compare` runs z3 plain and, as z3#2, with options
+    assert [solver_words(n, "z3") for n in ("z3#2", "z3@4.8.8#2", "z3@4.8.8")] == ["z3"] * 3
+    assert solver_words("my-z3-wrapper", "z3") == "my-z3-wrapper"
