@@ -215,10 +215,11 @@ def describe(kind: str, solver: str | None) -> str:
 
 
 def solver_words(name: str | None, family: str) -> str:
-    """The solver as a maintainer names it: z3@4.8.8 is z3 (its version is said apart)."""
+    """The solver as a maintainer names it: z3@4.8.8 is z3 (its version is said apart), and
+    so is z3#2 (a second z3 command line, such as `fuzz --options compare` runs)."""
     if not name:
         return "the solver"
-    if re.fullmatch(rf"{re.escape(family)}@[\w.+-]+", name):
+    if re.fullmatch(rf"{re.escape(family)}(?:@[\w.+-]+)?(?:#\d+)?", name):
         return family
     return name
 

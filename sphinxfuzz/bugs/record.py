@@ -412,6 +412,8 @@ class Reduction:
     # the reference that read the reduced formula (`reduce`): solver, version, accepted,
     # detail; None for a reduction made before references (or with no reference at all)
     reference: dict[str, object] | None = None
+    # the options `reduce` left out ("solver: word"): the bug shows without them
+    dropped_options: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -427,6 +429,7 @@ class Reduction:
             "results": [r.to_json() for r in self.results],
             "verdict": self.verdict.to_json(),
             "reference": self.reference,
+            "dropped_options": self.dropped_options,
         }
 
     def reference_sentence(self) -> str:
@@ -466,6 +469,7 @@ def load_reduction(folder: Path) -> Reduction | None:
         results=_summaries(fields, "results"),
         verdict=_verdict(fields),
         reference=fields.get("reference", (dict, type(None)), None),
+        dropped_options=fields.strings("dropped_options"),
     )
 
 

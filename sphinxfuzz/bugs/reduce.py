@@ -7,7 +7,8 @@ the campaign's timeout. The result goes beside the original:
 
     bugs/<id>/reduced.smt2   the smallest candidate ddSMT found
     bugs/<id>/reduce.json    sizes before and after (bytes, S-expression nodes), time, ddSMT
-                             version, the check spec
+                             version, the check spec (with only the options the bug needs:
+                             `bugs.option_drop`), the options left out
 
 reduce.json is written last: a bug counts as reduced once it exists.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import sphinxfuzz
 from sphinxfuzz.bugs.newest import RefreshError, newest_specs, reference_candidates
+from sphinxfuzz.bugs.option_drop import drop_options
 from sphinxfuzz.bugs.record import (
     BugRecord,
     Reduction,
@@ -66,6 +68,7 @@ class ReductionResult:
     ddsmt_version: str
     folder: Path
     finished: bool  # False when the time limit stopped ddSMT early (the result still holds)
+    dropped_options: tuple[str, ...] = ()  # "solver: word" the bug does not need
 
 
 def formula_size(text: str) -> Size:
@@ -256,6 +259,8 @@ def reduce_bug(
             "nothing written",
             setting="time_limit" if code is None else None,
         )
+    needed = drop_options(spec, reduced, still, final)
+    spec, still, final = needed.spec, needed.verdict, needed.results
     seconds = time.monotonic() - started
     before, after = formula_size(original), formula_size(reduced)
     reference: dict[str, object] = {"solver": None, "detail": why_none}
@@ -279,9 +284,11 @@ def reduce_bug(
         results=[SolverSummary.of(r) for r in final],
         verdict=still,
         reference=reference,
+        dropped_options=list(needed.words),
     )
     write_reduction(folder, reduced, reduction)
-    return ReductionResult(folder.name, before, after, seconds, version, folder, code is not None)
+    return ReductionResult(folder.name, before, after, seconds, version, folder,
+                           code is not None, needed.words)  # fmt: skip
 
 
 def unreduced_bugs(root: Path) -> list[str]:

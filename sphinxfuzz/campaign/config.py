@@ -77,8 +77,8 @@ class CampaignConfig:
     strategies: str = DEFAULT_STRATEGY
     scheduler: str = "fixed"  # "bandit": choose strategies by what they found
     # Solver options per seed position (campaign/options.py): "" none; "random" or "random:K"
-    # draws from each target's option table; "z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes"
-    # fixes them. They go on the targets' command lines, so stored bugs carry them.
+    # draws from each target's option table ("compare[:K]": each target plain and with those);
+    # "z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes" fixes them. They go on the targets' command lines, so stored bugs carry them.
     options: str = ""
     # The solvers that label seeds sat/unsat (fusion, sae, janus), give STORM its models and
     # re-run a verdict's formula against its construction (doubts); not targets. The newest z3

@@ -5,7 +5,14 @@
   whose family has option tables (`solvers.options.table`), from
   `rng_for(campaign_seed, position, "options")`, each with one of its probed values;
 - `z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes`: the same options on every target of
-  each family named, for every position.
+  each family named, for every position;
+- `compare` or `compare:K`: each target runs plain and, beside it, with the options `random`
+  draws at that position (the same draw): a differential of one solver against itself that
+  needs no second family. The copy is one more target, named as `solvers.parse_specs` names
+  the stored command lines again (`z3#2` beside `z3`), so it is judged as a version
+  differential is: an `unknown` is never a verdict, sat against unsat is settled by the
+  model check (or the expected answer and the doubt gate), and replay, reduce and bisect
+  run the same two command lines.
 
 The options of a position go on the targets' command lines (`solvers.spec.with_options`), so
 every result carries them in its spec and every stored bug, replay, reduction and bisection
@@ -22,13 +29,13 @@ from dataclasses import dataclass, field
 
 from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.targets import CampaignError
-from sphinxfuzz.solvers import Family, SolverSpec
+from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 from sphinxfuzz.solvers.options.probe import option_words
 from sphinxfuzz.solvers.options.table import OptionTable, option_table
 from sphinxfuzz.solvers.spec import with_options
 
 DEFAULT_DRAWN = 3  # options per target and position with `random`
-_RANDOM = re.compile(r"random(?::(\d+))?")
+_DRAWN = re.compile(r"(random|compare)(?::(\d+))?")
 # families whose releases have option tables (`solvers.options.declared`)
 TABLED = (Family.Z3, Family.CVC5)
 
@@ -37,20 +44,21 @@ TABLED = (Family.Z3, Family.CVC5)
 class OptionPlan:
     drawn: int = 0  # up to this many options per target and position (random mode)
     fixed: dict[Family, tuple[str, ...]] = field(default_factory=dict)  # command-line words
+    compare: bool = False  # each target also runs plain, beside its drawn options
 
     @classmethod
     def parse(cls, text: str) -> OptionPlan:
         text = text.strip()
         if not text:
             return cls()
-        matched = _RANDOM.fullmatch(text)
+        matched = _DRAWN.fullmatch(text)
         if matched is not None:
-            drawn = int(matched.group(1) or DEFAULT_DRAWN)
+            drawn = int(matched.group(2) or DEFAULT_DRAWN)
             if drawn < 1:
                 raise CampaignError(
                     f"options {text!r}: draw at least one option", setting="options"
                 )
-            return cls(drawn=drawn)
+            return cls(drawn=drawn, compare=matched.group(1) == "compare")
         fixed: dict[Family, tuple[str, ...]] = {}
         for part in filter(None, (p.strip() for p in text.split(";"))):
             name, colon, rest = part.partition(":")
@@ -58,7 +66,7 @@ class OptionPlan:
             words = shlex.split(rest) if colon else []
             if family == Family.OTHER or not words:
                 raise CampaignError(
-                    f"options {text!r}: write random, random:K or FAMILY: OPTIONS; ... "
+                    f"options {text!r}: write random[:K], compare[:K] or FAMILY: OPTIONS; ... "
                     f'(e.g. "z3: smt.arith.solver=2 auto_config=false"), not {part!r}',
                     setting="options",
                 )
@@ -109,6 +117,19 @@ class PositionOptions:
             found[spec.name] = option_words(spec.family, settings)
         return found
 
-    def specs_for(self, position: int) -> list[SolverSpec]:
+    def specs_for(
+        self, position: int, served: Sequence[SolverSpec] | None = None
+    ) -> list[SolverSpec]:
+        """The targets at `position` (those of `served`, every one by default) with their
+        options; comparing, each plain and then the optioned copies, named as `parse_specs`
+        names their command lines (the stored bug's names, whichever targets it ran)."""
         words = self.words(position)
-        return [with_options(s, words[s.name]) for s in self.specs]
+        names = {s.name for s in (self.specs if served is None else served)}
+        chosen = [s for s in self.specs if s.name in names]
+        if not self.plan.compare:
+            return [with_options(s, words[s.name]) for s in chosen]
+        copies = [with_options(s, words[s.name]) for s in chosen if words[s.name]]
+        if not copies:
+            return chosen
+        named = parse_specs(";".join(s.text for s in (*chosen, *copies)))
+        return [*chosen, *named[len(chosen) :]]

@@ -72,8 +72,7 @@ class CaseTester:
         serves) while the seed's budget lasts; False when stopped before the last one."""
         # the position's options on the served targets' command lines (names stay)
         position_specs = self.options.specs_for(position)
-        served = {spec.name for spec in specs}
-        targets = [spec for spec in position_specs if spec.name in served]
+        targets = self.options.specs_for(position, specs)  # comparing: with optioned copies
         config, stats = self.config, self.stats
         strategy = self.bench.get(name)
         cases = strategy.mutants(seed, rng_for(config.campaign_seed, position))

@@ -24,7 +24,8 @@ from sphinxfuzz.errors import InputError
 HELP = (
     "Shrink a stored bug's formula with ddSMT, keeping only candidates that still show the "
     "same bug (same crash signature; same solvers disagreeing with the same solver blamed by "
-    "the model check; same model failing its check).\n\n"
+    "the model check; same model failing its check). Then leaves out, one at a time, the "
+    "solvers' options the bug does not need on the reduced formula.\n\n"
     "Writes bugs/<id>/reduced.smt2 and reduce.json (sizes before and after, time, ddSMT "
     # `\\[` keeps rich from reading [reduce] as markup
     'version). Needs ddSMT: pip install "sphinxfuzz\\[reduce]".\n\n'
@@ -42,8 +43,11 @@ def _describe(result: ReductionResult) -> str:
     b, a = result.before, result.after
     share = a.bytes / b.bytes if b.bytes else 1.0
     stopped = "" if result.finished else " (time limit: best so far)"
+    dropped = result.dropped_options
+    unneeded = f"; options not needed, left out: {', '.join(dropped)}" if dropped else ""
     return (f"{result.bug}: {b.bytes} -> {a.bytes} bytes ({share:.0%}), {b.nodes} -> {a.nodes} "
-            f"nodes in {result.seconds:.1f} s{stopped} -> {result.folder / REDUCED}")  # fmt: skip
+            f"nodes in {result.seconds:.1f} s{stopped} -> {result.folder / REDUCED}"
+            f"{unneeded}")  # fmt: skip
 
 
 def reduce_command(

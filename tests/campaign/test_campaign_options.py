@@ -14,7 +14,7 @@ import pytest
 from campaign_helpers import CRASHER, SEEDS, TESTS, config_for
 from rich.console import Console
 
-from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs import BugRow, Store
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.option_use import added_options, count_options, option_use
 from sphinxfuzz.bugs.record import BugRecord, SolverSummary, load_record
@@ -25,7 +25,9 @@ from sphinxfuzz.campaign.options import OptionPlan, PositionOptions
 from sphinxfuzz.campaign.status import options_field, read_status
 from sphinxfuzz.cli.fuzz import summary_table
 from sphinxfuzz.oracle import Verdict, VerdictKind
-from sphinxfuzz.solvers import Family, parse_specs
+from sphinxfuzz.oracle.judge import judge
+from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.solvers import Answer, Family, parse_specs
 from sphinxfuzz.solvers.options.declared import Declared, Kind
 from sphinxfuzz.solvers.options.table import build_table, save_table
 
@@ -78,15 +80,19 @@ def test_random_options_depend_on_the_position_alone(small_tables: None) -> None
     assert parse_specs(spec.text)[0].argv == spec.argv  # the text runs the same command
 
 
-def test_fixed_options_reach_every_stored_bug_and_its_replay(tmp_path: Path) -> None:
-    config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=2)
-    config = dataclasses.replace(config, options="z3: smt.arith.solver=2 rewriter.flat=false")
-    root = tmp_path / "campaign"
-    run_campaign(config, root, Budget())
+def _crash_campaign_bugs(root: Path, options: str, per_seed: int) -> list[BugRow]:
+    """The bugs a campaign of the crashing stand-in beside z3 stores with `options`."""
+    config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=per_seed)
+    run_campaign(dataclasses.replace(config, options=options), root, Budget())
     with Store(root) as store:
         bugs = store.bugs()
     assert bugs
-    for bug in bugs:
+    return bugs
+
+
+def test_fixed_options_reach_every_stored_bug_and_its_replay(tmp_path: Path) -> None:
+    options = "z3: smt.arith.solver=2 rewriter.flat=false"
+    for bug in _crash_campaign_bugs(tmp_path / "campaign", options, per_seed=2):
         record = load_record(bug.folder)
         z3 = next(s for s in record.solvers if s.name == "z3")
         assert z3.spec == "z3 smt.arith.solver=2 rewriter.flat=false"
@@ -166,3 +172,89 @@ def test_a_campaign_without_options_shows_none(tmp_path: Path) -> None:
     run_campaign(config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=1), root, Budget())
     assert "options" not in read_status(root)
     assert 'id="options"' not in render_report(root)
+
+
+def test_compare_draws_what_random_draws_and_runs_each_target_plain_too(
+    small_tables: None,
+) -> None:
+    assert OptionPlan.parse("compare") == OptionPlan(drawn=3, compare=True)
+    assert OptionPlan.parse("compare:2") == OptionPlan(drawn=2, compare=True)
+    specs = parse_specs("z3 model_validate=true;" + CRASHER)
+    random, compare = (PositionOptions.prepare(m, specs, 7) for m in ("random:2", "compare:2"))
+    for position in range(12):
+        words = compare.words(position)
+        assert words == random.words(position)
+        targets = compare.specs_for(position)
+        if not words["z3"]:  # nothing drawn: nothing to compare with
+            assert targets == specs
+            continue
+        plain, crasher, copy = targets
+        assert (plain, crasher) == (specs[0], specs[1])
+        assert copy.name == "z3#2" and copy.argv == (*specs[0].argv, *words["z3"])
+        # the names a stored bug's command lines read back to
+        assert [s.name for s in parse_specs(";".join(s.text for s in targets))] == [
+            s.name for s in targets
+        ]
+        # a seed that serves the stand-in alone gets no copy of z3
+        assert compare.specs_for(position, [specs[1]]) == [specs[1]]
+
+
+def test_an_option_that_makes_the_answer_unknown_is_no_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """z3 answers sat; without auto_config and MBQI it answers unknown: legitimate, so the
+    plain and optioned z3 of `compare` make no verdict."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    z3 = parse_specs("z3")[0]
+    declared = [Declared("auto_config", Kind.BOOL, "true"), Declared("smt.mbqi", Kind.BOOL, "true")]
+    save_table(z3, build_table(z3, declared=declared))
+    text = (
+        "(declare-fun a (Int) Bool)\n(declare-fun b () Int)\n"
+        "(assert (forall ((x Int)) (=> (a x) (a (+ x 1)))))\n(assert (a b))\n"
+        "(check-sat)\n(get-model)\n"
+    )
+    options = PositionOptions.prepare("compare:2", [z3], 1)
+    position = next(p for p in range(50) if len(options.words(p)["z3"]) == 2)
+    targets = options.specs_for(position)
+    assert [t.name for t in targets] == ["z3", "z3#2"]
+    results = [run_in_dialect(t, text, timeout=10.0) for t in targets]
+    assert [r.answers[:1] for r in results] == [[Answer.SAT], [Answer.UNKNOWN]]
+    judgement = judge(text, results, lambda spec, check: run_in_dialect(spec, check, timeout=10.0))
+    assert judgement.verdicts == []
+
+
+def test_compare_stores_bugs_whose_command_lines_replay(small_tables: None, tmp_path: Path) -> None:
+    copies = 0
+    for bug in _crash_campaign_bugs(tmp_path / "campaign", "compare:2", per_seed=3):
+        record = load_record(bug.folder)
+        names = [s.name for s in record.solvers]
+        assert names == [s.name for s in parse_specs(";".join(s.spec for s in record.solvers))]
+        copies += "z3#2" in names
+        again = replay(bug.folder)
+        assert again.reproduced
+        assert [r.spec.text for r in again.results] == [s.spec for s in record.solvers]
+    assert copies  # some position drew options: its z3 ran twice
+
+
+def test_options_that_give_unspecified_cases_a_meaning_are_never_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """z3 answers unsat with rewriter.hi_fp_unspecified=true where SMT-LIB leaves the value
+    open (sat): plain against optioned, the model check would blame the optioned z3 for a
+    legitimate change. The rules leave such options out of every table."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    text = (
+        "(declare-const n (_ FloatingPoint 8 24))\n(assert (fp.isNaN n))\n"
+        "(assert (= ((_ fp.to_ubv 8) RNE n) #x07))\n(check-sat)\n"
+    )
+    plain, fixed = parse_specs("z3;z3 rewriter.hi_fp_unspecified=true")
+    answers = [run_in_dialect(s, text, timeout=10.0).answers for s in (plain, fixed)]
+    assert answers == [[Answer.SAT], [Answer.UNSAT]]
+    declared = [
+        Declared("rewriter.hi_fp_unspecified", Kind.BOOL, "false"),
+        Declared("rewriter.hi_div0", Kind.BOOL, "true"),
+        Declared("smt.array.extensional", Kind.BOOL, "true"),
+        Declared("rewriter.flat", Kind.BOOL, "true"),
+    ]
+    table = build_table(plain, declared=declared)
+    assert [o.name for o in table.options] == ["rewriter.flat"]
