@@ -15,8 +15,8 @@ solver decided (none answered `unknown` or timed out: `Stats.undecided`); reject
 cause (the solver and its normalised first error line); operators left out per release;
 seeds used in full (by every target), in part (by the targets that accept them: a theory
 another family lacks) and set aside, each by cause, and the share set aside for any cause
-but a time-out (target at most 3%; a seed one target alone serves needs an expected-answer
-strategy in `--strategies`); every stored bug replayed from its folder in fresh processes,
+but a time-out (target at most 3%; a seed one target alone serves takes the mix's
+expected-answer strategies, else its differential ones on that target alone); every stored bug replayed from its folder in fresh processes,
 the share that reproduces (target 100%) and how many mutants still carry an expected-answer
 annotation or met an annotation check (target none). The campaign folder is temporary
 unless --keep.

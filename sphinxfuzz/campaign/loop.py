@@ -275,12 +275,12 @@ class Worker:
         False when stopped inside."""
         campaign_seed, index, seed = self.config.campaign_seed, self._index(position), usable.seed
         # as many solvers to compare as the campaign has, up to two: a seed only one of
-        # several targets accepts takes no strategy that needs a second one
+        # several targets accepts prefers strategies that carry their expected answer
         compares = len(usable.specs) >= min(2, len(self.specs))
         name = self.bench.choose(seed, campaign_seed, position, index, compares=compares)
+        why = "" if compares else " with one target alone"
+        self.seeds.count(usable, None if name is not None else f"no strategy applies{why}")
         if name is None:
-            why = "" if compares else " with one target alone"
-            self.stats.set_aside_causes[f"no strategy applies{why}"] += 1
             return True
         before = _Snapshot.of(self.stats)
         self.tester.scripts = []

@@ -137,13 +137,20 @@ class StrategyBench:
         return self.labels[seed.path]
 
     def applicable(self, seed: Seed, position: int, *, compares: bool = True) -> list[str]:
-        """The mix's strategies that can make test cases from `seed` at `position`; without
-        `compares` (a seed one target alone serves) only those whose cases carry their
-        expected answer, since there is no second solver to compare with."""
+        """The mix's strategies that can make test cases from `seed` at `position`. Without
+        `compares` (a seed one target alone serves) those whose cases carry their expected
+        answer come first; a differential one is drawn only when none of them applies, and
+        its cases are judged on what one solver shows alone (`oracle.judge`: crashes and
+        models that fail the formula, never a soundness verdict)."""
+        found = self._applicable(seed, position)
+        if compares:
+            return found
+        expected = [n for n in found if self.instances[n].oracle == OracleKind.EXPECTED]
+        return expected or found
+
+    def _applicable(self, seed: Seed, position: int) -> list[str]:
         found = []
         for name, strategy in self.instances.items():
-            if not compares and strategy.oracle == OracleKind.DIFFERENTIAL:
-                continue
             needs = strategy.needs
             if needs.label or needs.model:
                 answer = self.label(seed)

@@ -5,7 +5,7 @@ A seed is run unmutated by the targets and the trusted solvers first: what it al
 triggers is a seed finding, not a bug of the fuzzer's making. A seed some solver rejects gets
 a second try without its queries and non-standard options (`mutate.trim`). A seed the targets
 all accept is used in full; one only some targets accept (a theory one family lacks) serves
-those alone (`SEED_PARTIAL`: the loop gives it only the strategies its targets can judge); a
+those alone (`SEED_PARTIAL`: the loop prefers strategies that need no second solver); a
 seed no target accepts, or one some solver cannot answer in time, is set aside. A usable
 seed's check gives its cases their time limit (`config.calibrated_timeout`).
 """
@@ -86,11 +86,18 @@ class SeedChecker:
         specs = tuple(s for s in self.targets if serves is None or s.name in serves)
         if not specs:  # names no target of this campaign: not a status it wrote
             return None
-        if len(specs) < len(self.targets):
+        return UsableSeed(seed, calibrated_timeout(self.config, check), specs)
+
+    def count(self, usable: UsableSeed, why_unused: str | None) -> None:
+        """Count a usable seed's position once its strategy is drawn: used in full, used by
+        part of the targets, or set aside for `why_unused` (no strategy applies)."""
+        if why_unused is not None:
+            self.stats.seeds_set_aside += 1
+            self.stats.set_aside_causes[why_unused] += 1
+        elif len(usable.specs) < len(self.targets):
             self.stats.seeds_partial += 1
         else:
             self.stats.seeds_used += 1
-        return UsableSeed(seed, calibrated_timeout(self.config, check), specs)
 
     def _check(self, store: Findings, seed: Seed, raw: Seed) -> tuple[str, str]:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of

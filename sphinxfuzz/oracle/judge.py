@@ -7,6 +7,9 @@
   every declared symbol the model defines replaced by the model's definition. Model holds ->
   the unsat solver is unsound; model fails -> the sat solver's model is invalid; a check that
   decides nothing leaves the disagreement unconfirmed (counted, never reported).
+- a lone solver (a seed only one target accepts) has no answer to compare with: its sat
+  answer's model is checked on itself, and a model it then calls failing is an invalid-model
+  bug of it; no soundness verdict, and no disagreement, can come from one result.
 
 unknown, timeout and error (rejected input) never make a verdict.
 """
@@ -90,6 +93,8 @@ def judge(
     # A rejected input or a crash makes the other answers of that run untrustworthy.
     if judgement.verdicts or any(r.outcome == Outcome.ERROR for r in results):
         return judgement
+    if len(results) == 1:
+        return _lone_model_check(script_text, results[0], run_check, judgement)
     index = _first_disagreement(results)
     if index is None:
         return judgement
@@ -132,14 +137,43 @@ def judge(
                 )
             )
     elif decision == Answer.UNSAT:
-        judgement.verdicts.append(
-            Verdict(
-                VerdictKind.INVALID_MODEL,
-                witness.spec.name,
-                f"{witness.spec.family}: sat with a model that fails the formula",
-                evidence,
-            )
-        )
+        judgement.verdicts.append(_invalid_model(witness, evidence))
     else:
         judgement.unconfirmed = True
     return judgement
+
+
+def _lone_model_check(
+    script_text: str, result: SolverResult, run_check: CheckRunner, judgement: Judgement
+) -> Judgement:
+    """One solver's sat model checked by that solver (the only one that accepts the formula's
+    theories): unsat -> its model is invalid; any other answer decides nothing."""
+    if not result.answers or result.answers[0] != Answer.SAT or not result.model:
+        return judgement
+    if not _model_follows_first_check(script_text):
+        return judgement
+    try:
+        check = build_model_check(script_text, result.model)
+    except ModelCheckError:
+        return judgement
+    checked = run_check(result.spec, check)
+    judgement.check_script, judgement.check_results = check, [checked]
+    if checked.first == Answer.UNSAT:
+        evidence: dict[str, object] = {
+            "answers": {result.spec.name: list(result.answers)},
+            "model_from": result.spec.name,
+            "model": result.model,
+            "check": {result.spec.name: checked.first},
+        }
+        judgement.verdicts.append(_invalid_model(result, evidence))
+    return judgement
+
+
+def _invalid_model(witness: SolverResult, evidence: dict[str, object]) -> Verdict:
+    family = witness.spec.family
+    return Verdict(
+        VerdictKind.INVALID_MODEL,
+        witness.spec.name,
+        f"{family}: sat with a model that fails the formula",
+        evidence,
+    )

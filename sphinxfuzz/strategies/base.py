@@ -27,7 +27,7 @@ from sphinxfuzz.solvers import Answer, SolverResult, SolverSpec
 
 
 class OracleKind(StrEnum):
-    DIFFERENTIAL = "differential"  # needs two or more solvers to compare
+    DIFFERENTIAL = "differential"  # compares solvers (one alone: crashes, models)
     EXPECTED = "expected"  # the test case carries its expected answer
 
 

@@ -1,6 +1,7 @@
-"""Seeds by target, on real z3 and cvc5: a seed only cvc5 accepts serves cvc5 alone under an
-expected-answer strategy (two cvc5 releases under a differential one), and seeds every target
-accepts make the mutants they made before."""
+"""Seeds by target, on real z3 and cvc5: a seed only cvc5 accepts serves cvc5 alone, under an
+expected-answer strategy when the mix has one, else under a differential one judged on cvc5
+alone (two cvc5 releases compare), and seeds every target accepts make the mutants they made
+before."""
 
 from __future__ import annotations
 
@@ -114,13 +115,40 @@ def test_seeds_every_target_accepts_make_the_same_mutants(tmp_path: Path) -> Non
     assert any(row[0] not in full_positions for row in with_partial)  # the partial seed's
 
 
-def test_one_target_alone_takes_only_expected_answer_strategies(tmp_path: Path) -> None:
+def test_one_target_alone_prefers_expected_answer_strategies(tmp_path: Path) -> None:
     path = tmp_path / "everyone.smt2"
     path.write_text(EVERYONES)
     bench = StrategyBench(StrategyMix.parse("sphinx,strings"), [])
     seed = load_seed(path)
     assert set(bench.applicable(seed, 0)) == {"sphinx", "strings"}
     assert bench.applicable(seed, 0, compares=False) == ["strings"]
+    # without one that carries its answer, the differential strategies serve the seed
+    alone = StrategyBench(StrategyMix.parse("sphinx,opfuzz"), [])
+    assert alone.applicable(seed, 0, compares=False) == ["sphinx", "opfuzz"]
+
+
+def test_a_differential_strategy_runs_a_seed_one_family_accepts_on_it_alone(
+    tmp_path: Path,
+) -> None:
+    """The default strategy (sphinx, differential) with z3 and cvc5: the cvc5-only seed's
+    mutants run on cvc5 alone, each sat one's model checked by cvc5 (z3 rejects the theory),
+    and a normal run stores no verdict."""
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds" / "pow2.smt2").write_text(CVC5_ONLY)
+    config = config_for([tmp_path / "seeds"], TARGETS, seed=7, per_seed=4)
+    root = tmp_path / "campaign"
+    stats = run_campaign(config, root, Budget())
+    assert stats.seeds_partial == 1 and stats.seeds_used == 0 and stats.seeds_set_aside == 0
+    assert not any("no strategy applies" in cause for cause in stats.set_aside_causes)
+    assert set(stats.strategies) == {"sphinx"} and stats.strategies["sphinx"].cases > 0
+    assert stats.mutants == stats.strategies["sphinx"].cases
+    # z3 ran none of the mutants: it would have rejected every one
+    assert stats.accepted == stats.mutants and not stats.rejections
+    with Store(root) as store:
+        logged = store.mutant_log()
+        assert store.bugs() == []
+    assert len(logged) == stats.mutants
+    assert stats.bugs.total() == 0 and stats.unconfirmed == 0
 
 
 def test_which_targets_a_seed_serves_is_stored_and_old_details_serve_all() -> None:

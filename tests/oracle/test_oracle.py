@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from campaign_helpers import FIXTURES, LIAR_SAT, LIAR_UNSAT
 
@@ -13,7 +15,7 @@ from sphinxfuzz.oracle import (
     normalise_failure,
 )
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, parse_specs, run_solver
+from sphinxfuzz.solvers import Answer, Outcome, SolverResult, SolverSpec, parse_specs, run_solver
 
 SAT_FORMULA = """(set-option :produce-models true)
 (declare-const lie_marker Int)
@@ -126,3 +128,37 @@ def test_own_model_check_failure_is_an_invalid_model() -> None:
     assert [(v.kind, v.solver) for v in judgement.verdicts] == [
         (VerdictKind.INVALID_MODEL, "own_check_fails.py")
     ]
+
+
+def test_a_lone_solver_is_judged_on_its_own_model_only() -> None:
+    """One result (a seed one target alone accepts): its sat model is checked on that solver,
+    never on another; a wrong one is an invalid model, anything else decides nothing."""
+    checked: list[str] = []
+
+    def check_on(spec: SolverSpec, text: str) -> SolverResult:
+        checked.append(spec.name)
+        return run(spec, text)
+
+    [liar] = parse_specs(LIAR_SAT)
+    lying = run(liar, UNSAT_FORMULA)
+    judgement = judge(UNSAT_FORMULA, [lying], check_on)
+    assert [(v.kind, v.solver) for v in judgement.verdicts] == [
+        (VerdictKind.INVALID_MODEL, liar.name)
+    ]
+    assert checked == [liar.name] and not judgement.unconfirmed
+    [z3] = parse_specs("z3")
+    checked.clear()
+    right = run(z3, SAT_FORMULA)
+    judgement = judge(SAT_FORMULA, [right], check_on)
+    assert judgement.verdicts == [] and checked == [z3.name] and not judgement.unconfirmed
+    # unsat, unknown and a time-out alone: nothing to check, nothing to compare
+    checked.clear()
+    [liar_unsat] = parse_specs(LIAR_UNSAT)
+    for result in (
+        run(liar_unsat, SAT_FORMULA),
+        replace(right, outcome=Outcome.UNKNOWN, answers=[Answer.UNKNOWN]),
+        replace(right, outcome=Outcome.TIMEOUT, answers=[]),
+    ):
+        judgement = judge(SAT_FORMULA, [result], check_on)
+        assert judgement.verdicts == [] and not judgement.unconfirmed
+    assert checked == []
