@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from sphinxfuzz.campaign import CampaignConfig
+from sphinxfuzz.campaign import Budget, CampaignConfig, run_campaign
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures" / "campaign"
@@ -46,3 +47,18 @@ def config_for(
         fast_seed_factor=fast_factor,
         timeout_factor=timeout_factor,
     )
+
+
+def campaign_on_seeds(
+    base: Path, seeds: dict[str, str], solvers: str, *, seed: int, newest: str
+) -> Path:
+    """A finished two-mutants-a-seed campaign in `base`/c over the seed texts `seeds` (by file
+    stem), with `newest` as the newest release that `bugs` commands compare with."""
+    folder = base / "seeds"
+    folder.mkdir()
+    for stem, text in seeds.items():
+        (folder / f"{stem}.smt2").write_text(text)
+    root = base / "c"
+    config = replace(config_for([folder], solvers, seed=seed, per_seed=2), newest=newest)
+    run_campaign(config, root, Budget())
+    return root

@@ -6,18 +6,16 @@ formulas mentioning `fixed_later`."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from campaign_helpers import CRASHER, FIXTURES, config_for
+from campaign_helpers import CRASHER, FIXTURES, campaign_on_seeds
 from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.issue_text import issue_text, load_facts
 from sphinxfuzz.bugs.record import ALIVE, FIXED
 from sphinxfuzz.bugs.report import render_report
-from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.cli import app
 
 NEWEST = str(FIXTURES / "crash_fixed_later.py")
@@ -32,15 +30,13 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("alive")
-    seeds = base / "seeds"
-    seeds.mkdir()
-    for name in ("fixed_later", "still_there"):
-        (seeds / f"{name}.smt2").write_text(SEED.format(name=name))
-    root = base / "c"
-    config = replace(config_for([seeds], f"z3;{CRASHER}", seed=7, per_seed=2), newest=NEWEST)
-    run_campaign(config, root, Budget())
-    return root
+    return campaign_on_seeds(
+        tmp_path_factory.mktemp("alive"),
+        {name: SEED.format(name=name) for name in ("fixed_later", "still_there")},
+        f"z3;{CRASHER}",
+        seed=7,
+        newest=NEWEST,
+    )
 
 
 def _statuses(root: Path) -> dict[str, str]:

@@ -8,17 +8,15 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from campaign_helpers import FIXTURES, SEGFAULTER, SEGV_SEED, config_for
+from campaign_helpers import FIXTURES, SEGFAULTER, SEGV_SEED, campaign_on_seeds
 from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.issue_text import TITLE_STACK_CHARS, issue_text, load_facts, stack_title
 from sphinxfuzz.bugs.record import ALIVE
-from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.cli import app
 
 needs_gdb = pytest.mark.skipif(shutil.which("gdb") is None, reason="needs gdb")
@@ -28,15 +26,13 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("titles")
-    seeds = base / "seeds"
-    seeds.mkdir()
-    for site in ("null_site", "other_site"):
-        (seeds / f"{site}.smt2").write_text(SEGV_SEED.format(site=site))
-    root = base / "c"
-    config = replace(config_for([seeds], f"z3;{SEGFAULTER}", seed=4, per_seed=2), newest=SEGFAULTER)
-    run_campaign(config, root, Budget())
-    return root
+    return campaign_on_seeds(
+        tmp_path_factory.mktemp("titles"),
+        {site: SEGV_SEED.format(site=site) for site in ("null_site", "other_site")},
+        f"z3;{SEGFAULTER}",
+        seed=4,
+        newest=SEGFAULTER,
+    )
 
 
 def _by_site(root: Path) -> dict[str, Path]:
