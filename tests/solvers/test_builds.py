@@ -350,7 +350,7 @@ def test_a_cmake_older_than_the_tree_asks_for_names_both_versions_and_the_fixes(
     found = builds_module.cmake_version(toolchain().cmake)
     assert found is not None
     fixes = ("pip install cmake", "first on PATH", "backports")
-    # z3 5.x asks for 3.26 in its top CMakeLists.txt: refused before configuring
+    # z3 5.4.1 asks for 3.26 in its top CMakeLists.txt: refused before configuring
     asks = _sub_tree(tmp_path / "asks", TINY_CMAKE.replace("VERSION 3.13", "VERSION 99.0...99.5"))
     done = runner.invoke(app, ["solvers", "build", "z3", "--source", str(asks), "--assertions"])
     assert done.exit_code != 0 and "Traceback" not in done.output
