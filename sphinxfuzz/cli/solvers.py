@@ -126,9 +126,11 @@ def build_solver(
     ] = False,
 ) -> None:
     """Build a solver with its assertions on (z3: Z3DEBUG, cvc5: configure.sh --assertions)
-    into the solver cache, as z3@4.12.2+assert. Needs cmake, a C++ compiler and ninja or
-    make; uses ccache where installed. The first z3 build takes most of an hour on 2 cores:
-    progress is shown, the log is kept in the build's folder."""
+    into the solver cache, as z3@4.12.2+assert. Needs cmake as new as the tree asks for (z3
+    5.4.1: 3.26; `pip install cmake` gives a current one), a C++ compiler and ninja or make;
+    uses ccache where installed, shared by the builds of all releases. The first z3 build
+    takes most of an hour on 2 cores: progress is shown, the log is kept in the build's
+    folder."""
     if not assertions:
         raise InputError("solvers build makes builds with assertions only: pass --assertions",
                          setting="assertions")  # fmt: skip

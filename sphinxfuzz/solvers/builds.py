@@ -22,6 +22,17 @@ with `Assert`s on); it downloads the dependencies the machine lacks (`--auto-dow
 
 Every build: cmake with Ninja (make without it), ccache as the compiler launcher where it is
 installed, `-j` the cores this process may use, under `nice -n 19`.
+
+A tree asks for a CMake version (`cmake_minimum_required`; z3 5.4.1 asks for 3.26, newer than
+Debian 12's 3.25): that is checked before configuring, and a configure log saying so is read
+the same way, so the error names both versions and the fixes (`pip install cmake`, or the
+distribution's backports) instead of ending in cmake's log.
+
+Builds share ccache's objects across releases (bisection builds several): ccache hashes
+absolute paths, and a release's work folder names it. So an sdist is unpacked to the
+version-free `source/sdist/` of the work folder, and every step runs with `CCACHE_BASEDIR` the
+work folder: ccache then hashes paths under it relative to the build folder, the same for
+every release. (Without `-g` ccache does not hash the working directory either.)
 """
 
 from __future__ import annotations
@@ -61,6 +72,11 @@ Z3_OPTIMISE = "-O1"
 PROGRESS_STEP = 5
 _NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")
 _MAKE_STEP = re.compile(r"^\[\s*(\d+)%\]")
+# the lowest version in `cmake_minimum_required(VERSION 3.16...3.27)`, and cmake's refusal
+_MINIMUM = re.compile(r"cmake_minimum_required\s*\(\s*VERSION\s+(\d+(?:\.\d+)*)", re.IGNORECASE)
+_TOO_OLD = re.compile(r"CMake (\d[\d.]*\d) or higher is required\.\s+You are running version (\S+)")
+# where an sdist is unpacked in the work folder: no version in it (module docstring)
+SDIST_TREE = "sdist"
 
 
 class BuildError(InstallError):
@@ -107,6 +123,56 @@ def toolchain() -> Toolchain:
     builder = ninja or make
     assert builder is not None
     return Toolchain(cmake, "Ninja" if ninja else "Unix Makefiles", builder, shutil.which("ccache"))
+
+
+def version_key(version: str) -> tuple[int, int, int]:
+    """3.25.1 -> (3, 25, 1); 3.26 -> (3, 26, 0); 4.0.0-rc1 -> (4, 0, 0)."""
+    major, minor, patch, *_ = [int(n) for n in re.findall(r"\d+", version)] + [0, 0, 0]
+    return major, minor, patch
+
+
+def cmake_version(cmake: str) -> str | None:
+    """What `cmake --version` says it is (3.25.1); None when it says nothing readable."""
+    try:
+        said = subprocess.run([cmake, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.search(r"cmake version (\S+)", said.stdout)
+    return found.group(1) if found else None
+
+
+def newer_cmake(found: str, needed: str, who: str) -> BuildError:
+    """The error of a CMake older than a tree asks for, with both ways to a newer one."""
+    return BuildError(
+        f"{who} needs CMake {needed} or newer, and the cmake on PATH "
+        f"({shutil.which('cmake') or 'cmake'}) is {found}. Either "
+        "`pip install cmake` (a current CMake, first on PATH in the Python environment that "
+        "runs sphinxfuzz) or install a newer cmake from your distribution's backports "
+        "(Debian: sudo apt-get install -t <release>-backports cmake), then build again"
+    )
+
+
+def check_cmake(tree: Path, cmake: str) -> None:
+    """Refuse before configuring when the tree's top CMakeLists.txt asks for a newer CMake
+    than `cmake` is (a version unread either way is left to cmake: its log is read too)."""
+    top = tree / "CMakeLists.txt"
+    try:
+        needed = _MINIMUM.search(top.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return
+    found = cmake_version(cmake) if needed else None
+    if needed and found and version_key(found) < version_key(needed.group(1)):
+        raise newer_cmake(found, needed.group(1), str(top))
+
+
+def build_env(work: Path) -> dict[str, str]:
+    """The environment of every step of a build in `work`: ccache's base dir is the work
+    folder (module docstring). For a `--source` tree outside it too: the tree's own paths are
+    the same in every build of that checkout, and what changes between builds is the work
+    folder (its name has the release). A wider base (the common parent of tree and cache)
+    would share nothing more, and may be `/` or `/usr`, which ccache's manual warns against:
+    it would rewrite the system headers' paths as well."""
+    return {**os.environ, "CCACHE_BASEDIR": str(work.resolve())}
 
 
 def niced() -> list[str]:
@@ -158,7 +224,11 @@ def run_logged(
                     say(f"  {what}: {step[0]}/{step[1]} ({percent}%), {minutes:.1f} min")
         code = process.wait()
     if code != 0:
-        tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+        text = log.read_text(encoding="utf-8", errors="replace")
+        too_old = _TOO_OLD.search(text)  # a subproject's or a dependency's demand, say
+        if too_old:
+            raise newer_cmake(too_old.group(2), too_old.group(1), f"{what} (log: {log})")
+        tail = text.strip().splitlines()[-5:]
         raise BuildError(
             f"{what} failed (exit {code}); the whole log is {log}:\n" + "\n".join(tail)
         )
@@ -284,18 +354,21 @@ def _build(
     if source is None:
         package_version = release_of(family, name.removesuffix(ASSERT_MARK))
         say(f"downloading the {PACKAGES[family]} {package_version} sdist into {work} ...")
-        tree = z3_tree(fetch_sdist(PACKAGES[family], package_version, work / "source"))
+        unpacked = fetch_sdist(PACKAGES[family], package_version, work / "source")
+        tree = z3_tree(unpacked.rename(work / "source" / SDIST_TREE))
         record.update(package_version=package_version, source="sdist")
     else:
         tree = z3_tree(source) if family == Family.Z3 else source
         record.update(package_version=name, source=str(source))
     objects = work / "build"
+    check_cmake(tree, tools.cmake)
     say(f"building {family}@{name} with assertions ({jobs} jobs; log: {work / 'build.log'})")
     if family == Family.Z3:
+        env = build_env(work)
         run_logged(z3_configure(tree, objects, tools), work, work / "configure.log", say,
-                   "cmake")  # fmt: skip
+                   "cmake", env=env)  # fmt: skip
         run_logged(tools.build_command(objects, "shell", jobs), work, work / "build.log", say,
-                   f"{family} build")  # fmt: skip
+                   f"{family} build", env=env)  # fmt: skip
         made, flags = objects / "z3", f"{Z3_OPTIMISE} {Z3_ASSERT_FLAGS}"
     else:
         _cvc5(tree, objects, tools, work, say, jobs)
@@ -327,7 +400,7 @@ def _cvc5(tree: Path, objects: Path, tools: Toolchain, work: Path, say: Say, job
     script = tree / "configure.sh"
     if not script.is_file():
         raise BuildError(f"{tree}: no configure.sh here; is it a cvc5 source tree?")
-    env = dict(os.environ)
+    env = build_env(work)
     if tools.launcher:
         env.update(CMAKE_C_COMPILER_LAUNCHER=tools.launcher,
                    CMAKE_CXX_COMPILER_LAUNCHER=tools.launcher)  # fmt: skip

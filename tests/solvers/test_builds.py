@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -329,3 +330,82 @@ def test_a_release_built_already_is_kept(tmp_path: Path, monkeypatch: pytest.Mon
         kept = build(Family.Z3, named, say=said.append)
         assert kept.argv == (str(folder / "bin" / "z3"),)
     assert said == [f"z3@4.12.2+assert is built already: {folder}"] * 2
+
+
+def _sub_tree(where: Path, top: str, sub: str | None = None) -> Path:
+    """A tree with the tiny z3's layout whose CMakeLists.txt files say `top` (and `sub`, in
+    src/, the part cmake reads after the top one)."""
+    tree = tiny_z3_tree(where)
+    (tree / "CMakeLists.txt").write_text(top)
+    if sub is not None:
+        (tree / "src" / "CMakeLists.txt").write_text(sub)
+    return tree
+
+
+@needs_toolchain
+def test_a_cmake_older_than_the_tree_asks_for_names_both_versions_and_the_fixes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    found = builds_module.cmake_version(toolchain().cmake)
+    assert found is not None
+    fixes = ("pip install cmake", "first on PATH", "backports")
+    # z3 5.4.1 asks for 3.26 in its top CMakeLists.txt: refused before configuring
+    asks = _sub_tree(tmp_path / "asks", TINY_CMAKE.replace("VERSION 3.13", "VERSION 99.0...99.5"))
+    done = runner.invoke(app, ["solvers", "build", "z3", "--source", str(asks), "--assertions"])
+    assert done.exit_code != 0 and "Traceback" not in done.output
+    text = " ".join(done.output.split())  # the console wraps long lines
+    assert "needs CMake 99.0 or newer, and the cmake on PATH" in text and f"is {found}." in text
+    assert all(fix in text for fix in fixes), text
+    assert not (
+        tmp_path / "cache" / "solvers" / "z3-0.1.0+assert.partial" / "configure.log"
+    ).exists()
+    # a demand the top file does not make (a subproject's, a dependency's) is read from the log
+    nested = _sub_tree(
+        tmp_path / "nested",
+        "cmake_minimum_required(VERSION 3.13)\nproject(Z3 VERSION 0.3.0.0 LANGUAGES NONE)\n"
+        "add_subdirectory(src)\n",
+        "cmake_minimum_required(VERSION 99.0)\n",
+    )
+    with pytest.raises(BuildError) as refused:
+        build(Family.Z3, source=nested, say=lambda _: None)
+    message = str(refused.value)
+    assert message.startswith("cmake (log: ") and "configure.log" in message
+    assert "needs CMake 99.0 or newer" in message and f"is {found}." in message
+    assert all(fix in message for fix in fixes), message
+
+
+def _ccache_stats() -> dict[str, int]:
+    said = subprocess.run(["ccache", "--print-stats"], capture_output=True, text=True, check=True)
+    return {k: int(v) for k, v in (line.split("\t") for line in said.stdout.splitlines())}
+
+
+@needs_toolchain
+@pytest.mark.skipif(shutil.which("ccache") is None, reason="builds share objects by ccache")
+def test_releases_built_one_after_another_share_ccaches_objects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two releases of the tiny z3 (the same sources, another version), each from its sdist
+    as PyPI would serve it (unpacked as z3_solver-<version>/core), into one cache: the second
+    compiles nothing, although its sdist and work folder name another version."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CCACHE_DIR", str(tmp_path / "ccache"))
+    monkeypatch.setattr(builds_module, "release_of", lambda family, version: f"{version}.0")
+
+    def unpack(package: str, version: str, into: Path) -> Path:  # the sdist, no network
+        top = into / f"{package.replace('-', '_')}-{version}"
+        tree = tiny_z3_tree(top / "core")
+        (tree / "CMakeLists.txt").write_text(TINY_CMAKE.replace("0.1.0.0", version))
+        return top
+
+    monkeypatch.setattr(builds_module, "fetch_sdist", unpack)
+    build(Family.Z3, "0.1.0", say=lambda _: None)
+    subprocess.run(["ccache", "--zero-stats"], capture_output=True, check=True)
+    second = build(Family.Z3, "0.2.0", say=lambda _: None)
+    stats = _ccache_stats()
+    assert stats["direct_cache_hit"] + stats["preprocessed_cache_hit"] >= 1, stats
+    assert stats["cache_miss"] == 0, stats
+    assert [i.version for i in installed_versions()] == ["0.1.0+assert", "0.2.0+assert"]
+    # the build is the program it was: its assertion names the source file
+    crashed = run_solver(parse_specs("z3@0.2.0+assert")[0], BAD)
+    assert crash_signature(crashed) == SIGNATURE and second.folder.name == "z3-0.2.0+assert"
