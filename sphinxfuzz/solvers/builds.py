@@ -75,6 +75,11 @@ _MAKE_STEP = re.compile(r"^\[\s*(\d+)%\]")
 # the lowest version in `cmake_minimum_required(VERSION 3.16...3.27)`, and cmake's refusal
 _MINIMUM = re.compile(r"cmake_minimum_required\s*\(\s*VERSION\s+(\d+(?:\.\d+)*)", re.IGNORECASE)
 _TOO_OLD = re.compile(r"CMake (\d[\d.]*\d) or higher is required\.\s+You are running version (\S+)")
+# a standard header the compiler lacks (g++: `fatal error: format: No such file or directory`,
+# clang: `fatal error: 'format' file not found`); a project header has a dot or a slash
+_NO_HEADER = re.compile(
+    r"fatal error: '?([a-z_]+)'?(?:: No such file or directory| file not found)"
+)
 # where an sdist is unpacked in the work folder: no version in it (module docstring)
 SDIST_TREE = "sdist"
 
@@ -165,6 +170,18 @@ def check_cmake(tree: Path, cmake: str) -> None:
         raise newer_cmake(found, needed.group(1), str(top))
 
 
+def newer_compiler(header: str, who: str) -> BuildError:
+    """The error of a compiler whose standard library lacks a header the tree includes: z3
+    from 4.15.5 on includes C++20's <format>, which g++ 12 (Debian 12) does not ship."""
+    compiler = os.environ.get("CXX") or next((c for c in COMPILERS if shutil.which(c)), "c++")
+    return BuildError(
+        f"{who}: the C++ compiler ({compiler}) has no standard header <{header}>, which this "
+        "release includes. Build with a newer compiler (GCC 13 or newer for <format>: "
+        "`CXX=g++-13 sphinxfuzz solvers build ...`), or build an older release (z3 4.15.4 "
+        "is the newest without <format>)"
+    )
+
+
 def build_env(work: Path) -> dict[str, str]:
     """The environment of every step of a build in `work`: ccache's base dir is the work
     folder (module docstring). For a `--source` tree outside it too: the tree's own paths are
@@ -228,6 +245,9 @@ def run_logged(
         too_old = _TOO_OLD.search(text)  # a subproject's or a dependency's demand, say
         if too_old:
             raise newer_cmake(too_old.group(2), too_old.group(1), f"{what} (log: {log})")
+        header = _NO_HEADER.search(text)
+        if header:
+            raise newer_compiler(header.group(1), f"{what} (log: {log})")
         tail = text.strip().splitlines()[-5:]
         raise BuildError(
             f"{what} failed (exit {code}); the whole log is {log}:\n" + "\n".join(tail)
@@ -270,6 +290,14 @@ def z3_tree(source: Path) -> Path:
     for candidate in (source, source / "core"):
         if (candidate / "CMakeLists.txt").is_file() and (candidate / "src").is_dir():
             return candidate
+    if (source / "core" / "scripts" / "mk_make.py").is_file():
+        # z3-solver sdists before 4.8.11 carry only z3's older python build scripts
+        raise BuildError(
+            f"{source}: this z3-solver sdist has no CMake build (sdists before 4.8.11 do not); "
+            "build a checkout of the release's git tag instead: git clone -b z3-4.8.10 "
+            "https://github.com/Z3Prover/z3 && sphinxfuzz solvers build z3 --source z3 "
+            "--assertions"
+        )
     raise BuildError(f"{source}: no z3 source tree here (no CMakeLists.txt beside src/)")
 
 

@@ -375,6 +375,30 @@ def test_a_cmake_older_than_the_tree_asks_for_names_both_versions_and_the_fixes(
     assert all(fix in message for fix in fixes), message
 
 
+@needs_toolchain
+def test_a_compiler_without_a_standard_header_the_tree_needs_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as z3 4.15.5+ includes <format> that g++ 12 lacks: a header no standard library has
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    tree = tiny_z3_tree(tmp_path / "newer")
+    main = tree / "src" / "main.cpp"
+    main.write_text("#include <sphinxfuzz_no_such_header>\n" + main.read_text())
+    with pytest.raises(BuildError) as refused:
+        build(Family.Z3, source=tree, say=lambda _: None)
+    message = str(refused.value)
+    assert "has no standard header <sphinxfuzz_no_such_header>" in message, message
+    assert "GCC 13" in message and "build.log" in message
+
+
+def test_an_sdist_without_cmake_names_the_git_tag_way(tmp_path: Path) -> None:
+    old = tmp_path / "z3-solver-4.8.8.0"
+    (old / "core" / "scripts").mkdir(parents=True)
+    (old / "core" / "scripts" / "mk_make.py").write_text("# z3's older build script\n")
+    with pytest.raises(BuildError, match="sdists before 4.8.11 do not.*--source"):
+        builds_module.z3_tree(old)
+
+
 def _ccache_stats() -> dict[str, int]:
     said = subprocess.run(["ccache", "--print-stats"], capture_output=True, text=True, check=True)
     return {k: int(v) for k, v in (line.split("\t") for line in said.stdout.splitlines())}
