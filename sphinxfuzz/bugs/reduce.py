@@ -48,7 +48,7 @@ from sphinxfuzz.errors import InputError
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
-from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
+from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs, reaper
 from sphinxfuzz.solvers.families import UNKNOWN_VERSION
 from sphinxfuzz.solvers.versions import solver_version
 
@@ -190,6 +190,15 @@ def _run_ddsmt(
     if deadline is not None:
         timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
         timer.start()
+    # ddSMT's checks run in its session, but their orphans come to this subreaper
+    done = threading.Event()
+
+    def reap() -> None:
+        while not done.wait(1.0):
+            reaper.reap_adopted({process.pid})
+
+    reaping = threading.Thread(target=reap, name="sphinxfuzz-reduce-reaper", daemon=True)
+    reaping.start()
     try:
         assert process.stdout is not None
         for line in process.stdout:
@@ -204,6 +213,9 @@ def _run_ddsmt(
     finally:
         if timer is not None:
             timer.cancel()
+        done.set()
+        reaping.join()
+        reaper.reap_adopted()
     return (None if stopped else code), "".join(lines)
 
 

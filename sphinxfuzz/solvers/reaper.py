@@ -33,7 +33,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,6 +262,29 @@ def sweep(before: set[int] | None = None) -> int:
                 pass
             killed += 1
     return killed
+
+
+def reap_adopted(keep: Collection[int] = ()) -> int:
+    """Reap the exited children nobody here waits for: orphans of another session's tree
+    that this subreaper adopted (a ddSMT check's processes, once its worker is gone). Each
+    is a zombie until reaped, and a long reduction makes thousands: pids run out. A child
+    of our own session, a solver in `_live` or a pid in `keep` has a Popen that waits for
+    it, and is left alone. Never waits."""
+    reaped = 0
+    with _starting:
+        owned = set(dict(_live)) | set(keep)
+    for pid in children() - owned:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state == "Z" and not _ours(pid):
+            try:
+                os.waitpid(pid, os.WNOHANG)
+                reaped += 1
+            except ChildProcessError:
+                pass
+    return reaped
 
 
 def abort_all() -> None:

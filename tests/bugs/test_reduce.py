@@ -16,7 +16,7 @@ from sphinxfuzz.bugs.record import load_reduction
 from sphinxfuzz.bugs.reduce import ReduceError, formula_size, reduce_bug
 from sphinxfuzz.cli import app
 from sphinxfuzz.oracle.interesting import CheckSpec, check
-from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
+from sphinxfuzz.solvers import Outcome, parse_specs, reaper, run_solver
 
 runner = CliRunner()
 
@@ -69,6 +69,15 @@ def test_reduce_shrinks_a_crash_and_keeps_it_a_crash(
     assert report is not None and report.reference_sentence().startswith("accepted by z3 ")
     again = runner.invoke(app, ["reduce", "--all", "--campaign", str(root)])
     assert again.exit_code == 0 and "reduced already" in again.output
+    # the checks' processes this subreaper adopted from ddSMT's tree were all reaped
+    assert [pid for pid in reaper.children() if _state(pid) == "Z"] == []
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "gone"
 
 
 def test_a_trigger_that_no_longer_fires_writes_nothing(
