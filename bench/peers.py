@@ -1,16 +1,26 @@
 """sphinxfuzz against yinyang's opfuzz and typefuzz: same seeds, solvers, time and timeout.
 
     python bench/peers.py [--time 120] [--sample 300] [--timeout 10] [--tools ...] [--jobs-scaling]
+        [--corpus DIR] [--solvers SPECS] [--side-by-side]
 
-Each tool runs alone, one job, for `--time` seconds on the same seed folder: a fixed random
-sample of ../shared/seeds/bug-triggers (`--sample N`, drawn with random.Random(--seed); 0 for
-the whole corpus). The solvers are the same command lines for every tool: the z3 binary of the
-z3-solver wheel with model_validate=true, and cvc5 (the wheel behind sphinxfuzz's shim, a
-child Python that behaves like the binary) with --check-models.
+Each tool runs one job for `--time` seconds on the same seed folder: a fixed random sample of
+../shared/seeds/bug-triggers (`--corpus` for another, e.g. ../shared/seeds/regressions;
+`--sample N`, drawn with random.Random(--seed); 0 for the whole corpus). Tools run one after
+the other, or all started together with `--side-by-side` (each then shares the machine with
+the others, as the 3x comparison of issue #28 asks). The solvers are the same for every tool:
+`--solvers` in sphinxfuzz's spec syntax (default "z3 model_validate=true;cvc5 --check-models":
+the z3 binary of the z3-solver wheel and cvc5, the wheel behind sphinxfuzz's shim, a child
+Python that behaves like the binary; "z3@4.12.2 model_validate=true;/usr/bin/cvc5
+--check-models" for old releases). sphinxfuzz gets the specs, yinyang the command lines they
+resolve to.
 
-yinyang 0.3.0 is installed from PyPI into its own environment (`--yinyang-env`, created on
-first use) and run unchanged through bench/yinyang_driver.py, which times each solver call from
-inside yinyang's process. sphinxfuzz's figures come from its own campaign statistics.
+yinyang 0.3.0 (with antlr4-python3-runtime 4.9.2, its pinned dependency) is installed from
+PyPI into its own virtual environment, ~/.cache/sphinxfuzz/yinyang-env (`--yinyang-env`),
+on first use, so the project's environment is untouched; by hand:
+`python -m venv ~/.cache/sphinxfuzz/yinyang-env && ~/.cache/sphinxfuzz/yinyang-env/bin/pip
+install yinyang==0.3.0`. It runs unchanged through bench/yinyang_driver.py, which times each
+solver call from inside yinyang's process. sphinxfuzz's figures come from its own campaign
+statistics.
 
 Printed per tool: mutants tested per second, solver calls per second, the share of mutants
 every solver accepted, the share decided by every solver (none answered `unknown` or reached
@@ -42,7 +52,12 @@ What is counted (asymmetries stated, not hidden):
   the seed's own check time, between 0.5 s and --timeout), as AFL does. `--fixed-too` adds a
   sphinxfuzz row with every call given --timeout, to show what calibration is worth;
 - accepted/s (mutants every solver accepted, per second) is printed beside mutants/s: a
-  rejected mutant tests the parser only.
+  rejected mutant tests the parser only;
+- settled/s: mutants per second both accepted and decided, the figure issue #28 compares
+  (3x opfuzz's). yinyang: every target answered sat or unsat (a mutant cut short by the
+  time limit is not settled; one stopped at a crash is, as for sphinxfuzz). sphinxfuzz keeps
+  no count of the two together, so its share is accepted - undecided, a lower bound (a mutant
+  both rejected and undecided is taken off twice).
 """
 
 from __future__ import annotations
@@ -53,10 +68,10 @@ import random
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -65,17 +80,42 @@ CORPUS = REPO.parent / "shared" / "seeds" / "bug-triggers"
 DRIVER = Path(__file__).resolve().with_name("yinyang_driver.py")
 DEFAULT_ENV = Path.home() / ".cache" / "sphinxfuzz" / "yinyang-env"
 YINYANG = "yinyang==0.3.0"
+SOLVERS = "z3 model_validate=true;cvc5 --check-models"
 
 
-def solver_lines() -> list[str]:
-    """The same two command lines for every tool (yinyang splits them on spaces)."""
-    z3 = Path(sysconfig.get_path("scripts")) / "z3"
-    if not z3.is_file():
-        z3 = Path(shutil.which("z3") or "z3")
-    return [
-        f"{z3} model_validate=true",
-        f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models",
-    ]
+def solver_lines(specs: str = SOLVERS) -> list[str]:
+    """The command lines sphinxfuzz's `specs` resolve to, for yinyang (which splits them on
+    spaces, so no word may hold one)."""
+    from sphinxfuzz.solvers.spec import parse_specs
+
+    lines = []
+    for spec in parse_specs(specs):
+        if any(" " in word for word in spec.argv):
+            raise SystemExit(f"yinyang cannot run {spec.argv}: a word holds a space")
+        lines.append(" ".join(spec.argv))
+    return lines
+
+
+def yinyang_mutants(calls: list[dict[str, Any]], targets: int) -> dict[str, int]:
+    """Mutants, and how many were rejected, undecided and settled, from the driver's calls
+    (one per solver call, in order; a mutant is one scratch file). Rejected: yinyang's
+    ignore list, or exit 0 without an answer. Undecided: `unknown` or the time limit.
+    Settled: neither, and every target answered, or a crash stopped the mutant."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for call in calls:
+        by_file.setdefault(call["file"], []).append(call)
+    counts = Counter[str]()
+    for group in by_file.values():
+        rejected = any(c["ignored"] or (c["exitcode"] == 0 and not c["answered"]) for c in group)
+        undecided = any(c["undecided"] for c in group)
+        crashed = any(c.get("crashed", False) for c in group)
+        answered = len(group) >= targets and all(
+            c["exitcode"] == 0 and c["answered"] for c in group
+        )
+        counts["rejected"] += rejected
+        counts["undecided"] += undecided
+        counts["settled"] += not rejected and not undecided and (crashed or answered)
+    return {"mutants": len(by_file), **{k: counts[k] for k in ("rejected", "undecided", "settled")}}
 
 
 def sample_seeds(folder: Path, size: int, seed: int, corpus: Path = CORPUS) -> int:
@@ -84,7 +124,7 @@ def sample_seeds(folder: Path, size: int, seed: int, corpus: Path = CORPUS) -> i
     chosen = files if size <= 0 or size >= len(files) else random.Random(seed).sample(files, size)
     folder.mkdir(parents=True)
     for index, path in enumerate(chosen):
-        (folder / f"{index:05d}-{path.name}").symlink_to(path)
+        (folder / f"{index:05d}-{path.name}").symlink_to(path.resolve())
     return len(chosen)
 
 
@@ -134,11 +174,12 @@ def run_yinyang(
     solvers: list[str] | None = None, env: dict[str, str] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     folder = work / name.replace(" ", "-")
+    lines = solvers or solver_lines()
     for sub in ("bugs", "scratch", "logs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     result_file = folder / "result.json"
     args = [
-        ";".join(solvers or solver_lines()), str(seeds), "-t", str(int(timeout)),
+        ";".join(lines), str(seeds), "-t", str(int(timeout)),
         "-b", str(folder / "bugs"), "-s", str(folder / "scratch"), "-l", str(folder / "logs"),
     ]  # fmt: skip
     with open(folder / "output.txt", "w") as output:
@@ -152,14 +193,8 @@ def run_yinyang(
         raise SystemExit(f"{tool} produced no result; its output ends with:\n{tail}")
     data = json.loads(result_file.read_text())
     calls = data["calls"]
-    by_file: dict[str, list[dict[str, Any]]] = {}
-    for call in calls:
-        by_file.setdefault(call["file"], []).append(call)
-    rejected = sum(
-        any(c["ignored"] or (c["exitcode"] == 0 and not c["answered"]) for c in group)
-        for group in by_file.values()
-    )
-    undecided = sum(any(c["undecided"] for c in group) for group in by_file.values())
+    counts = yinyang_mutants(calls, len(lines))
+    mutants = counts["mutants"]
     stat = data["statistic"]
     bugs = Counter({"crash": stat.get("crashes", 0), "soundness": stat.get("soundness", 0)})
     if data["outcome"] != "time limit":  # it stopped by itself: say why (its own message)
@@ -173,10 +208,11 @@ def run_yinyang(
         "tool": name,
         "seed": seed,
         "wall": data["wall"],
-        "mutants": len(by_file),
+        "mutants": mutants,
         "calls": len(calls),
-        "accepted": (len(by_file) - rejected) / len(by_file) if by_file else 0.0,
-        "decided": (len(by_file) - undecided) / len(by_file) if by_file else 0.0,
+        "accepted": (mutants - counts["rejected"]) / mutants if mutants else 0.0,
+        "decided": (mutants - counts["undecided"]) / mutants if mutants else 0.0,
+        "settled": counts["settled"] / mutants if mutants else 0.0,
         "solver_seconds": sum(c["seconds"] for c in calls),
         "bugs": {k: v for k, v in bugs.items() if v},
         "own_counters": stat,
@@ -186,14 +222,14 @@ def run_yinyang(
 
 def run_sphinxfuzz(
     seeds: Path, work: Path, seconds: float, timeout: float, jobs: int, campaign_seed: int,
-    persistent: bool = True, calibrated: bool = True,
+    persistent: bool = True, calibrated: bool = True, solvers: str = SOLVERS,
 ) -> dict[str, Any]:  # fmt: skip
     from sphinxfuzz.campaign import Budget, CampaignConfig, run_campaign
     from sphinxfuzz.generators.catalogue import default_generators_dir
 
     config = CampaignConfig(
         seeds=(str(seeds),),
-        solvers=";".join(solver_lines()),
+        solvers=solvers,
         generators=str(default_generators_dir()),
         campaign_seed=campaign_seed,
         timeout=timeout,
@@ -216,6 +252,7 @@ def run_sphinxfuzz(
         "calls": stats.solver_calls,
         "accepted": stats.acceptance,
         "decided": 1.0 - stats.undecided_share if stats.mutants else 0.0,
+        "settled": max(0.0, stats.acceptance - stats.undecided_share),
         # summed over workers, like the solver time: the share is per worker
         "worker_seconds": stats.wall_time,
         "solver_seconds": stats.solver_time,
@@ -239,6 +276,7 @@ def pooled(tool: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "calls": sum(r["calls"] for r in runs),
         "accepted": sum(r["accepted"] * r["mutants"] for r in runs) / mutants if mutants else 0.0,
         "decided": sum(r["decided"] * r["mutants"] for r in runs) / mutants if mutants else 0.0,
+        "settled": sum(r["settled"] * r["mutants"] for r in runs) / mutants if mutants else 0.0,
         "solver_seconds": sum(r["solver_seconds"] for r in runs),
         "bugs": dict(bugs),
     }
@@ -255,21 +293,25 @@ def table(rows: list[dict[str, Any]]) -> str:
         reference["mutants"] / reference["wall"] if reference and reference["mutants"] else None
     )
     ref_valid = ref_rate * reference["accepted"] if ref_rate and reference else None
+    ref_settled = ref_rate * reference["settled"] if ref_rate and reference else None
     header = (
         f"{'tool':<26}{'mutants/s':>10}{'calls/s':>9}{'accepted':>10}{'decided':>9}{'outside':>9}"
-        f"{'vs opfuzz':>11}{'accepted/s':>12}{'vs opfuzz':>11}  bugs"
+        f"{'vs opfuzz':>11}{'accepted/s':>12}{'vs opfuzz':>11}{'settled/s':>11}{'vs opfuzz':>11}"
+        "  bugs"
     )
     lines = [header, "-" * len(header)]
     for row in rows:
         rate = row["mutants"] / row["wall"]
         valid = rate * row["accepted"]
+        settled = rate * row["settled"]
         ratio = f"{rate / ref_rate:.2f}x" if ref_rate else "-"
         valid_ratio = f"{valid / ref_valid:.2f}x" if ref_valid else "-"
+        settled_ratio = f"{settled / ref_settled:.2f}x" if ref_settled else "-"
         bugs = ", ".join(f"{k} {v}" for k, v in sorted(row["bugs"].items())) or "none"
         lines.append(
             f"{row['tool']:<26}{rate:>10.2f}{row['calls'] / row['wall']:>9.2f}"
             f"{row['accepted']:>10.1%}{row['decided']:>9.1%}{outside_share(row):>9.1%}{ratio:>11}"
-            f"{valid:>12.2f}{valid_ratio:>11}  {bugs}"
+            f"{valid:>12.2f}{valid_ratio:>11}{settled:>11.2f}{settled_ratio:>11}  {bugs}"
         )
     return "\n".join(lines)
 
@@ -285,6 +327,11 @@ def main() -> int:
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per solver call")
     parser.add_argument("--tools", default="opfuzz,typefuzz,sphinxfuzz")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="folder the seeds come from")
+    parser.add_argument("--solvers", default=SOLVERS, help="sphinxfuzz solver specs, ';'-separated")
+    parser.add_argument(
+        "--side-by-side", action="store_true", help="start every tool at the same time"
+    )
     parser.add_argument(
         "--jobs-scaling", action="store_true", help="also run sphinxfuzz with 2 jobs"
     )
@@ -302,8 +349,12 @@ def main() -> int:
     parser.add_argument("--yinyang-env", type=Path, default=DEFAULT_ENV)
     parser.add_argument("--out", type=Path, default=None, help="keep per-tool folders here")
     args = parser.parse_args()
-    if not CORPUS.is_dir():
-        print(f"skipped: seed corpus {CORPUS} is absent")
+    if args.side_by_side and (
+        args.jobs_scaling or args.fresh_too or args.fixed_too or args.peer_runs > 1
+    ):
+        parser.error("--side-by-side runs one row per tool: no extra sphinxfuzz rows or peer runs")
+    if not args.corpus.is_dir():
+        print(f"skipped: seed corpus {args.corpus} is absent")
         return 0
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     work = args.out or Path(tempfile.mkdtemp(prefix="sphinxfuzz-peers-"))
@@ -311,42 +362,52 @@ def main() -> int:
     seeds = work / "seeds"
     if seeds.exists():
         shutil.rmtree(seeds)
-    count = sample_seeds(seeds, args.sample, args.seed)
-    print(f"{count} seeds, {args.time:.0f} s per tool, timeout {args.timeout:g} s, solvers:")
-    for line in solver_lines():
+    count = sample_seeds(seeds, args.sample, args.seed, args.corpus)
+    lines = solver_lines(args.solvers)
+    how = "started together" if args.side_by_side else "one after the other"
+    print(f"{count} seeds from {args.corpus}, {args.time:.0f} s per tool ({how}), "
+          f"timeout {args.timeout:g} s, solvers {args.solvers!r}, for yinyang:")  # fmt: skip
+    for line in lines:
         print(f"  {line}")
-    rows: list[dict[str, Any]] = []
     python = yinyang_env(args.yinyang_env) if {"opfuzz", "typefuzz"} & set(tools) else None
-    for tool in tools:
+
+    def sphinxfuzz_rows() -> list[dict[str, Any]]:
+        def run(jobs: int = 1, **how: bool) -> dict[str, Any]:
+            return run_sphinxfuzz(seeds, work, args.time, args.timeout, jobs, args.seed,
+                                  solvers=args.solvers, **how)  # fmt: skip
+
+        rows = [run()]
+        if args.fresh_too:
+            rows.append(run(persistent=False))
+        if args.fixed_too:
+            rows.append(run(calibrated=False))
+        if args.jobs_scaling:
+            rows.append(run(jobs=2))
+        return rows
+
+    def peer_rows(tool: str) -> list[dict[str, Any]]:
+        assert python is not None
+        runs = [
+            run_yinyang(tool, python, seeds, work, args.time, args.timeout, args.seed + i,
+                        tool if args.peer_runs == 1 else f"{tool} run {i + 1}", solvers=lines)
+            for i in range(args.peer_runs)
+        ]  # fmt: skip
+        return runs + ([pooled(tool, runs)] if args.peer_runs > 1 else [])
+
+    def rows_of(tool: str) -> list[dict[str, Any]]:
         print(f"running {tool} ...", flush=True)
-        if tool == "sphinxfuzz":
-            rows.append(run_sphinxfuzz(seeds, work, args.time, args.timeout, 1, args.seed, True))
-            if args.fresh_too:
-                rows.append(
-                    run_sphinxfuzz(
-                        seeds, work, args.time, args.timeout, 1, args.seed, persistent=False
-                    )
-                )
-            if args.fixed_too:
-                rows.append(
-                    run_sphinxfuzz(
-                        seeds, work, args.time, args.timeout, 1, args.seed, calibrated=False
-                    )
-                )
-            if args.jobs_scaling:
-                rows.append(
-                    run_sphinxfuzz(seeds, work, args.time, args.timeout, 2, args.seed, True)
-                )
-        else:
-            assert python is not None
-            runs = [
-                run_yinyang(tool, python, seeds, work, args.time, args.timeout, args.seed + i,
-                            tool if args.peer_runs == 1 else f"{tool} run {i + 1}")
-                for i in range(args.peer_runs)
-            ]  # fmt: skip
-            rows.extend(runs)
-            if args.peer_runs > 1:
-                rows.append(pooled(tool, runs))
+        return sphinxfuzz_rows() if tool == "sphinxfuzz" else peer_rows(tool)
+
+    if args.side_by_side:
+        # yinyang runs are child processes, waited on by threads; sphinxfuzz's campaign
+        # keeps the main thread (it installs signal handlers)
+        with ThreadPoolExecutor(max_workers=len(tools)) as pool:
+            peers = {t: pool.submit(rows_of, t) for t in tools if t != "sphinxfuzz"}
+            own = rows_of("sphinxfuzz") if "sphinxfuzz" in tools else []
+            done = {t: f.result() for t, f in peers.items()}
+        rows = [r for t in tools for r in (own if t == "sphinxfuzz" else done[t])]
+    else:
+        rows = [r for t in tools for r in rows_of(t)]
     print()
     print(table(rows))
     print()

@@ -34,7 +34,7 @@ def main() -> int:
         random.seed(int(sys.argv[4]))
     from yinyang.src.core import Fuzzer as fuzzer_module
     from yinyang.src.core import Solver as solver_module
-    from yinyang.src.core.FuzzerUtil import in_ignore_list
+    from yinyang.src.core.FuzzerUtil import in_crash_list, in_ignore_list
 
     calls: list[dict[str, object]] = []
     fuzzers: list[object] = []
@@ -52,9 +52,13 @@ def main() -> int:
                 "seconds": seconds,
                 "exitcode": exitcode,
                 "ignored": bool(in_ignore_list(stdout, stderr)),
+                # yinyang's own crash rule: its list, a segfault (-11 or 245 from a wrapper)
+                "crashed": bool(in_crash_list(stdout, stderr)) or exitcode in (-11, 245),
                 "answered": bool(re.search(r"^(sat|unsat|unknown)$", stdout, flags=re.MULTILINE)),
                 # undecided as sphinxfuzz counts it: an `unknown` answer, or the limit reached
+                # (yinyang's Solver.solve returns 137 when its own time limit struck)
                 "undecided": bool(re.search(r"^unknown$", stdout, flags=re.MULTILINE))
+                or exitcode == 137
                 or seconds >= float(timeout),
             }
         )
