@@ -1,6 +1,6 @@
 """Theory weights learnt from the campaign's own mutants: a theory keeps its probe weight
-until a mutant it was drawn into is left undecided, and is drawn less the more of its
-mutants are."""
+while its mutants are undecided at most at the target share, and is drawn less the more of
+them are."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from sphinxfuzz.campaign import Budget, run_campaign
-from sphinxfuzz.campaign.learnt_weights import PRIOR_DECIDED, LearntWeights
-from sphinxfuzz.campaign.theory_probe import TERMS_PER_MUTANT
+from sphinxfuzz.campaign.learnt_weights import PRIOR_DECIDED, TARGET_UNDECIDED, LearntWeights
 from tests.campaign_helpers import SEEDS, config_for
 
 # z3 answers unknown to 2^x = 3 over the reals (and to a mutant holding it), sat to x > 1
@@ -39,17 +38,21 @@ def generate(rng: random.Random) -> tuple[str, str]:
 '''
 
 
-def test_a_theory_keeps_its_probe_weight_until_its_mutants_are_undecided() -> None:
+def test_a_theory_keeps_its_probe_weight_while_its_mutants_are_decided() -> None:
     drawn, undecided = Counter({"A": 30, "B": 30}), Counter[str]()
     weights = LearntWeights(["A", "B", "C"], {"A": 0.64, "B": 1.0}, drawn, undecided)
     assert dict(weights) == {"A": 0.64, "B": 1.0, "C": 1.0}  # exactly: the same draws
-    undecided.update({"A": 10})  # the live counters of the worker's statistics
-    share = (30 - 10 + PRIOR_DECIDED) / (30 + PRIOR_DECIDED)
-    assert weights["A"] == pytest.approx(0.64 * share**TERMS_PER_MUTANT)
-    assert weights["B"] == 1.0 and weights["C"] == 1.0
+    # the live counters of the worker's statistics: one undecided of 30 is under the target
+    undecided.update({"A": 10, "B": 1})
+    assert 1 / (30 + PRIOR_DECIDED) <= TARGET_UNDECIDED and weights["B"] == 1.0
+    share = 10 / (30 + PRIOR_DECIDED)
+    assert weights["A"] == pytest.approx(0.64 * TARGET_UNDECIDED / share)
+    assert weights["C"] == 1.0
     with pytest.raises(KeyError):
         weights["D"]  # noqa: B018 (not a theory of the pool: `get` gives its default)
-    assert LearntWeights(["A"], None, drawn, undecided)["A"] < 1.0  # no probe: from 1
+    # no probe weights: from 1; the first mutant of a theory undecided already counts
+    first = LearntWeights(["A"], None, Counter({"A": 1}), Counter({"A": 1}))
+    assert first["A"] == pytest.approx(TARGET_UNDECIDED * (1 + PRIOR_DECIDED))
 
 
 def test_the_campaign_counts_the_theories_of_its_undecided_mutants(tmp_path: Path) -> None:
