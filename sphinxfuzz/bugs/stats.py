@@ -65,6 +65,8 @@ class Stats:
     bugs: Counter[str] = field(default_factory=Counter)  # kind -> new bugs stored
     theories: Counter[str] = field(default_factory=Counter)  # theory -> mutants using it
     theories_accepted: Counter[str] = field(default_factory=Counter)  # ... that no solver rejected
+    # ... that some solver left undecided (what `campaign.learnt_weights` learns from)
+    theories_undecided: Counter[str] = field(default_factory=Counter)
     # "solver: normalised first error line" -> mutant calls that solver rejected so
     rejections: Counter[str] = field(default_factory=Counter)
     # why seeds were not mutated: "time-out", "rejected: solver: line", "malformed", ...

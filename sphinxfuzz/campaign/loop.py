@@ -26,6 +26,7 @@ from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.calls import SolverCalls, Stopped
 from sphinxfuzz.campaign.config import Budget, Campaign
+from sphinxfuzz.campaign.learnt_weights import LearntWeights
 from sphinxfuzz.campaign.mix import StrategyBench
 from sphinxfuzz.campaign.recording import Recorder
 from sphinxfuzz.campaign.repeats import RepeatedMessages
@@ -189,7 +190,12 @@ class Worker:
             yield pool
 
     def _context(self, pool: GeneratorPool | None) -> StrategyContext:
-        weights = self._probe(pool) if pool is not None and self.config.adapt_theories else None
+        weights: Mapping[str, float] | None = None
+        if pool is not None and self.config.adapt_theories:  # the probe's, then learnt
+            stats = self.stats
+            weights = LearntWeights(
+                pool.theories, self._probe(pool), stats.theories, stats.theories_undecided
+            )
 
         def left_out(counts: Mapping[str, int]) -> None:
             self.stats.left_out = Counter(counts)

@@ -30,7 +30,14 @@ from sphinxfuzz.mutate.mutant import NeededOptions, ready_to_run
 from sphinxfuzz.oracle import Expected
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import SolverSpec
-from sphinxfuzz.strategies import CaseFailed, NoWorkingSource, SeedUnusable, SourceFailed, TestCase
+from sphinxfuzz.strategies import (
+    CaseFailed,
+    HearsAnswers,
+    NoWorkingSource,
+    SeedUnusable,
+    SourceFailed,
+    TestCase,
+)
 
 
 class CaseTester:
@@ -112,10 +119,11 @@ class CaseTester:
                 if not self._test(store, origin, case, formula, targets):
                     return False
                 self.publish()
+                left_undecided = stats.undecided > undecided
+                if isinstance(cases, HearsAnswers):
+                    cases.answered(left_undecided)
                 budget.tested(
-                    stats.solver_time - seconds,
-                    stats.timeouts > timeouts,
-                    undecided=stats.undecided > undecided,
+                    stats.solver_time - seconds, stats.timeouts > timeouts, left_undecided
                 )
             stats.seeds_left_early += budget.left_early
             return not budget.stopped
@@ -163,11 +171,14 @@ class CaseTester:
         if self.stop_requested():
             # Ctrl-C may have reached the solver processes too: do not judge what it killed
             return False
+        undecided = stats.undecided
         accepted = calls.count(results, formula)
         theories = set(origin.theories)  # of the generated terms in it, if any
         stats.theories.update(theories)
         if accepted:
             stats.theories_accepted.update(theories)
+        if stats.undecided > undecided:  # what the theories' draw weights learn from
+            stats.theories_undecided.update(theories)
         strategy = self.bench.get(origin.strategy)
         related = case.related
         judge_case = CaseJudge(

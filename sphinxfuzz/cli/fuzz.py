@@ -101,7 +101,8 @@ def summary_table(
         for name, done in sorted(stats.strategies.items()):
             rows.append((f"strategy {name}", strategy_line(done)))
     for theory, count in sorted(stats.theories.items()):
-        rows.append((f"mutants with {theory}", str(count)))
+        undecided = stats.theories_undecided.get(theory, 0)
+        rows.append((f"mutants with {theory} (undecided)", f"{count} ({undecided})"))
     for use in options[:OPTION_ROWS]:  # every run's bugs: the folder's, not this run's
         rows.append((f"stored bugs with {use.option[:60]}", use.sentence()))
     if len(options) > OPTION_ROWS:

@@ -18,6 +18,7 @@ from sphinxfuzz.strategies import (  # noqa: F401
 )
 from sphinxfuzz.strategies.base import (
     CaseFailed,
+    HearsAnswers,
     Needs,
     NoWorkingSource,
     OracleKind,
@@ -40,6 +41,7 @@ DEFAULT = sphinx.NAME
 __all__ = [
     "DEFAULT",
     "CaseFailed",
+    "HearsAnswers",
     "Needs",
     "NoWorkingSource",
     "OracleKind",

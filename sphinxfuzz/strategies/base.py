@@ -116,6 +116,15 @@ class Strategy(Protocol):
     def mutants(self, seed: Seed, rng: random.Random) -> Iterator[TestCase]: ...
 
 
+@runtime_checkable
+class HearsAnswers(Protocol):
+    """A stream of cases (`Strategy.mutants`) that is told, after each of its cases ran,
+    whether some target left it undecided (answered unknown or timed out): a case built on
+    top of an undecided one would most likely be undecided too."""
+
+    def answered(self, undecided: bool) -> None: ...
+
+
 class StrategyBase:
     """The defaults of `Strategy`: a strategy that needs nothing but its seeds."""
 

@@ -1,9 +1,11 @@
 """Sphinx's own strategy: fill a seed's skeleton with generated terms (`mutate`).
 
 Each case is one `mutate` step of the seed, or, half of the time, of the previous case
-(mutant chaining, as long as the previous one could be made). Its terms come from the
-campaign's generator pool, minus the features a target lacks (`CapableTerms`), and the
-theories of the inserted terms are in the case's provenance. The stream of cases never ends:
+(mutant chaining, as long as the previous one could be made and no target left it
+undecided: `HearsAnswers`; the draw is made either way, so the cases after a decided one
+stay the same). Its terms come from the campaign's generator pool, minus the features a
+target lacks (`CapableTerms`), and the theories of the inserted terms are in the case's
+provenance. The stream of cases never ends:
 the campaign's budget decides how many a seed gets (`extends_fast_seeds`: more for a seed
 whose cases answer fast).
 
@@ -87,12 +89,17 @@ class _Mutants(Iterator[TestCase]):
     def __init__(self, strategy: SphinxStrategy, seed: Seed, rng: random.Random) -> None:
         self.strategy, self.seed, self.rng = strategy, seed, rng
         self.previous: Mutant | None = None
+        # a target left the previous mutant undecided: its terms would stay in a chained one
+        self.previous_undecided = False
+
+    def answered(self, undecided: bool) -> None:
+        self.previous_undecided = undecided
 
     def __next__(self) -> TestCase:
         strategy, seed = self.strategy, self.seed
         base: Seed | Mutant = seed
         if self.previous is not None and self.rng.random() < 0.5:
-            base = self.previous
+            base = seed if self.previous_undecided else self.previous
         try:
             mutant = strategy.mutate(base, self.rng)
         except GeneratorFailure as exc:

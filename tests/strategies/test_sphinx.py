@@ -12,8 +12,16 @@ from sphinxfuzz.generators.catalogue import load_catalogue
 from sphinxfuzz.generators.pool import GeneratorPool
 from sphinxfuzz.mutate import load_seed
 from sphinxfuzz.oracle.dialect import for_family
+from sphinxfuzz.smtlib import print_script
 from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
-from sphinxfuzz.strategies import NoWorkingSource, SeedUnusable, StrategyContext, fresh, get
+from sphinxfuzz.strategies import (
+    HearsAnswers,
+    NoWorkingSource,
+    SeedUnusable,
+    StrategyContext,
+    fresh,
+    get,
+)
 from sphinxfuzz.strategies.sphinx import NAME
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -61,3 +69,30 @@ def test_a_seed_without_atoms_is_unusable_and_no_pool_is_no_source(tmp_path: Pat
     unset.setup(StrategyContext(SPECS))  # a campaign that opened no pool
     with pytest.raises(NoWorkingSource):
         next(unset.mutants(load_seed(str(PLAIN)), random.Random(0)))
+
+
+def test_a_case_is_never_chained_on_one_a_target_left_undecided() -> None:
+    seed, draws = load_seed(str(PLAIN)), 12
+    with GeneratorPool(load_catalogue(GENERATORS).entries) as pool:
+        strategy = fresh(NAME)
+        strategy.setup(StrategyContext(SPECS, pool=pool))
+
+        def told(undecided: bool | None) -> list[str]:
+            cases = strategy.mutants(seed, random.Random("1:0"))
+            assert isinstance(cases, HearsAnswers)
+            texts = []
+            for _ in range(draws):
+                texts.append(next(cases).text())
+                if undecided is not None:
+                    cases.answered(undecided)
+            return texts
+
+        untold, decided, undecided = told(None), told(False), told(True)
+        # the same draws, each from the seed itself: the mutants made after undecided ones
+        rng = random.Random("1:0")
+        from_seed = [print_script(strategy.mutate(seed, rng).script)]
+        for _ in range(draws - 1):
+            rng.random()  # chain or not: drawn either way
+            from_seed.append(print_script(strategy.mutate(seed, rng).script))
+    assert decided == untold  # decided cases change nothing
+    assert undecided == from_seed != untold  # some of the untold cases were chained
