@@ -1,5 +1,6 @@
-"""Seeds from other tools' regression suites, run by real z3 and cvc5: annotations never
-become bugs, and commands only their own tool reads do not cost the seed."""
+"""Seeds from other tools' regression suites and bug trackers, run by real z3 and cvc5:
+annotations never become bugs; commands only their own tool reads, operator names of cvc4
+and older SMT-LIB, or asserting nothing do not cost the seed."""
 
 from __future__ import annotations
 
@@ -58,3 +59,57 @@ def test_foreign_and_annotated_seeds_in_a_campaign(tmp_path: Path) -> None:
     assert statuses["annotated.smt2"][0] == "ok"
     assert stats.mutants == 8 and stats.accepted == 8
     assert bugs == [] and stats.bugs.total() == 0
+
+
+# cvc4 1.8's names, which no target reads: cvc5 reads them upgraded (z3 has no such sets)
+CVC4_SETS = """(set-logic ALL)
+(declare-const x Int)
+(declare-const a (Set Int))
+(assert (member x (union a (singleton 3))))
+(assert (<= (card a) 2))
+(check-sat)
+"""
+# SMT-LIB 2.5's names: z3 reads them, cvc5 only upgraded
+OLD_STRINGS = """(set-logic QF_SLIA)
+(declare-const s String)
+(assert (str.in.re s (str.to.re "ab")))
+(assert (= (str.to.int (str.++ s "1")) 5))
+(check-sat)
+"""
+# `member` and `card` are its own: both targets read it as it is, and it stays so
+OWN_MEMBER = """(set-logic ALL)
+(declare-fun member (Int Int) Bool)
+(declare-fun card (Int) Int)
+(declare-const x Int)
+(assert (member x (card x)))
+(check-sat)
+"""
+# declares and checks, asserts nothing (the bug was elsewhere): one hole is made for it
+NO_ASSERT = """(set-logic ALL)
+(declare-const n Int)
+(declare-const p Bool)
+(check-sat)
+"""
+
+
+def test_old_names_and_unasserted_seeds_in_a_campaign(tmp_path: Path) -> None:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    texts = {"sets": CVC4_SETS, "strings": OLD_STRINGS, "own": OWN_MEMBER, "holed": NO_ASSERT}
+    for stem, text in texts.items():
+        (seeds / f"{stem}.smt2").write_text(text)
+    (seeds / "bare.smt2").write_text("(check-sat)\n")  # nothing of its own to fill a hole with
+    root = tmp_path / "campaign"
+    config = config_for([seeds], "z3 model_validate=true;cvc5 --check-models", per_seed=2)
+    stats = run_campaign(config, root, Budget())
+    with Store(root) as store:
+        found = {f.stem: store.seed_status(str(f)) for f in sorted(seeds.iterdir())}
+    checks = {stem: SeedCheck.from_detail(found[stem][1]) for stem in texts}
+    assert found["sets"][0] == "partial" and checks["sets"].serves == ("cvc5",)
+    assert checks["sets"].upgraded and not checks["sets"].trimmed
+    assert found["strings"][0] == "ok" and checks["strings"].upgraded
+    assert found["own"][0] == "ok" and not checks["own"].upgraded
+    assert found["holed"][0] == "ok" and not checks["holed"].upgraded
+    assert found["bare"][0] == "malformed"
+    assert stats.seeds_malformed == 1 and stats.seeds_set_aside == 0 and stats.bugs.total() == 0
+    assert stats.mutants == 8 and stats.accepted == 8
