@@ -84,6 +84,8 @@ OWN_MEMBER = """(set-logic ALL)
 (assert (member x (card x)))
 (check-sat)
 """
+# pasted twice: both targets reject the second copy's declarations, not the rest
+PASTED = ("(declare-const a Int)\n(declare-const b Int)\n(assert (< a b))\n(check-sat)\n") * 2
 # declares and checks, asserts nothing (the bug was elsewhere): one hole is made for it
 NO_ASSERT = """(set-logic ALL)
 (declare-const n Int)
@@ -95,7 +97,10 @@ NO_ASSERT = """(set-logic ALL)
 def test_old_names_and_unasserted_seeds_in_a_campaign(tmp_path: Path) -> None:
     seeds = tmp_path / "seeds"
     seeds.mkdir()
-    texts = {"sets": CVC4_SETS, "strings": OLD_STRINGS, "own": OWN_MEMBER, "holed": NO_ASSERT}
+    texts = {
+        "sets": CVC4_SETS, "strings": OLD_STRINGS, "own": OWN_MEMBER, "holed": NO_ASSERT,
+        "pasted": PASTED,
+    }  # fmt: skip
     for stem, text in texts.items():
         (seeds / f"{stem}.smt2").write_text(text)
     (seeds / "bare.smt2").write_text("(check-sat)\n")  # nothing of its own to fill a hole with
@@ -110,6 +115,22 @@ def test_old_names_and_unasserted_seeds_in_a_campaign(tmp_path: Path) -> None:
     assert found["strings"][0] == "ok" and checks["strings"].upgraded
     assert found["own"][0] == "ok" and not checks["own"].upgraded
     assert found["holed"][0] == "ok" and not checks["holed"].upgraded
+    assert found["pasted"][0] == "ok" and checks["pasted"].trimmed
+    assert not checks["pasted"].upgraded
     assert found["bare"][0] == "malformed"
     assert stats.seeds_malformed == 1 and stats.seeds_set_aside == 0 and stats.bugs.total() == 0
-    assert stats.mutants == 8 and stats.accepted == 8
+    assert stats.mutants == 10 and stats.accepted == 10
+
+
+def test_only_declarations_repeated_word_for_word_without_push_are_trimmed(tmp_path: Path) -> None:
+    path = tmp_path / "twice.smt2"
+    path.write_text(
+        "(set-logic QF_LIA)\n" + PASTED + "(set-logic QF_LIA)\n(declare-const a Real)\n"
+    )
+    seed = trimmed(load_seed(path))
+    assert seed is not None and seed.text.count("(declare-const a Int)") == 1
+    assert seed.text.count("(set-logic") == 1 and "(declare-const a Real)" in seed.text
+    assert seed.text.count("(assert (< a b))") == 2 and seed.text.count("(check-sat)") == 2
+    scoped = tmp_path / "scoped.smt2"
+    scoped.write_text("(push 1)\n" + PASTED.replace("(check-sat)\n", "(check-sat)\n(pop 1)\n", 1))
+    assert trimmed(load_seed(scoped)) is None  # pop forgot the first copy's symbols
