@@ -56,7 +56,6 @@ def upgraded(seed: Seed) -> Seed | None:
             continue
         new = _upgrade(command, renamed, indexed)
         changed = changed or new is not command
-        assert isinstance(new, SList)  # a list stays a list
         commands.append(new)
     if not changed:
         return None
@@ -64,14 +63,36 @@ def upgraded(seed: Seed) -> Seed | None:
     return replace(seed, script=script, text=print_script(script))
 
 
-def _upgrade(node: Node, renamed: dict[str, str], indexed: dict[str, int]) -> Node:
-    """`node` with old names renamed and old-style indexed applications rebuilt; the same
-    object when nothing changed (the seed's script is never changed in place)."""
-    if isinstance(node, Atom):
-        if node.kind == "symbol" and node.name in renamed:
-            return Atom(renamed[node.name], "symbol", node.pos)
-        return node
-    items = [_upgrade(item, renamed, indexed) for item in node.items]
+def _upgrade(command: SList, renamed: dict[str, str], indexed: dict[str, int]) -> SList:
+    """`command` with old names renamed and old-style indexed applications rebuilt; the same
+    object when nothing changed (the seed's script is never changed in place). Children
+    before parents, without recursion: seeds nest deeper than Python's stack."""
+    done: dict[int, Node] = {}
+    stack: list[tuple[SList, bool]] = [(command, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if not children_done:
+            stack.append((node, True))
+            stack.extend((item, False) for item in node.items if isinstance(item, SList))
+            continue
+        items = [
+            done[id(item)] if isinstance(item, SList) else _renamed(item, renamed)
+            for item in node.items
+        ]
+        done[id(node)] = _rebuilt(node, items, indexed)
+    new = done[id(command)]
+    assert isinstance(new, SList)  # a list stays a list
+    return new
+
+
+def _renamed(atom: Atom, renamed: dict[str, str]) -> Atom:
+    if atom.kind == "symbol" and atom.name in renamed:
+        return Atom(renamed[atom.name], "symbol", atom.pos)
+    return atom
+
+
+def _rebuilt(node: SList, items: list[Node], indexed: dict[str, int]) -> SList:
+    """`node` over its upgraded `items`: `(re.loop r 1 3)` becomes `((_ re.loop 1 3) r)`."""
     count = indexed.get(node.head_name() or "")
     if count is not None and len(items) == count + 2:  # the operator, one argument, numerals
         numerals = items[2:]

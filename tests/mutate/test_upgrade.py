@@ -116,3 +116,12 @@ def test_every_new_name_is_one_cvc5_knows(old: str) -> None:
         result = run_solver(CVC5, text, timeout=20.0)
         unknown = "not declared" in result.failure_line or "Unknown" in result.failure_line
         assert result.outcome == Outcome.ERROR and unknown != known, (name, result.failure_line)
+
+
+def test_a_seed_nested_thousands_deep_is_upgraded_without_recursion(tmp_path: Path) -> None:
+    body = "(member x a)"
+    for _ in range(5000):
+        body = f"(not {body})"
+    text = f"(declare-const x Int)\n(declare-const a (Set Int))\n(assert {body})\n(check-sat)\n"
+    new = upgraded(_seed(tmp_path, text))
+    assert new is not None and "(set.member x a)" in new.text and "(member" not in new.text
