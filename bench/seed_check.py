@@ -15,12 +15,10 @@ for 200 seeds, against the many minutes of `bench/realworld.py`, which also fuzz
 from __future__ import annotations
 
 import argparse
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
-from peers import sample_seeds
+from peers import sampled_corpus
 from realworld import NEWEST, _counts
 
 from sphinxfuzz.bugs import Store
@@ -42,12 +40,8 @@ def main() -> int:
     parser.add_argument("--trusted", default="z3;cvc5")
     parser.add_argument("--seed-timeout", type=float, default=2.0)
     args = parser.parse_args()
-    if not args.seeds.is_dir():
-        print(f"skipped: seed folder {args.seeds} is absent (see ../shared/seeds/README.md)")
-        return 0
-    work = Path(tempfile.mkdtemp(prefix="sphinxfuzz-seedcheck-"))
-    try:
-        count = sample_seeds(work / "seeds", args.sample, args.seed, corpus=args.seeds)
+    with sampled_corpus(args.seeds, args.sample, args.seed, "sphinxfuzz-seedcheck-") as sample:
+        work, count = sample
         config = CampaignConfig(
             seeds=(str(work / "seeds"),),
             solvers=args.solvers,
@@ -84,8 +78,6 @@ def main() -> int:
         share = not_timeout / seeds if seeds else 0.0
         print(f"set aside, not a time-out  {not_timeout} ({share:.1%}; target <= 3%)")
         print(f"set aside, time-out        {causes.get('time-out', 0)}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
