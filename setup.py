@@ -36,6 +36,7 @@ setup(
             "schemas/*.json",
             "solvers/options/*.json",
             "generators/*.json",
+            "mutate/*.json",
             "strategies/*.json",
             "py.typed",
         ],

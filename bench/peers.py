@@ -63,6 +63,7 @@ What is counted (asymmetries stated, not hidden):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import shutil
@@ -71,6 +72,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -126,6 +128,20 @@ def sample_seeds(folder: Path, size: int, seed: int, corpus: Path = CORPUS) -> i
     for index, path in enumerate(chosen):
         (folder / f"{index:05d}-{path.name}").symlink_to(path.resolve())
     return len(chosen)
+
+
+@contextlib.contextmanager
+def sampled_corpus(corpus: Path, size: int, seed: int, prefix: str) -> Iterator[tuple[Path, int]]:
+    """A temporary folder whose `seeds/` links to a fixed sample of `corpus` (`sample_seeds`),
+    with the sample's size; removed afterwards. `SystemExit(0)` when the corpus is absent."""
+    if not corpus.is_dir():
+        print(f"skipped: seed folder {corpus} is absent (see ../shared/seeds/README.md)")
+        raise SystemExit(0)
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield work, sample_seeds(work / "seeds", size, seed, corpus=corpus)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def seed_use(root: Path) -> dict[str, int]:

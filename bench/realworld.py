@@ -25,13 +25,11 @@ unless --keep.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from peers import sample_seeds, seed_use
+from peers import sampled_corpus, seed_use
 
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.replay import replay
@@ -72,12 +70,8 @@ def main() -> int:
     parser.add_argument("--mutants-per-seed", type=int, default=default_of("mutants_per_seed"))
     parser.add_argument("--keep", type=Path, default=None, help="keep the campaign folder here")
     args = parser.parse_args()
-    if not args.seeds.is_dir():
-        print(f"skipped: seed folder {args.seeds} is absent (see ../shared/seeds/README.md)")
-        return 0
-    work = Path(tempfile.mkdtemp(prefix="sphinxfuzz-realworld-"))
-    try:
-        count = sample_seeds(work / "seeds", args.sample, args.seed, corpus=args.seeds)
+    with sampled_corpus(args.seeds, args.sample, args.seed, "sphinxfuzz-realworld-") as sample:
+        work, count = sample
         root = args.keep or work / "campaign"
         config = CampaignConfig(
             seeds=(str(work / "seeds"),),
@@ -105,8 +99,6 @@ def main() -> int:
             return 2
         print(f"wall time  {time.monotonic() - started:.0f} s")
         report(root, stats)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -203,18 +203,22 @@ MIN_MUTANT_TIMEOUT = 0.5
 @dataclass(frozen=True)
 class SeedCheck:
     """What the store keeps of a usable seed's check: its slowest solver's time, whether
-    only its trimmed form (`mutate.trim`) is usable, and which targets it serves."""
+    the form used is trimmed (`mutate.trim`) and upgraded to today's operator names
+    (`mutate.upgrade`), and which targets it serves."""
 
     slowest: float | None  # seconds; None: not known (a store from before calibration)
     trimmed: bool = False
     # the names of the targets that accept it; None: every target (stores before it too)
     serves: tuple[str, ...] | None = None
+    upgraded: bool = False
 
     def to_detail(self) -> str:
         slowest = None if self.slowest is None else round(self.slowest, 3)
         data: dict[str, object] = {"slowest_seconds": slowest, "trimmed": self.trimmed}
         if self.serves is not None:
             data["serves"] = list(self.serves)
+        if self.upgraded:  # absent in stores from before the upgrade
+            data["upgraded"] = True
         return json.dumps(data)
 
     @classmethod
@@ -230,7 +234,8 @@ class SeedCheck:
             number = float(slowest) if isinstance(slowest, int | float) else None
             serves = data.get("serves")
             names = tuple(str(n) for n in serves) if isinstance(serves, list) else None
-            return cls(number, bool(data.get("trimmed", False)), names)
+            trimmed, upgraded = bool(data.get("trimmed")), bool(data.get("upgraded"))
+            return cls(number, trimmed, names, upgraded)
         found = _OLD_SLOWEST.search(detail)
         return cls(None if found is None else float(found.group(1)), detail.endswith(_OLD_TRIMMED))
 

@@ -3,7 +3,8 @@ the store.
 
 A seed is run unmutated by the targets and the trusted solvers first: what it already
 triggers is a seed finding, not a bug of the fuzzer's making. A seed some solver rejects gets
-a second try without its queries and non-standard options (`mutate.trim`). A seed the targets
+a second try without its queries and non-standard options (`mutate.trim`) and with today's
+names for the operators of cvc4 and older SMT-LIB (`mutate.upgrade`). A seed the targets
 all accept is used in full; one only some targets accept (a theory one family lacks) serves
 those alone (`SEED_PARTIAL`: the loop prefers strategies that need no second solver); a
 seed no target accepts, or one some solver cannot answer in time, is set aside. A usable
@@ -13,7 +14,7 @@ seed's check gives its cases their time limit (`config.calibrated_timeout`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
@@ -24,6 +25,7 @@ from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.mutate import Seed, SeedError, load_seed
 from sphinxfuzz.mutate.mutant import NeededOptions, with_needed_options
 from sphinxfuzz.mutate.trim import trimmed
+from sphinxfuzz.mutate.upgrade import upgraded
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
 
@@ -80,8 +82,8 @@ class SeedChecker:
                 return None
             known = (status, detail)
         check = SeedCheck.from_detail(known[1])
-        if check.trimmed:
-            seed = with_needed_options(trimmed(raw) or raw, self.needed_options)
+        if check.trimmed or check.upgraded:
+            seed = with_needed_options(_reworked(raw, check), self.needed_options)
         serves = check.serves
         specs = tuple(s for s in self.targets if serves is None or s.name in serves)
         if not specs:  # names no target of this campaign: not a status it wrote
@@ -133,46 +135,51 @@ class SeedChecker:
             return SEED_FINDING, kinds
         if all(r.outcome not in (Outcome.ERROR, Outcome.TIMEOUT) for r in results):
             return SEED_OK, _checked(results)
-        return self._by_target(seed.path, results, self._without_extras(raw, limit))
+        whole = _Form(results, SeedCheck(None))
+        return self._by_target(seed.path, whole, self._second_form(raw, limit))
 
-    def _without_extras(self, seed: Seed, limit: float) -> list[SolverResult] | None:
+    def _second_form(self, seed: Seed, limit: float) -> _Form | None:
         """A rejected seed's second check, without its queries and non-standard options
-        (`mutate.trim`): its results, None when trimming leaves it alone or the trimmed
-        text triggers something (a finding of the trimmed text is not the seed's)."""
+        (`mutate.trim`) and with today's operator names (`mutate.upgrade`): its results,
+        None when neither changes the seed or the new text triggers something (a finding
+        of the changed text is not the seed's)."""
         smaller = trimmed(seed)
-        if smaller is None:
+        newer = upgraded(smaller or seed)
+        changed = newer or smaller
+        if changed is None:
             return None
-        smaller = with_needed_options(smaller, self.needed_options)
+        changed = with_needed_options(changed, self.needed_options)
         run = self.calls.run
-        results = [run(s, smaller.script, fresh=True, timeout=limit) for s in self.specs]
-        judgement = self.calls.judge(smaller.text, results, fresh=True)
-        return None if judgement.verdicts or judgement.unconfirmed else results
+        results = [run(s, changed.script, fresh=True, timeout=limit) for s in self.specs]
+        judgement = self.calls.judge(changed.text, results, fresh=True)
+        if judgement.verdicts or judgement.unconfirmed:
+            return None
+        return _Form(results, SeedCheck(None, smaller is not None, upgraded=newer is not None))
 
-    def _by_target(
-        self, path: str, whole: list[SolverResult], smaller: list[SolverResult] | None
-    ) -> tuple[str, str]:
+    def _by_target(self, path: str, whole: _Form, second: _Form | None) -> tuple[str, str]:
         """The status of a seed some solver rejected or timed out on: the form (whole, else
-        trimmed) that the most targets accept, used by those targets; set aside when no
-        target accepts it or a solver timed out on it."""
-        forms = [(whole, False)] + ([(smaller, True)] if smaller is not None else [])
-        answered = [f for f in forms if all(r.outcome != Outcome.TIMEOUT for r in f[0])]
+        trimmed and upgraded) that the most targets accept, used by those targets; set aside
+        when no target accepts it or a solver timed out on it."""
+        forms = [whole] + ([second] if second is not None else [])
+        answered = [f for f in forms if all(r.outcome != Outcome.TIMEOUT for r in f.results)]
         if not answered:
-            return self.set_aside(whole)
+            return self.set_aside(whole.results)
         names = {s.name for s in self.targets}
 
-        def rank(form: tuple[list[SolverResult], bool]) -> tuple[int, int]:
+        def rank(form: _Form) -> tuple[int, int]:
             """Targets that accept it, then solvers (trusted ones give labels)."""
-            accepting = [r.spec.name for r in form[0] if r.outcome != Outcome.ERROR]
+            accepting = [r.spec.name for r in form.results if r.outcome != Outcome.ERROR]
             return sum(name in names for name in accepting), len(accepting)
 
-        results, trim = max(answered, key=rank)  # the whole seed on a tie
+        chosen = max(answered, key=rank)  # the whole seed on a tie
+        results, form = chosen.results, chosen.form
         serves = tuple(
             r.spec.name for r in results if r.spec.name in names and r.outcome != Outcome.ERROR
         )
         if not serves:
-            return self.set_aside(whole)
+            return self.set_aside(whole.results)
         if len(serves) == len(names):  # a trusted solver's rejection only costs labels
-            return SEED_OK, _checked(results, trimmed=trim)
+            return SEED_OK, _checked(results, form)
         rejected = [r for r in results if r.spec.name in names and r.outcome == Outcome.ERROR]
         for result in rejected:
             self.stats.partial_causes[rejection(result)] += 1
@@ -181,7 +188,7 @@ class SeedChecker:
             + "; ".join(rejection(r) for r in rejected),
             "seed used in part",
         )
-        return SEED_PARTIAL, _checked(results, trimmed=trim, serves=serves)
+        return SEED_PARTIAL, _checked(results, form, serves=serves)
 
     def set_aside(self, results: list[SolverResult]) -> tuple[str, str]:
         self.stats.seeds_set_aside += 1
@@ -197,8 +204,28 @@ class SeedChecker:
         return SEED_SET_ASIDE, detail
 
 
+@dataclass(frozen=True)
+class _Form:
+    """One form of a seed a check ran: its results, and how it differs from the file (a
+    `SeedCheck` whose time is not yet known)."""
+
+    results: list[SolverResult]
+    form: SeedCheck
+
+
+def _reworked(raw: Seed, check: SeedCheck) -> Seed:
+    """The form of the seed its check chose: trimmed, upgraded, both, or as read."""
+    form = (trimmed(raw) or raw) if check.trimmed else raw
+    return (upgraded(form) or form) if check.upgraded else form
+
+
 def _checked(
-    results: list[SolverResult], *, trimmed: bool = False, serves: tuple[str, ...] | None = None
+    results: list[SolverResult],
+    form: SeedCheck | None = None,
+    *,
+    serves: tuple[str, ...] | None = None,
 ) -> str:
     """The stored detail of a usable seed's check (`SeedCheck`)."""
-    return SeedCheck(max(r.elapsed for r in results), trimmed, serves).to_detail()
+    form = form or SeedCheck(None)
+    slowest = max(r.elapsed for r in results)
+    return replace(form, slowest=slowest, serves=serves).to_detail()

@@ -1,4 +1,10 @@
-"""Seeds: parsed once, checked for something to mutate."""
+"""Seeds: parsed once, checked for something to mutate.
+
+A seed that declares symbols and checks satisfiability but asserts nothing (bug trackers
+keep such scripts: the bug was in an option or a declaration) gets one hole: `(assert true)`
+before its first check-sat. The assertion changes no answer, and its atom is where the
+mutator puts generated terms, whose fresh constants become the seed's symbols of their sort.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,8 @@ from pathlib import Path
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.mutate.annotations import strip_expectations
-from sphinxfuzz.smtlib import Script, SmtParseError, parse_file, print_script
+from sphinxfuzz.smtlib import Script, SList, SmtParseError, parse_file, print_script, sym
+from sphinxfuzz.smtlib.vocabulary import CHECK_SAT_COMMANDS, SYMBOL_DECLARING
 
 
 class SeedError(InputError):
@@ -44,8 +51,23 @@ def load_seed(path: str | Path, *, max_bytes: int | None = MAX_SEED_BYTES) -> Se
         raise SeedError(f"{path}: cannot read: {exc.strerror}") from None
     except SmtParseError as exc:  # also names the place of bytes that are not UTF-8
         raise SeedError(str(exc)) from None
-    if not any(command.head_name() == "assert" for command in script.commands):
-        raise SeedError(f"{path}:1:1: no assert command, so nothing to mutate")
+    holed = not any(command.head_name() == "assert" for command in script.commands)
+    if holed:
+        script = _with_hole(script, path)
     script, expected = strip_expectations(script)
-    text = print_script(script) if expected else path.read_text(encoding="utf-8")
+    text = print_script(script) if expected or holed else path.read_text(encoding="utf-8")
     return Seed(str(path), text, script, expected)
+
+
+def _with_hole(script: Script, path: Path) -> Script:
+    """`script`, which asserts nothing, with `(assert true)` before its first check-sat;
+    `SeedError` when it checks nothing or declares no symbol before (the hole would hold
+    generated terms alone, nothing of the seed)."""
+    commands = script.commands
+    first = next((i for i, c in enumerate(commands) if c.head_name() in CHECK_SAT_COMMANDS), None)
+    if first is None or not any(c.head_name() in SYMBOL_DECLARING for c in commands[:first]):
+        raise SeedError(
+            f"{path}:1:1: no assert command and no declared symbol checked, so nothing to mutate"
+        )
+    hole = SList([sym("assert"), sym("true")])
+    return Script([*commands[:first], hole, *commands[first:]], script.filename)

@@ -261,6 +261,9 @@ def test_calibrated_limit_stays_between_the_floor_and_the_timeout() -> None:
 def test_seed_checks_are_stored_structured_and_old_sentences_still_read() -> None:
     check = SeedCheck(0.12345, trimmed=True)
     assert SeedCheck.from_detail(check.to_detail()) == SeedCheck(0.123, trimmed=True)
+    upgraded = SeedCheck(0.5, upgraded=True)
+    assert SeedCheck.from_detail(upgraded.to_detail()) == upgraded
+    assert "upgraded" not in check.to_detail()  # what stores before the upgrade held
     # what stores written before SeedCheck hold
     assert SeedCheck.from_detail("slowest solver 0.250 s") == SeedCheck(0.25)
     assert SeedCheck.from_detail("slowest solver 1.500 s; trimmed") == SeedCheck(1.5, True)

@@ -389,3 +389,28 @@ def test_mutants_from_a_kept_skeleton_equal_those_of_a_seed_read_again(seed) -> 
     again = [mutate(load_seed(seed.path), random.Random(k), SortedSource()).text for k in range(6)]
     assert kept == again
     assert (seed.text, [print_node(c) for c in seed.script.commands]) == before
+
+
+def test_a_seed_asserting_nothing_gets_one_hole_its_terms_fill(tmp_path) -> None:
+    path = tmp_path / "declared.smt2"
+    path.write_text("(set-logic ALL)\n(declare-const n Int)\n(push 1)\n(check-sat)\n(check-sat)\n")
+    seed = load_seed(path)
+    heads = [c.head_name() for c in seed.script.commands]
+    assert heads == ["set-logic", "declare-const", "push", "assert", "check-sat", "check-sat"]
+    assert "(assert true)" in seed.text
+    [hole], _info = find_atoms(seed.script)
+    assert print_node(hole.node) == "true"
+    # generated terms fill it, their fresh Ints become the seed's n as in any seed's atom
+    uses_n = []
+    for k in range(6):
+        mutant = mutate(seed, random.Random(k), SortedSource(), rename_prob=1.0)
+        assert "(assert true)" not in mutant.text
+        _check_adapted(mutant, seed.script)
+        asserted = [print_node(c) for c in mutant.script.commands if c.head_name() == "assert"]
+        uses_n.append(any(" n)" in a or " n " in a for a in asserted))
+    assert any(uses_n)
+    # declaring a sort is not a symbol: a hole would hold generated terms alone
+    sort_only = tmp_path / "sort.smt2"
+    sort_only.write_text("(declare-sort U 0)\n(check-sat)\n")
+    with pytest.raises(SeedError, match="no declared symbol"):
+        load_seed(sort_only)
