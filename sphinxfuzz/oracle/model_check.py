@@ -187,9 +187,15 @@ class _CheckWriter:
     def __init__(self, model: _Model, declared: set[str]) -> None:
         self.model = model
         self.auxiliary = {n: d for n, d in model.definitions.items() if n not in declared}
+        self._start()
+
+    def _start(self) -> None:
         self.emitted: set[str] = set()
         self.universe_done: set[str] = set()
         self.out: list[str] = []
+        self.stack_lines: list[int] = []  # where the formula's assert, push and pop lines are
+        self.names: set[str] = set()  # symbols and sorts the lines declare
+        self.after_reset = False
 
     def auxiliary_of(self, node: Node) -> None:
         # z3 may define a value through a helper (`(_ as-array k!0)`): define helpers first
@@ -208,8 +214,25 @@ class _CheckWriter:
 
     def command(self, command: SList) -> None:
         head = command.head_name()
+        if head == "reset":  # what came before is gone: the check starts afresh
+            self._start()
+            return
+        if head == "reset-assertions":
+            # the assertions and the scopes go; the declarations stay (z3, cvc5 and yices keep
+            # them, and a script goes on using them)
+            dropped = set(self.stack_lines)
+            self.out = [line for i, line in enumerate(self.out) if i not in dropped]
+            self.stack_lines, self.after_reset = [], True
+            return
         if head not in _KEEP:
             return  # set-logic too: model values may leave the declared logic
+        name = _name(command.items[1]) if len(command.items) >= 2 else ""
+        if head in SYMBOL_DECLARING | SORT_DECLARING and name:
+            if self.after_reset and name in self.names:
+                return  # declared again after reset-assertions: the first one stands
+            self.names.add(name)
+        if head in ("assert", "push", "pop"):
+            self.stack_lines.append(len(self.out))
         if head == "declare-sort" and len(command.items) >= 2:
             self.out.append(print_node(command))
             self.universe(print_node(command.items[1]))

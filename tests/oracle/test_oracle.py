@@ -85,6 +85,42 @@ def test_model_check_pins_every_model_format(family: str) -> None:
     assert run(z3, wrong).answers == ["unsat"]
 
 
+# what was asserted before (reset-assertions) or (reset) no longer binds the model
+FORGETTING = """(set-option :produce-models true)
+(set-option :incremental true)
+(set-option :global-declarations true)
+(declare-const x Int)
+(assert (> x 0))
+(push 1)
+(assert (> x 5))
+(reset-assertions)
+(assert (< x 0))
+(check-sat)
+(get-model)
+"""
+
+
+@pytest.mark.parametrize(
+    "forget",
+    ["(reset-assertions)", "(reset)\n(set-option :produce-models true)\n(declare-const x Int)"],
+)
+def test_forgotten_assertions_do_not_bind_the_model(forget: str) -> None:
+    formula = FORGETTING.replace("(reset-assertions)", forget)
+    specs = parse_specs("z3;cvc5")
+    results = [run(spec, formula) for spec in specs]
+    assert [r.answers[:1] for r in results] == [["sat"], ["sat"]]
+    check = build_model_check(formula, results[0].stdout.split("sat", 1)[1])
+    assert "(> x 0)" not in check and "(push" not in check
+    assert run(specs[0], check).answers == ["sat"]
+    judgement = judge(formula, results, run)
+    assert judgement.verdicts == [] and not judgement.unconfirmed
+    # an assertion after the forgetting one still binds it
+    wrong = formula.replace("(check-sat)", "(assert (> x 0))\n(check-sat)", 1)
+    assert run(
+        specs[0], build_model_check(wrong, results[0].stdout.split("sat", 1)[1])
+    ).answers == ["unsat"]
+
+
 def test_model_check_rejects_unreadable_models() -> None:
     with pytest.raises(ModelCheckError):
         build_model_check(SAT_FORMULA, "sat (")
