@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sphinxfuzz.mutate import Seed, load_seed
-from sphinxfuzz.mutate.declare import declared
-from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.smtlib import parse_script
-from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
+from seed_helpers import answer, seed_of
 
-Z3, CVC5 = parse_specs("z3;cvc5")
+from sphinxfuzz.mutate.declare import declared
+from sphinxfuzz.solvers import Outcome
 
 # `U` is never declared, nor are `k` (an Int: it is added to 1), `p` (a Bool: asserted),
 # `f` (applied to `k`, compared with `n`: Int to Int, once `k` is known) and `g` (U to U)
@@ -27,20 +24,9 @@ MISSING = """(set-logic ALL)
 """
 
 
-def _answer(spec_index: int, text: str) -> Outcome:
-    spec = (Z3, CVC5)[spec_index]
-    return run_solver(spec, for_family(parse_script(text), spec.family), timeout=20.0).outcome
-
-
-def _seed(tmp_path: Path, text: str) -> Seed:
-    path = tmp_path / "seed.smt2"
-    path.write_text(text)
-    return load_seed(path)
-
-
-def test_missing_sort_and_symbols_are_declared_and_both_answer(tmp_path: Path) -> None:
-    seed = _seed(tmp_path, MISSING)
-    assert _answer(0, seed.text) == Outcome.ERROR and _answer(1, seed.text) == Outcome.ERROR
+def test_missing_sort_and_symbols_are_declared_and_bothanswer(tmp_path: Path) -> None:
+    seed = seed_of(tmp_path, MISSING)
+    assert answer(0, seed.text) == Outcome.ERROR and answer(1, seed.text) == Outcome.ERROR
     new = declared(seed)
     assert new is not None and new.path == seed.path
     lines = new.text.splitlines()
@@ -53,26 +39,26 @@ def test_missing_sort_and_symbols_are_declared_and_both_answer(tmp_path: Path) -
     ):
         assert declaration in lines
     assert lines.index("(declare-fun p () Bool)") == lines.index("(assert p)") - 1
-    assert _answer(0, new.text) == Outcome.SAT and _answer(1, new.text) == Outcome.SAT
+    assert answer(0, new.text) == Outcome.SAT and answer(1, new.text) == Outcome.SAT
     assert declared(new) is None  # nothing left to declare
 
 
 def test_a_sort_applied_to_arguments_is_declared_with_that_arity(tmp_path: Path) -> None:
-    seed = _seed(tmp_path, "(declare-const x (Box Int))\n(assert (= x x))\n(check-sat)\n")
+    seed = seed_of(tmp_path, "(declare-const x (Box Int))\n(assert (= x x))\n(check-sat)\n")
     new = declared(seed)
     assert new is not None and new.text.startswith("(declare-sort Box 1)\n")
-    assert _answer(0, new.text) == Outcome.SAT and _answer(1, new.text) == Outcome.SAT
+    assert answer(0, new.text) == Outcome.SAT and answer(1, new.text) == Outcome.SAT
 
 
 def test_symbols_their_uses_leave_open_leave_the_seed_as_written(tmp_path: Path) -> None:
     # `a` and `b` could have any sort, though `c` is an Int: nothing is guessed
     ambiguous = "(declare-const c Int)\n(assert (= a b))\n(assert (> c 0))\n(check-sat)\n"
-    assert declared(_seed(tmp_path, ambiguous)) is None
+    assert declared(seed_of(tmp_path, ambiguous)) is None
     # two uses that disagree: an Int once, a Bool once
     conflicting = "(assert (> a 0))\n(assert (and a true))\n(check-sat)\n"
-    assert declared(_seed(tmp_path, conflicting)) is None
+    assert declared(seed_of(tmp_path, conflicting)) is None
     # first used inside a push: a declaration there would be forgotten by the pop
     scoped = "(push 1)\n(assert (> a 0))\n(pop 1)\n(assert (< a 0))\n(check-sat)\n"
-    assert declared(_seed(tmp_path, scoped)) is None
+    assert declared(seed_of(tmp_path, scoped)) is None
     # declares everything it uses
-    assert declared(_seed(tmp_path, "(declare-const a Int)\n(assert (> a 0))\n")) is None
+    assert declared(seed_of(tmp_path, "(declare-const a Int)\n(assert (> a 0))\n")) is None
