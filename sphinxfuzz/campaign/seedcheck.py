@@ -3,13 +3,13 @@ the store.
 
 A seed is run unmutated by the targets and the trusted solvers first: what it already
 triggers is a seed finding, not a bug of the fuzzer's making. A seed some solver rejects gets
-a second try without its queries and non-standard options (`mutate.trim`) and with today's
+a second try without its queries and non-standard options (`mutate.trim`), with today's
 names for the operators of cvc4 and older SMT-LIB (`mutate.upgrade`) and with the
-declarations its reporter left out, inferred from the uses (`mutate.declare`). A seed the targets
-all accept is used in full; one only some targets accept (a theory one family lacks) serves
-those alone (`SEED_PARTIAL`: the loop prefers strategies that need no second solver); a
-seed no target accepts, or one some solver cannot answer in time, is set aside. A usable
-seed's check gives its cases their time limit (`config.calibrated_timeout`).
+declarations its reporter left out, inferred from their uses (`mutate.declare`). A seed the
+targets all accept is used in full; one only some targets accept (a theory one family
+lacks) serves those alone (`SEED_PARTIAL`: the loop prefers strategies that need no second
+solver); a seed no target accepts, or one some solver cannot answer in time, is set aside.
+A usable seed's check gives its cases their time limit (`config.calibrated_timeout`).
 """
 
 from __future__ import annotations

@@ -3,14 +3,14 @@
 Bug reports often cut a script down to the assertion that crashes and drop the declarations
 of its symbols or sorts; every solver rejects the script then. A sort used in a declaration
 or binder but never declared gets `(declare-sort S n)`, `n` the number of arguments its uses
-give it. A symbol gets the sort its places pin down (`expected_sort`): a Bool position, the
+give it. A symbol gets the sort its places pin down (`_expected`): a Bool position, the
 other side of an `=`, an operator whose arguments share one sort (a numeral it is compared
 with), an argument of a declared function. A symbol applied to arguments becomes a
 `declare-fun` over its arguments' sorts. Inference repeats while it finds something, so one
 symbol's declaration can pin down the next; a symbol nothing pins down leaves the seed as
 written (a guessed sort would be a different formula). Declarations go before the first
-command that uses the name, at the top level of the assertion stack (a use inside a
-`push` is not declared).
+command that uses the name; one that would go inside a `push` (the `pop` forgets it) or
+before a `reset` leaves the seed as written too.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def declared(seed: Seed) -> Seed | None:
             return None
         script, added = new, True
     else:
-        return None
+        return None  # still finding after so many rounds: not a seed's handful of symbols
     if not added:
         return None
     return replace(seed, script=script, text=print_script(script))
