@@ -64,7 +64,8 @@ def declared(seed: Seed) -> Seed | None:
         if found is None:
             return None
         if not found:
-            if any(_undeclared(site, info, own_names(script))[0] for site in info.sites or ()):
+            own = own_names(script)
+            if any(_undeclared(site, info, own)[0] for site in info.sites or ()):
                 return None  # a symbol nothing pins down: not guessed
             break
         new = _insert(script, found)
