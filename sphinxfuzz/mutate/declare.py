@@ -45,6 +45,8 @@ _SAME_ARGUMENTS = _SAME_RESULT | frozenset(
 # application's).
 _ROUNDED = frozenset("fp.add fp.sub fp.mul fp.div fp.fma fp.sqrt fp.roundToIntegral".split())
 _ITE = frozenset({"ite", "if"})
+# the namespaces of theory operators: `str.`, `set.`, `bag.`, `fp.` ...
+_THEORY_PREFIXES = frozenset(name.partition(".")[0] + "." for name in RULES if "." in name)
 _PREAMBLE = OPTION_COMMANDS | {"set-logic"}
 _FORGETTING = frozenset({"reset", "reset-assertions"})
 
@@ -198,7 +200,7 @@ def _undeclared(
     if not isinstance(head, Atom) or head.kind != "symbol" or site.sort is not None:
         return None, None
     name = head.name
-    if not _unknown(name, env, own) or name in RULES or name.startswith("is-"):
+    if not _unknown(name, env, own) or name.startswith("is-"):
         return None, None
     if _concrete(name, info) or name in BINDERS or name in ("!", "as", "_"):
         return None, None
@@ -213,7 +215,12 @@ def _concrete(name: str, info: SortInfo) -> bool:
 
 
 def _unknown(name: str, env: Env, own: set[str]) -> bool:
-    return name not in own and name not in CONSTANTS and name not in env
+    """Whether `name` is neither the script's, nor bound here, nor a theory's: a name of a
+    theory's namespace (`bag.is_included`) is an operator the table lacks, not the
+    reporter's own symbol."""
+    if name in own or name in env or name in CONSTANTS or name in RULES:
+        return False
+    return name.partition(".")[0] + "." not in _THEORY_PREFIXES
 
 
 def _expected(site: TermSite, info: SortInfo, by_node: dict[int, TermSite]) -> Sort | None:

@@ -60,5 +60,8 @@ def test_symbols_their_uses_leave_open_leave_the_seed_as_written(tmp_path: Path)
     # first used inside a push: a declaration there would be forgotten by the pop
     scoped = "(push 1)\n(assert (> a 0))\n(pop 1)\n(assert (< a 0))\n(check-sat)\n"
     assert declared(seed_of(tmp_path, scoped)) is None
+    # an operator of a theory's namespace the sort table lacks is no symbol of the reporter's
+    theory = "(declare-const s (Set Int))\n(assert (set.is_tiny s))\n(check-sat)\n"
+    assert declared(seed_of(tmp_path, theory)) is None
     # declares everything it uses
     assert declared(seed_of(tmp_path, "(declare-const a Int)\n(assert (> a 0))\n")) is None
