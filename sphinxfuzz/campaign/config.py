@@ -203,14 +203,16 @@ MIN_MUTANT_TIMEOUT = 0.5
 @dataclass(frozen=True)
 class SeedCheck:
     """What the store keeps of a usable seed's check: its slowest solver's time, whether
-    the form used is trimmed (`mutate.trim`) and upgraded to today's operator names
-    (`mutate.upgrade`), and which targets it serves."""
+    the form used is trimmed (`mutate.trim`), upgraded to today's operator names
+    (`mutate.upgrade`) and given the declarations it lacks (`mutate.declare`), and which
+    targets it serves."""
 
     slowest: float | None  # seconds; None: not known (a store from before calibration)
     trimmed: bool = False
     # the names of the targets that accept it; None: every target (stores before it too)
     serves: tuple[str, ...] | None = None
     upgraded: bool = False
+    declared: bool = False
 
     def to_detail(self) -> str:
         slowest = None if self.slowest is None else round(self.slowest, 3)
@@ -219,6 +221,8 @@ class SeedCheck:
             data["serves"] = list(self.serves)
         if self.upgraded:  # absent in stores from before the upgrade
             data["upgraded"] = True
+        if self.declared:  # absent in stores from before declarations were inferred
+            data["declared"] = True
         return json.dumps(data)
 
     @classmethod
@@ -235,7 +239,7 @@ class SeedCheck:
             serves = data.get("serves")
             names = tuple(str(n) for n in serves) if isinstance(serves, list) else None
             trimmed, upgraded = bool(data.get("trimmed")), bool(data.get("upgraded"))
-            return cls(number, trimmed, names, upgraded)
+            return cls(number, trimmed, names, upgraded, bool(data.get("declared")))
         found = _OLD_SLOWEST.search(detail)
         return cls(None if found is None else float(found.group(1)), detail.endswith(_OLD_TRIMMED))
 

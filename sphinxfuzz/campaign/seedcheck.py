@@ -3,12 +3,13 @@ the store.
 
 A seed is run unmutated by the targets and the trusted solvers first: what it already
 triggers is a seed finding, not a bug of the fuzzer's making. A seed some solver rejects gets
-a second try without its queries and non-standard options (`mutate.trim`) and with today's
-names for the operators of cvc4 and older SMT-LIB (`mutate.upgrade`). A seed the targets
-all accept is used in full; one only some targets accept (a theory one family lacks) serves
-those alone (`SEED_PARTIAL`: the loop prefers strategies that need no second solver); a
-seed no target accepts, or one some solver cannot answer in time, is set aside. A usable
-seed's check gives its cases their time limit (`config.calibrated_timeout`).
+a second try without its queries and non-standard options (`mutate.trim`), with today's
+names for the operators of cvc4 and older SMT-LIB (`mutate.upgrade`) and with the
+declarations its reporter left out, inferred from their uses (`mutate.declare`). A seed the
+targets all accept is used in full; one only some targets accept (a theory one family
+lacks) serves those alone (`SEED_PARTIAL`: the loop prefers strategies that need no second
+solver); a seed no target accepts, or one some solver cannot answer in time, is set aside.
+A usable seed's check gives its cases their time limit (`config.calibrated_timeout`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sphinxfuzz.campaign.calls import SolverCalls, cause, rejection
 from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck, calibrated_timeout
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.mutate import Seed, SeedError, load_seed
+from sphinxfuzz.mutate.declare import declared
 from sphinxfuzz.mutate.mutant import NeededOptions, with_needed_options
 from sphinxfuzz.mutate.trim import trimmed
 from sphinxfuzz.mutate.upgrade import upgraded
@@ -82,7 +84,7 @@ class SeedChecker:
                 return None
             known = (status, detail)
         check = SeedCheck.from_detail(known[1])
-        if check.trimmed or check.upgraded:
+        if check.trimmed or check.upgraded or check.declared:
             seed = with_needed_options(_reworked(raw, check), self.needed_options)
         serves = check.serves
         specs = tuple(s for s in self.targets if serves is None or s.name in serves)
@@ -140,12 +142,13 @@ class SeedChecker:
 
     def _second_form(self, seed: Seed, limit: float) -> _Form | None:
         """A rejected seed's second check, without its queries and non-standard options
-        (`mutate.trim`) and with today's operator names (`mutate.upgrade`): its results,
-        None when neither changes the seed or the new text triggers something (a finding
-        of the changed text is not the seed's)."""
+        (`mutate.trim`), with today's operator names (`mutate.upgrade`) and the declarations
+        it lacks (`mutate.declare`): its results, None when none of them changes the seed or
+        the new text triggers something (a finding of the changed text is not the seed's)."""
         smaller = trimmed(seed)
         newer = upgraded(smaller or seed)
-        changed = newer or smaller
+        completed = declared(newer or smaller or seed)
+        changed = completed or newer or smaller
         if changed is None:
             return None
         changed = with_needed_options(changed, self.needed_options)
@@ -154,11 +157,12 @@ class SeedChecker:
         judgement = self.calls.judge(changed.text, results, fresh=True)
         if judgement.verdicts or judgement.unconfirmed:
             return None
-        return _Form(results, SeedCheck(None, smaller is not None, upgraded=newer is not None))
+        form = SeedCheck(None, smaller is not None, upgraded=newer is not None)
+        return _Form(results, replace(form, declared=completed is not None))
 
     def _by_target(self, path: str, whole: _Form, second: _Form | None) -> tuple[str, str]:
         """The status of a seed some solver rejected or timed out on: the form (whole, else
-        trimmed and upgraded) that the most targets accept, used by those targets; set aside
+        trimmed, upgraded and declared) that the most targets accept, used by those targets; set aside
         when no target accepts it or a solver timed out on it."""
         forms = [whole] + ([second] if second is not None else [])
         answered = [f for f in forms if all(r.outcome != Outcome.TIMEOUT for r in f.results)]
@@ -214,9 +218,10 @@ class _Form:
 
 
 def _reworked(raw: Seed, check: SeedCheck) -> Seed:
-    """The form of the seed its check chose: trimmed, upgraded, both, or as read."""
+    """The form of the seed its check chose: trimmed, upgraded, declared, or as read."""
     form = (trimmed(raw) or raw) if check.trimmed else raw
-    return (upgraded(form) or form) if check.upgraded else form
+    form = (upgraded(form) or form) if check.upgraded else form
+    return (declared(form) or form) if check.declared else form
 
 
 def _checked(

@@ -264,6 +264,9 @@ def test_seed_checks_are_stored_structured_and_old_sentences_still_read() -> Non
     upgraded = SeedCheck(0.5, upgraded=True)
     assert SeedCheck.from_detail(upgraded.to_detail()) == upgraded
     assert "upgraded" not in check.to_detail()  # what stores before the upgrade held
+    declared = SeedCheck(0.5, upgraded=True, declared=True)
+    assert SeedCheck.from_detail(declared.to_detail()) == declared
+    assert "declared" not in upgraded.to_detail()
     # what stores written before SeedCheck hold
     assert SeedCheck.from_detail("slowest solver 0.250 s") == SeedCheck(0.25)
     assert SeedCheck.from_detail("slowest solver 1.500 s; trimmed") == SeedCheck(1.5, True)

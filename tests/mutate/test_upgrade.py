@@ -6,14 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from seed_helpers import CVC5, answer, seed_of
 
-from sphinxfuzz.mutate import Seed, load_seed
 from sphinxfuzz.mutate.upgrade import old_names, own_names, upgraded
-from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.smtlib import parse_script
-from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
-
-Z3, CVC5 = parse_specs("z3;cvc5")
+from sphinxfuzz.solvers import Outcome, run_solver
 
 # cvc4 1.8's set names: x is in a and b, so in their intersection, which has one element
 OLD_SETS = """(set-logic QF_UFLIAFS)
@@ -46,47 +42,36 @@ OWN_NAMES = """(set-logic ALL)
 """
 
 
-def _answer(spec_index: int, text: str) -> Outcome:
-    spec = (Z3, CVC5)[spec_index]
-    return run_solver(spec, for_family(parse_script(text), spec.family), timeout=20.0).outcome
-
-
-def _seed(tmp_path: Path, text: str, name: str = "seed.smt2") -> Seed:
-    path = tmp_path / name
-    path.write_text(text)
-    return load_seed(path)
-
-
 def test_old_set_names_become_todays_and_cvc5_answers(tmp_path: Path) -> None:
-    seed = _seed(tmp_path, OLD_SETS)
-    assert _answer(1, seed.text) == Outcome.ERROR and _answer(0, seed.text) == Outcome.ERROR
+    seed = seed_of(tmp_path, OLD_SETS)
+    assert answer(1, seed.text) == Outcome.ERROR and answer(0, seed.text) == Outcome.ERROR
     new = upgraded(seed)
     assert new is not None and new.path == seed.path
     for name in ("set.member", "set.inter", "set.card", "set.subset", "set.singleton"):
         assert f"({name} " in new.text
     assert "(as set.empty (Set Int))" in new.text and "(set.minus (set.insert " in new.text
     assert "(member " not in new.text and "emptyset" not in new.text
-    assert _answer(1, new.text) == Outcome.SAT
+    assert answer(1, new.text) == Outcome.SAT
     assert "(member x" in seed.text  # the seed itself is left as read
 
 
 def test_old_string_names_and_re_loop_are_answered_by_both(tmp_path: Path) -> None:
-    seed = _seed(tmp_path, OLD_STRINGS)
-    assert _answer(1, seed.text) == Outcome.ERROR
+    seed = seed_of(tmp_path, OLD_STRINGS)
+    assert answer(1, seed.text) == Outcome.ERROR
     new = upgraded(seed)
     assert new is not None
     assert '(str.in_re s ((_ re.loop 1 2) (str.to_re "ab")))' in new.text
     assert "(str.to_int (str.from_int (str.len s)))" in new.text
-    assert _answer(0, new.text) == Outcome.UNSAT and _answer(1, new.text) == Outcome.UNSAT
+    assert answer(0, new.text) == Outcome.UNSAT and answer(1, new.text) == Outcome.UNSAT
 
 
 def test_names_the_script_declares_or_binds_are_its_own(tmp_path: Path) -> None:
-    seed = _seed(tmp_path, OWN_NAMES)
+    seed = seed_of(tmp_path, OWN_NAMES)
     assert {"member", "card", "union", "insert", "x"} <= own_names(seed.script)
     assert upgraded(seed) is None
-    assert _answer(0, seed.text) == Outcome.SAT and _answer(1, seed.text) == Outcome.SAT
+    assert answer(0, seed.text) == Outcome.SAT and answer(1, seed.text) == Outcome.SAT
     # one name its own, another the old operator: only the operator is renamed
-    mixed = _seed(
+    mixed = seed_of(
         tmp_path,
         "(set-logic ALL)\n(declare-fun member (Int) Bool)\n(declare-const a (Set Int))\n"
         "(assert (and (member 1) (= (card a) 0)))\n(check-sat)\n",
@@ -94,11 +79,13 @@ def test_names_the_script_declares_or_binds_are_its_own(tmp_path: Path) -> None:
     )
     new = upgraded(mixed)
     assert new is not None and "(member 1)" in new.text and "(set.card a)" in new.text
-    assert _answer(1, new.text) == Outcome.SAT
+    assert answer(1, new.text) == Outcome.SAT
 
 
 def test_a_seed_in_todays_syntax_is_left_alone(tmp_path: Path) -> None:
-    seed = _seed(tmp_path, "(declare-const s String)\n(assert (str.in_re s re.all))\n(check-sat)\n")
+    seed = seed_of(
+        tmp_path, "(declare-const s String)\n(assert (str.in_re s re.all))\n(check-sat)\n"
+    )
     assert upgraded(seed) is None
 
 
@@ -123,5 +110,5 @@ def test_a_seed_nested_thousands_deep_is_upgraded_without_recursion(tmp_path: Pa
     for _ in range(5000):
         body = f"(not {body})"
     text = f"(declare-const x Int)\n(declare-const a (Set Int))\n(assert {body})\n(check-sat)\n"
-    new = upgraded(_seed(tmp_path, text))
+    new = upgraded(seed_of(tmp_path, text))
     assert new is not None and "(set.member x a)" in new.text and "(member" not in new.text
