@@ -177,7 +177,7 @@ def newer_compiler(header: str, who: str) -> BuildError:
     return BuildError(
         f"{who}: the C++ compiler ({compiler}) has no standard header <{header}>, which this "
         "release includes. Build with a newer compiler (GCC 13 or newer for <format>: "
-        "`CXX=g++-13 sphinxfuzz solvers build ...`), or build an older release (z3 4.15.4 "
+        "set CXX=g++-13 for the build), or build an older release (z3 4.15.4 "
         "is the newest without <format>)"
     )
 
@@ -294,9 +294,9 @@ def z3_tree(source: Path) -> Path:
         # z3-solver sdists before 4.8.11 carry only z3's older python build scripts
         raise BuildError(
             f"{source}: this z3-solver sdist has no CMake build (sdists before 4.8.11 do not); "
-            "build a checkout of the release's git tag instead: git clone -b z3-4.8.10 "
-            "https://github.com/Z3Prover/z3 && sphinxfuzz solvers build z3 --source z3 "
-            "--assertions"
+            "build a checkout of the release's git tag instead (git clone -b z3-4.8.10 "
+            "https://github.com/Z3Prover/z3)",
+            setting="source",
         )
     raise BuildError(f"{source}: no z3 source tree here (no CMakeLists.txt beside src/)")
 
