@@ -157,8 +157,10 @@ class SeedChecker:
         judgement = self.calls.judge(changed.text, results, fresh=True)
         if judgement.verdicts or judgement.unconfirmed:
             return None
-        form = SeedCheck(None, smaller is not None, upgraded=newer is not None)
-        return _Form(results, replace(form, declared=completed is not None))
+        form = SeedCheck(
+            None, smaller is not None, upgraded=newer is not None, declared=completed is not None
+        )
+        return _Form(results, form)
 
     def _by_target(self, path: str, whole: _Form, second: _Form | None) -> tuple[str, str]:
         """The status of a seed some solver rejected or timed out on: the form (whole, else

@@ -218,8 +218,8 @@ class _CheckWriter:
             self._start()
             return
         if head == "reset-assertions":
-            # the assertions and the scopes go; the declarations stay (z3, cvc5 and yices keep
-            # them, and a script goes on using them)
+            # the assertions and the scopes go; the declarations stay, as z3 and yices keep
+            # them (cvc5 drops them: a script for it declares again, skipped below)
             dropped = set(self.stack_lines)
             self.out = [line for i, line in enumerate(self.out) if i not in dropped]
             self.stack_lines, self.after_reset = [], True

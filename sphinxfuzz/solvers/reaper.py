@@ -174,12 +174,20 @@ def running(pattern: str) -> list[int]:
         if entry.name.isdigit():
             try:
                 command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except (OSError, IndexError):
+            except OSError:
                 continue
-            if re.search(pattern, command) and state != "Z":
+            if re.search(pattern, command) and state_of(int(entry.name)) not in ("Z", "gone"):
                 found.append(int(entry.name))
     return found
+
+
+def state_of(pid: int) -> str:
+    """The kernel's one-letter state of `pid` (R, S, Z for a zombie, ...); "gone" when it
+    no longer exists."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "gone"
 
 
 def _ours(pid: int) -> bool:
@@ -274,11 +282,7 @@ def reap_adopted(keep: Collection[int] = ()) -> int:
     with _starting:
         owned = set(dict(_live)) | set(keep)
     for pid in children() - owned:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state == "Z" and not _ours(pid):
+        if state_of(pid) == "Z" and not _ours(pid):
             try:
                 os.waitpid(pid, os.WNOHANG)
                 reaped += 1

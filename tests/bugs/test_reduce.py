@@ -70,14 +70,7 @@ def test_reduce_shrinks_a_crash_and_keeps_it_a_crash(
     again = runner.invoke(app, ["reduce", "--all", "--campaign", str(root)])
     assert again.exit_code == 0 and "reduced already" in again.output
     # the checks' processes this subreaper adopted from ddSMT's tree were all reaped
-    assert [pid for pid in reaper.children() if _state(pid) == "Z"] == []
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return "gone"
+    assert [pid for pid in reaper.children() if reaper.state_of(pid) == "Z"] == []
 
 
 def test_a_trigger_that_no_longer_fires_writes_nothing(
