@@ -3,7 +3,9 @@
 - "" (none): every target runs as its spec says;
 - `random` or `random:K`: each position draws up to K options (3 by default) for each target
   whose family has option tables (`solvers.options.table`), from
-  `rng_for(campaign_seed, position, "options")`, each with one of its probed values;
+  `rng_for(campaign_seed, position, "options")`, each with one of its probed values, among
+  the options that can act on the position's seed (`solvers.options.relevance`: no string
+  options for a bit-vector seed);
 - `z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes`: the same options on every target of
   each family named, for every position;
 - `compare` or `compare:K`: each target runs plain and, beside it, with the options `random`
@@ -31,6 +33,7 @@ from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 from sphinxfuzz.solvers.options.probe import option_words
+from sphinxfuzz.solvers.options.relevance import relevant
 from sphinxfuzz.solvers.options.table import OptionTable, option_table
 from sphinxfuzz.solvers.spec import with_options
 
@@ -98,8 +101,9 @@ class PositionOptions:
             tables = {s.name: option_table(s) for s in specs if s.family in TABLED}
         return cls(plan, specs, campaign_seed, tables)
 
-    def words(self, position: int) -> dict[str, tuple[str, ...]]:
-        """Target name -> the command-line words of its options at `position`."""
+    def words(self, position: int, text: str | None = None) -> dict[str, tuple[str, ...]]:
+        """Target name -> the command-line words of its options at `position`, drawn among
+        those that can act on a seed of `text` (`solvers.options.relevance`; any, None)."""
         if self.plan.fixed:
             return {s.name: self.plan.fixed.get(s.family, ()) for s in self.specs}
         if not self.plan.drawn:
@@ -111,19 +115,20 @@ class PositionOptions:
             if table is None or not table.options or table.delivery != "argv":
                 found[spec.name] = ()
                 continue
-            count = rng.randint(0, min(self.plan.drawn, len(table.options)))
-            chosen = rng.sample(table.options, count)
+            options = relevant(table, text)
+            count = rng.randint(0, min(self.plan.drawn, len(options)))
+            chosen = rng.sample(options, count)
             settings = [(o.name, rng.choice(o.values)) for o in chosen]
             found[spec.name] = option_words(spec.family, settings)
         return found
 
     def specs_for(
-        self, position: int, served: Sequence[SolverSpec] | None = None
+        self, position: int, served: Sequence[SolverSpec] | None = None, text: str | None = None
     ) -> list[SolverSpec]:
         """The targets at `position` (those of `served`, every one by default) with their
-        options; comparing, each plain and then the optioned copies, named as `parse_specs`
+        options for the seed of `text`; comparing, each plain and then the optioned copies, named as `parse_specs`
         names their command lines (the stored bug's names, whichever targets it ran)."""
-        words = self.words(position)
+        words = self.words(position, text)
         names = {s.name for s in (self.specs if served is None else served)}
         chosen = [s for s in self.specs if s.name in names]
         if not self.plan.compare:

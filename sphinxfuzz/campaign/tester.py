@@ -78,8 +78,9 @@ class CaseTester:
         """Test the cases of strategy `name` from `seed` on `specs` (the targets the seed
         serves) while the seed's budget lasts; False when stopped before the last one."""
         # the position's options on the served targets' command lines (names stay)
-        position_specs = self.options.specs_for(position)
-        targets = self.options.specs_for(position, specs)  # comparing: with optioned copies
+        position_specs = self.options.specs_for(position, text=seed.text)
+        # comparing: with optioned copies
+        targets = self.options.specs_for(position, specs, seed.text)
         config, stats = self.config, self.stats
         strategy = self.bench.get(name)
         cases = strategy.mutants(seed, rng_for(config.campaign_seed, position))

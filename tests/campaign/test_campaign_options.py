@@ -80,6 +80,19 @@ def test_random_options_depend_on_the_position_alone(small_tables: None) -> None
     assert parse_specs(spec.text)[0].argv == spec.argv  # the text runs the same command
 
 
+def test_drawn_options_are_those_that_can_act_on_the_seed(small_tables: None) -> None:
+    options = PositionOptions.prepare("random:2", parse_specs("z3"), 7)
+    bv = "(declare-const x (_ BitVec 8))\n(assert (= (bvadd x #x01) #x00))\n(check-sat)\n"
+    ints = "(declare-const n Int)\n(assert (> n 0))\n(check-sat)\n"
+    on_bv, on_ints = ({w for p in range(40) for w in options.words(p, text)["z3"]}
+                      for text in (bv, ints))  # fmt: skip
+    assert not any(w.startswith("smt.arith.") for w in on_bv)  # no arithmetic in the seed
+    assert {"auto_config=false", "rewriter.flat=false"} <= on_bv  # general options stay
+    assert "smt.arith.solver=2" in on_ints
+    # the same seed at the same position draws the same options
+    assert [options.words(p, bv) for p in range(9)] == [options.words(p, bv) for p in range(9)]
+
+
 def _crash_campaign_bugs(root: Path, options: str, per_seed: int) -> list[BugRow]:
     """The bugs a campaign of the crashing stand-in beside z3 stores with `options`."""
     config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=per_seed)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,8 @@ from sphinxfuzz.solvers.options.declared import (
     parse_z3_parameters,
 )
 from sphinxfuzz.solvers.options.probe import delivered, find_delivery, probe
+from sphinxfuzz.solvers.options.relevance import RULES as RELEVANCE
+from sphinxfuzz.solvers.options.relevance import load_relevance
 from sphinxfuzz.solvers.options.table import build_table, load_table, option_table, save_table
 
 # as z3 5.4.1 prints them (`z3 -pm:sat`, `z3 -pm:smt`), one of each shape
@@ -128,6 +131,35 @@ def test_rules_file_needs_a_reason_per_exclusion(tmp_path: Path) -> None:
     broken.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match="unusable option rules"):
         load_rules(broken)
+
+
+def test_every_relevance_rule_names_options_of_the_newest_wheels() -> None:
+    """A pattern no option matches is a typo that leaves an option drawn where it cannot
+    act; the features of a few seeds of our own are those they use."""
+    rules = load_relevance()
+    for family in (Family.Z3, Family.CVC5):
+        names = [o.name for o in declared_options(parse_specs(family.value)[0])]
+        dead = [r.pattern for r in rules.rules[family]
+                if not r.older and not any(fnmatchcase(n, r.pattern) for n in names)]  # fmt: skip
+        assert not dead, f"{family.value}: no option matches {dead}"
+    assert rules.seed_features("(declare-const s String)(assert (str.in_re s re.all))") == {
+        "strings"
+    }
+    assert rules.seed_features("(assert (forall ((x Real)) (> (* x x) (- 1.0))))") == {
+        "arith", "nonlinear", "quantifiers",
+    }  # fmt: skip
+    assert not rules.acts(Family.CVC5, "strings-exp", frozenset({"arith"}))
+    assert rules.acts(Family.CVC5, "decision", frozenset())  # no rule: acts everywhere
+    assert not rules.acts(Family.CVC5, "lfsc-flatten", frozenset(rules.features))
+
+
+def test_relevance_rules_name_known_features(tmp_path: Path) -> None:
+    data = json.loads(RELEVANCE.read_text(encoding="utf-8"))
+    data["options"]["z3"].append({"pattern": "smt.x", "needs": ["quantifier"]})
+    broken = tmp_path / "relevance.json"
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="smt.x: no feature quantifier"):
+        load_relevance(broken)
 
 
 def test_delivery_words() -> None:

@@ -1,0 +1,79 @@
+"""Which options of a release's table can matter to a seed, by the data of `relevance.json`.
+
+A drawn option that acts on a theory the seed does not use changes nothing but the command
+line: it takes the place of one that could reach new code, and (the draw being per seed
+position) costs the same process start. So a seed's features are read from its text once,
+and each table option whose rule needs features the seed lacks is left out of the draw. The
+features over-approximate (a `(* 2 x)` counts as nonlinear): an option is only ever left out
+where it cannot act.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from pathlib import Path
+
+from sphinxfuzz.solvers.families import Family
+from sphinxfuzz.solvers.options.table import OptionTable, TableOption
+
+RULES = Path(__file__).with_name("relevance.json")
+
+
+@dataclass(frozen=True)
+class Needs:
+    pattern: str
+    features: frozenset[str] | None  # None: acts everywhere
+    older: bool = False  # names options that older releases alone declare
+
+
+@dataclass(frozen=True)
+class Relevance:
+    features: dict[str, re.Pattern[str]]
+    rules: dict[Family, tuple[Needs, ...]]
+
+    def seed_features(self, text: str) -> frozenset[str]:
+        return frozenset(name for name, found in self.features.items() if found.search(text))
+
+    def acts(self, family: Family, option: str, features: frozenset[str]) -> bool:
+        """Whether `option` may change a run on a seed showing `features`."""
+        for rule in self.rules.get(family, ()):
+            if fnmatchcase(option, rule.pattern):
+                return rule.features is None or bool(rule.features & features)
+        return True
+
+
+@lru_cache(maxsize=2)
+def load_relevance(path: Path = RULES) -> Relevance:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        features = {str(k): re.compile(str(v)) for k, v in data["features"].items()}
+        rules: dict[Family, tuple[Needs, ...]] = {}
+        for family, entries in data["options"].items():
+            needs = []
+            for entry in entries:
+                wanted = entry.get("needs")
+                unknown = set(wanted or ()) - features.keys()
+                if unknown:
+                    raise ValueError(f"{entry['pattern']}: no feature {', '.join(sorted(unknown))}")
+                if wanted == [] and not entry.get("why"):
+                    raise ValueError(f"{entry['pattern']}: say why it acts nowhere")
+                chosen = None if wanted is None else frozenset(str(w) for w in wanted)
+                needs.append(Needs(str(entry["pattern"]), chosen, bool(entry.get("older"))))
+            rules[Family(family)] = tuple(needs)
+        return Relevance(features, rules)
+    except (OSError, ValueError, KeyError, TypeError, re.error) as exc:
+        raise ValueError(f"{path}: unusable option relevance rules: {exc}") from None
+
+
+def relevant(table: OptionTable, text: str | None) -> tuple[TableOption, ...]:
+    """The options of `table` that can act on a seed of `text`; all of them when the seed is
+    not known (None)."""
+    if text is None:
+        return table.options
+    rules = load_relevance()
+    features = rules.seed_features(text)
+    return tuple(o for o in table.options if rules.acts(table.family, o.name, features))
