@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,7 +11,7 @@ from rich.markup import escape
 
 from sphinxfuzz.api import reduce
 from sphinxfuzz.bugs import StoreError
-from sphinxfuzz.bugs.record import REDUCED, BugFileError
+from sphinxfuzz.bugs.record import REDUCED, BugFileError, is_bug_folder
 from sphinxfuzz.bugs.reduce import (
     ReduceError,
     ReductionResult,
@@ -78,7 +79,10 @@ def reduce_command(
         raise InputError("name one bug, or pass --all (not both)")
     limit = duration(time_limit or None)
     ddsmt_version()  # missing ddSMT: one clear message, not one per bug
-    root = resolve_campaign(campaign)
+    if bug is not None and campaign is None and is_bug_folder(Path(bug)):
+        root = Path(bug).parent.parent  # a bug folder's path names its campaign too
+    else:
+        root = resolve_campaign(campaign)
     targets = unreduced_bugs(root) if all_bugs else [bug]
     if all_bugs and not targets:
         console.print(f"every bug of {root} is reduced already")

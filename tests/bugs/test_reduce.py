@@ -74,8 +74,9 @@ def test_reduce_shrinks_a_crash_and_keeps_it_a_crash(
 
 
 def test_a_trigger_that_no_longer_fires_writes_nothing(
-    crash_campaign: tuple[Path, list[str]], tmp_path: Path
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
     root = copy_campaign(crash_campaign[0], tmp_path / "c")
     folder = root / "bugs" / crash_bug(root)
     mutant = folder / "mutant.smt2"
@@ -83,6 +84,9 @@ def test_a_trigger_that_no_longer_fires_writes_nothing(
     with pytest.raises(ReduceError, match="no longer shows the bug.*flaky.*nothing written"):
         reduce_bug(root, folder.name)
     assert not (folder / "reduced.smt2").exists() and not (folder / "reduce.json").exists()
+    # named by its folder's path, from a folder with no campaigns/: the path names the campaign
+    by_path = runner.invoke(app, ["reduce", str(folder)])
+    assert by_path.exit_code == 2 and "no longer shows the bug" in by_path.output, by_path.output
     listed = runner.invoke(app, ["reduce", "--all", "--campaign", str(root)])
     crashes = len(list((root / "bugs").iterdir()))  # one per assertion the stand-in failed
     assert listed.exit_code == 1
