@@ -187,9 +187,20 @@ def set_logic_index(commands: list[SList]) -> int | None:
 
 
 def operators_in(nodes: list[Node]) -> set[str]:
-    """Operator names applied anywhere in `nodes` (what option rules are triggered by)."""
+    """Operator names applied anywhere in `nodes` (what option rules are triggered by), and
+    the names of qualified constants (`set.universe` of `(as set.universe (Set Int))`)."""
     found = {n.operator_name() for root in nodes for n in walk(root) if isinstance(n, SList)}
+    found |= {n.items[1].text for root in nodes for n in walk(root) if _qualified_constant(n)}
     return {name for name in found if name}
+
+
+def _qualified_constant(node: Node) -> bool:
+    return (
+        isinstance(node, SList)
+        and node.head_name() == "as"
+        and len(node.items) == 3
+        and isinstance(node.items[1], Atom)
+    )
 
 
 # Sorts a script may declare under a narrow logic but that z3 defines itself under ALL
