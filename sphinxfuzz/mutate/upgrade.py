@@ -117,8 +117,8 @@ def _rebuilt(node: SList, items: list[Node], names: _Names) -> Node:
     if count is not None and len(items) == count + 2:  # the operator, one argument, numerals
         numerals = items[2:]
         if all(isinstance(n, Atom) and n.kind == "numeral" for n in numerals):
-            head = SList([Atom("_", "symbol"), items[0], *numerals], node.pos)
-            return SList([head, items[1]], node.pos)
+            indexed = SList([Atom("_", "symbol"), items[0], *numerals], node.pos)
+            return SList([indexed, items[1]], node.pos)
     if all(new is old for new, old in zip(items, node.items, strict=True)):
         return node
     return SList(items, node.pos)
