@@ -8,14 +8,15 @@ other side of an `=`, an operator whose arguments share one sort (a numeral it i
 with), an argument of a declared function or the same argument of another application of
 an undeclared one, the array of a `select`. A symbol applied to arguments becomes a
 `declare-fun` over its arguments' sorts. Inference repeats while it finds something, so one
-symbol's declaration can pin down the next. A symbol nothing pins down, whose every use
-accepts any sort (`=`, `distinct`, an argument of another undeclared function), is of an
-open sort: the first such symbol gets a fresh uninterpreted sort (`Open`), the reading that
-assumes nothing of it, and inference goes on. One fresh sort serves every open symbol: no
-binder names it, so the formula over it is satisfiable exactly when the one with a sort
-apiece is. A symbol whose places disagree leaves the seed as written. Declarations go before the first
-command that uses the name; one that would go inside a `push` (the `pop` forgets it) or
-before a `reset` leaves the seed as written too.
+symbol's declaration can pin down the next. A symbol nothing pins down, whose every place
+takes any sort (`=`, `distinct`, an `ite` branch, an argument of the script's functions), is
+of an open sort: the first such symbol gets a fresh uninterpreted sort (`Open`), the reading
+that assumes nothing of it, and inference goes on. One fresh sort serves every open symbol:
+no binder names it, so the formula over it is satisfiable exactly when the one with a sort
+apiece is. A symbol left open elsewhere (an argument of `<`: an Int or a Real) or whose
+places disagree leaves the seed as written. Declarations go before the first command that
+uses the name; one that would go inside a `push` (the `pop` forgets it) or before a `reset`
+leaves the seed as written too.
 """
 
 from __future__ import annotations
