@@ -164,12 +164,15 @@ class SeedChecker:
 
     def _by_target(self, path: str, whole: _Form, second: _Form | None) -> tuple[str, str]:
         """The status of a seed some solver rejected or timed out on: the form (whole, else
-        trimmed, upgraded and declared) that the most targets accept, used by those targets; set aside
-        when no target accepts it or a solver timed out on it."""
+        trimmed, upgraded and declared) that the most targets accept, used by those targets;
+        set aside when no target accepts it or a solver timed out on every form, for that
+        time-out when the reworked form is read but not answered in time."""
         forms = [whole] + ([second] if second is not None else [])
         answered = [f for f in forms if all(r.outcome != Outcome.TIMEOUT for r in f.results)]
+        # set aside, a seed with a form some solver could not answer in time is a time-out's
+        late = next((f for f in reversed(forms) if not any(f is a for a in answered)), whole)
         if not answered:
-            return self.set_aside(whole.results)
+            return self.set_aside(late.results)
         names = {s.name for s in self.targets}
 
         def rank(form: _Form) -> tuple[int, int]:
@@ -183,7 +186,7 @@ class SeedChecker:
             r.spec.name for r in results if r.spec.name in names and r.outcome != Outcome.ERROR
         )
         if not serves:
-            return self.set_aside(whole.results)
+            return self.set_aside(late.results)
         if len(serves) == len(names):  # a trusted solver's rejection only costs labels
             return SEED_OK, _checked(results, form)
         rejected = [r for r in results if r.spec.name in names and r.outcome == Outcome.ERROR]

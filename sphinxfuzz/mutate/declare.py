@@ -5,17 +5,23 @@ of its symbols or sorts; every solver rejects the script then. A sort used in a 
 or binder but never declared gets `(declare-sort S n)`, `n` the number of arguments its uses
 give it. A symbol gets the sort its places pin down (`_expected`): a Bool position, the
 other side of an `=`, an operator whose arguments share one sort (a numeral it is compared
-with), an argument of a declared function. A symbol applied to arguments becomes a
+with), an argument of a declared function or the same argument of another application of
+an undeclared one, the array of a `select`. A symbol applied to arguments becomes a
 `declare-fun` over its arguments' sorts. Inference repeats while it finds something, so one
-symbol's declaration can pin down the next; a symbol nothing pins down leaves the seed as
-written (a guessed sort would be a different formula). Declarations go before the first
-command that uses the name; one that would go inside a `push` (the `pop` forgets it) or
-before a `reset` leaves the seed as written too.
+symbol's declaration can pin down the next. A symbol nothing pins down, whose every place
+takes any sort (`=`, `distinct`, an `ite` branch, an argument of the script's functions), is
+of an open sort: the first such symbol gets a fresh uninterpreted sort (`Open`), the reading
+that assumes nothing of it, and inference goes on. One fresh sort serves every open symbol:
+no binder names it, so the formula over it is satisfiable exactly when the one with a sort
+apiece is. A symbol left open elsewhere (an argument of `<`: an Int or a Real) or whose
+places disagree leaves the seed as written. Declarations go before the first command that
+uses the name; one that would go inside a `push` (the `pop` forgets it) or before a `reset`
+leaves the seed as written too.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.mutate.upgrade import own_names
@@ -60,6 +66,7 @@ def declared(seed: Seed) -> Seed | None:
     if script is None:
         return None
     added = script is not seed.script
+    open_sort: Sort | None = None
     for _ in range(_MAX_ROUNDS):
         info = infer_sorts(script, collect_sites=True)
         found = _inferred(script, info)
@@ -67,9 +74,15 @@ def declared(seed: Seed) -> Seed | None:
             return None
         if not found:
             own = own_names(script)
-            if any(_undeclared(site, info, own)[0] for site in info.sites or ()):
-                return None  # a symbol nothing pins down: not guessed
-            break
+            if not any(_undeclared(site, info, own)[0] for site in info.sites or ()):
+                break
+            if open_sort is None:  # declared first, so that the next round knows it
+                open_sort = Sort(_fresh_sort_name(own))
+                found = {str(open_sort): (_top(script), f"(declare-sort {open_sort} 0)")}
+            else:
+                found = _inferred(script, info, open_sort)
+                if not found:
+                    return None  # left open by uses that do not accept any sort: not guessed
         new = _insert(script, found)
         if new is None:
             return None
@@ -103,9 +116,21 @@ def _with_sorts(script: Script) -> Script | None:
                 return None
     if not arity:
         return script
-    heads = [command.head_name() for command in script.commands]
-    top = next((i for i, h in enumerate(heads) if h not in _PREAMBLE), len(heads))
+    top = _top(script)
     return _insert(script, {n: (top, f"(declare-sort {n} {a})") for n, a in arity.items()})
+
+
+def _top(script: Script) -> int:
+    """Where declared sorts go: after the leading `set-logic` and options."""
+    heads = [command.head_name() for command in script.commands]
+    return next((i for i, h in enumerate(heads) if h not in _PREAMBLE), len(heads))
+
+
+def _fresh_sort_name(own: set[str]) -> str:
+    taken = own | set(BUILTIN_SORTS)
+    return next(
+        n for n in (f"Open{i}" if i else "Open" for i in range(len(taken) + 1)) if n not in taken
+    )
 
 
 def _sort_positions(command: SList) -> list[Node]:
@@ -147,31 +172,46 @@ def _lists(node: SList) -> list[SList]:
 
 
 # -- symbols ----------------------------------------------------------------------------------
-def _inferred(script: Script, info: SortInfo) -> dict[str, tuple[int, str]] | None:
+def _inferred(
+    script: Script, info: SortInfo, open_sort: Sort | None = None
+) -> dict[str, tuple[int, str]] | None:
     """The undeclared symbols this round pins down: name -> (first command using it, its
-    declaration's text); None when one is used in ways that disagree."""
+    declaration's text); None when one is used in ways that disagree. With `open_sort`, the
+    first symbol (by first use) whose arguments are known and whose every place takes any
+    sort is of that sort, and nothing else is pinned down."""
     assert info.sites is not None
     own = own_names(script)
     by_node = {id(site.node): site for site in info.sites}
+    undeclared = [(site, *_undeclared(site, info, own)) for site in info.sites]
+    applied: dict[str, list[SList]] = {}
+    for site, name, args in undeclared:
+        if name is not None and args is not None and isinstance(site.node, SList):
+            applied.setdefault(name, []).append(site.node)
+    places = _Places(info, by_node, applied)
     uses: dict[str, list[tuple[int, tuple[Sort | None, ...] | None, Sort | None]]] = {}
-    for site in info.sites:
-        name, args = _undeclared(site, info, own)
+    anywhere: dict[str, bool] = {}
+    for site, name, args in undeclared:
         if name is None:
             continue
-        expected = _expected(site, info, by_node)
+        expected = places.expected(site)
         uses.setdefault(name, []).append((site.command, args, expected))
+        anywhere[name] = anywhere.get(name, True) and _takes_any_sort(site)
     found: dict[str, tuple[int, str]] = {}
-    for name, seen in uses.items():
+    for name, seen in sorted(uses.items(), key=lambda use: min(c for c, _, _ in use[1])):
         arities = {len(args) if args is not None else 0 for _, args, _ in seen}
         if len(arities) > 1:
             return None
-        known = {
+        known: set[tuple[tuple[Sort | None, ...] | None, Sort | None]] = {
             (args, result)
             for _, args, result in seen
             if result is not None and (args is None or None not in args)
         }
         if len(known) > 1:
             return None
+        if open_sort is not None:
+            known = _opened(seen, open_sort) if anywhere[name] else set()
+            if len(known) > 1:
+                return None
         if not known:
             continue  # perhaps pinned down once another symbol is declared
         args, result = known.pop()
@@ -181,7 +221,19 @@ def _inferred(script: Script, info: SortInfo) -> dict[str, tuple[int, str]] | No
         first = min(command for command, _, _ in seen)
         domain = " ".join(str(sort) for sort in args or ())
         found[name] = (first, f"(declare-fun {_quoted(name)} ({domain}) {result})")
+        if open_sort is not None:
+            break  # one open symbol a round: its declaration may pin down the others
     return found
+
+
+def _opened(
+    seen: list[tuple[int, tuple[Sort | None, ...] | None, Sort | None]], open_sort: Sort
+) -> set[tuple[tuple[Sort | None, ...] | None, Sort | None]]:
+    """A symbol's signature with `open_sort` as its sort, when no place of it pins one
+    down: one per argument list its uses know in full (none when they know none)."""
+    if any(result is not None for _, _, result in seen):
+        return set()
+    return {(args, open_sort) for _, args, _ in seen if args is None or None not in args}
 
 
 def _undeclared(
@@ -223,10 +275,34 @@ def _unknown(name: str, env: Env, own: set[str]) -> bool:
     return name.partition(".")[0] + "." not in _THEORY_PREFIXES
 
 
-def _expected(site: TermSite, info: SortInfo, by_node: dict[int, TermSite]) -> Sort | None:
+def _takes_any_sort(site: TermSite) -> bool:
+    """Whether the place of `site` takes a term of any sort: a side of `=` or `distinct`, an
+    `ite` branch, an argument of a function of the script's (no theory operator)."""
+    head = site.parent.head_name() or ""
+    if head in _ITE:
+        return site.index > 1
+    if head in RULES or head in BINDERS or head in ("!", "assert"):
+        return head in ("=", "distinct")
+    return True
+
+
+@dataclass(frozen=True)
+class _Places:
+    """What one round knows to tell the sort a place requires."""
+
+    info: SortInfo
+    by_node: dict[int, TermSite]
+    applied: dict[str, list[SList]]  # the applications of each undeclared function
+
+    def expected(self, site: TermSite) -> Sort | None:
+        return _expected(site, self)
+
+
+def _expected(site: TermSite, places: _Places) -> Sort | None:
     """The sort the place of `site` requires, from its parent; None when it does not say.
     A place whose sort is the application's (an `ite` branch, an argument of `+`) asks the
     application's own place when no other argument tells."""
+    info, by_node = places.info, places.by_node
     while True:
         parent, index = site.parent, site.index
         head, items = parent.head_name(), parent.items
@@ -241,7 +317,7 @@ def _expected(site: TermSite, info: SortInfo, by_node: dict[int, TermSite]) -> S
         elif head in _SAME_ARGUMENTS:
             peers = range(1, len(items))
         else:
-            return _argument_sort(parent, index, info)
+            return _argument_sort(site, places)
         known = {info.sort_of(items[p]) for p in peers if p != index and p < len(items)}
         known.discard(None)
         if known:
@@ -254,14 +330,30 @@ def _expected(site: TermSite, info: SortInfo, by_node: dict[int, TermSite]) -> S
         site = outer
 
 
-def _argument_sort(parent: SList, index: int, info: SortInfo) -> Sort | None:
-    """The sort argument `index` of a declared function (one signature, no sort parameters),
-    an array's index or element or a set's element takes."""
+def _argument_sort(site: TermSite, places: _Places) -> Sort | None:
+    """The sort an argument takes: of a declared function (one signature, no sort
+    parameters), the same argument of the other applications of an undeclared function, an
+    array's index or element, the array a `select` reads (its index's and its own place's
+    sorts), a set's element."""
+    parent, index, info = site.parent, site.index, places.info
     head, items = parent.head_name(), parent.items
     sigs = info.symbols.funs.get(head or "")
     if sigs and len(sigs) == 1 and not sigs[0].params:
         args = sigs[0].args
         return args[index - 1] if len(args) == len(items) - 1 else None
+    if head in places.applied:
+        peers = {
+            info.sort_of(other.items[index])
+            for other in places.applied[head]
+            if other is not parent and len(other.items) == len(items)
+        }
+        peers.discard(None)
+        return peers.pop() if len(peers) == 1 else None
+    if head == "select" and index == 1 and len(items) == 3:
+        outer = places.by_node.get(id(parent))
+        element = info.sort_of(parent) or (_expected(outer, places) if outer else None)
+        key = info.sort_of(items[2])
+        return Sort("Array", (key, element)) if key and element else None
     if head in ("select", "store") and index in (2, 3):
         array = info.sort_of(items[1])
         if array is not None and array.name == "Array" and len(array.args) == 2:

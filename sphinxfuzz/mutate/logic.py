@@ -187,9 +187,18 @@ def set_logic_index(commands: list[SList]) -> int | None:
 
 
 def operators_in(nodes: list[Node]) -> set[str]:
-    """Operator names applied anywhere in `nodes` (what option rules are triggered by)."""
-    found = {n.operator_name() for root in nodes for n in walk(root) if isinstance(n, SList)}
+    """Operator names applied anywhere in `nodes` (what option rules are triggered by), and
+    the names of qualified constants (`set.universe` of `(as set.universe (Set Int))`)."""
+    lists = [n for root in nodes for n in walk(root) if isinstance(n, SList)]
+    found = {n.operator_name() for n in lists}
+    found |= {_qualified_constant(n) for n in lists}
     return {name for name in found if name}
+
+
+def _qualified_constant(node: SList) -> str | None:
+    """The name `(as name sort)` qualifies."""
+    name = node.items[1] if node.head_name() == "as" and len(node.items) == 3 else None
+    return name.name if isinstance(name, Atom) and name.kind == "symbol" else None
 
 
 # Sorts a script may declare under a narrow logic but that z3 defines itself under ALL

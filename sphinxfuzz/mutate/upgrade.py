@@ -4,8 +4,10 @@ Bug trackers keep formulas in the syntax of the release they were filed against:
 `(member x s)`, `(card s)`, `(as emptyset (Set Int))`, SMT-LIB 2.5's `str.in.re`. cvc5 1.x
 rejects every one of them, and so does z3, so such a seed would be set aside. Renamed to
 the names cvc5 and SMT-LIB 2.6 use now (`old_names.json`, the table), it is the same
-formula in a syntax the targets read. A name the script declares, defines or binds itself
-is its own symbol and stays.
+formula in a syntax the targets read. cvc4's empty tuple, its sort `Tuple` or `(Tuple)` and
+its value `mkTuple` or `(mkTuple)`, has a name of its own today (`UnitTuple`, `tuple.unit`;
+the table's `nullary`). A name the script declares, defines or binds itself is its own
+symbol and stays.
 """
 
 from __future__ import annotations
@@ -33,12 +35,14 @@ _WITH_PARAMETERS = frozenset({"define-fun", "define-fun-rec"})
 class OldNames:
     renamed: dict[str, str]  # old name -> today's
     indexed: dict[str, int]  # operator -> how many trailing numerals its indices take
+    nullary: dict[str, str]  # old name, with no arguments -> today's name of that constant
 
 
 @cache
 def old_names() -> OldNames:
     data = json.loads(TABLE.read_text(encoding="utf-8"))
-    return OldNames(dict(data["renamed"]), {k: int(v) for k, v in data["indexed"].items()})
+    indexed = {k: int(v) for k, v in data["indexed"].items()}
+    return OldNames(dict(data["renamed"]), indexed, dict(data["nullary"]))
 
 
 def upgraded(seed: Seed) -> Seed | None:
@@ -48,13 +52,14 @@ def upgraded(seed: Seed) -> Seed | None:
     own = own_names(seed.script)
     renamed = {old: new for old, new in table.renamed.items() if old not in own}
     indexed = {name: n for name, n in table.indexed.items() if name not in own}
+    nullary = {old: new for old, new in table.nullary.items() if old not in own}
     changed = False
     commands = []
     for command in seed.script.commands:
         if command.head_name() in OPTION_COMMANDS:  # attribute values are not terms
             commands.append(command)
             continue
-        new = _upgrade(command, renamed, indexed)
+        new = _upgrade(command, _Names(renamed, indexed, nullary))
         changed = changed or new is not command
         commands.append(new)
     if not changed:
@@ -63,7 +68,16 @@ def upgraded(seed: Seed) -> Seed | None:
     return replace(seed, script=script, text=print_script(script))
 
 
-def _upgrade(command: SList, renamed: dict[str, str], indexed: dict[str, int]) -> SList:
+@dataclass(frozen=True)
+class _Names:
+    """The table's names the script leaves to their old meaning (not its own)."""
+
+    renamed: dict[str, str]
+    indexed: dict[str, int]
+    nullary: dict[str, str]
+
+
+def _upgrade(command: SList, names: _Names) -> SList:
     """`command` with old names renamed and old-style indexed applications rebuilt; the same
     object when nothing changed (the seed's script is never changed in place). Children
     before parents, without recursion: seeds nest deeper than Python's stack."""
@@ -76,29 +90,35 @@ def _upgrade(command: SList, renamed: dict[str, str], indexed: dict[str, int]) -
             stack.extend((item, False) for item in node.items if isinstance(item, SList))
             continue
         items = [
-            done[id(item)] if isinstance(item, SList) else _renamed(item, renamed)
-            for item in node.items
+            done[id(item)] if isinstance(item, SList) else _renamed(item, index > 0, names)
+            for index, item in enumerate(node.items)
         ]
-        done[id(node)] = _rebuilt(node, items, indexed)
+        done[id(node)] = _rebuilt(node, items, names)
     new = done[id(command)]
-    assert isinstance(new, SList)  # a list stays a list
-    return new
+    return new if isinstance(new, SList) else command  # `(mkTuple)` is no command
 
 
-def _renamed(atom: Atom, renamed: dict[str, str]) -> Atom:
-    if atom.kind == "symbol" and atom.name in renamed:
-        return Atom(renamed[atom.name], "symbol", atom.pos)
-    return atom
+def _renamed(atom: Atom, alone: bool, names: _Names) -> Atom:
+    """`atom` renamed; `alone` when it is no list's head (so a constant or a sort)."""
+    if atom.kind != "symbol":
+        return atom
+    new = names.nullary.get(atom.name) if alone else None
+    new = new or names.renamed.get(atom.name)
+    return atom if new is None else Atom(new, "symbol", atom.pos)
 
 
-def _rebuilt(node: SList, items: list[Node], indexed: dict[str, int]) -> SList:
-    """`node` over its upgraded `items`: `(re.loop r 1 3)` becomes `((_ re.loop 1 3) r)`."""
-    count = indexed.get(node.head_name() or "")
+def _rebuilt(node: SList, items: list[Node], names: _Names) -> Node:
+    """`node` over its upgraded `items`: `(re.loop r 1 3)` becomes `((_ re.loop 1 3) r)`,
+    `(mkTuple)` becomes `tuple.unit`."""
+    head = node.head_name() or ""
+    if len(node.items) == 1 and head in names.nullary:
+        return Atom(names.nullary[head], "symbol", node.pos)
+    count = names.indexed.get(head)
     if count is not None and len(items) == count + 2:  # the operator, one argument, numerals
         numerals = items[2:]
         if all(isinstance(n, Atom) and n.kind == "numeral" for n in numerals):
-            head = SList([Atom("_", "symbol"), items[0], *numerals], node.pos)
-            return SList([head, items[1]], node.pos)
+            indexed = SList([Atom("_", "symbol"), items[0], *numerals], node.pos)
+            return SList([indexed, items[1]], node.pos)
     if all(new is old for new, old in zip(items, node.items, strict=True)):
         return node
     return SList(items, node.pos)

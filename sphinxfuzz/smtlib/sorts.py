@@ -54,7 +54,7 @@ class Sort:
             name = head
         if self.args:
             return f"({name} {' '.join(map(str, self.args))})"
-        return name
+        return "UnitTuple" if name == "Tuple" else name  # the empty tuple's sort, so spelled
 
     @property
     def width(self) -> int:

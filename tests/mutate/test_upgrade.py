@@ -65,6 +65,32 @@ def test_old_string_names_and_re_loop_are_answered_by_both(tmp_path: Path) -> No
     assert answer(0, new.text) == Outcome.UNSAT and answer(1, new.text) == Outcome.UNSAT
 
 
+# cvc4's empty tuple: its sort bare or in parentheses, its value bare or applied to nothing;
+# it has one value, so two of them differ in no model; `mkTuple` with arguments is `tuple`
+OLD_UNIT = """(set-logic ALL)
+(declare-const a Tuple)
+(declare-fun b () (Tuple))
+(declare-const c (Tuple Int Bool))
+(assert (= c (mkTuple 1 true)))
+(assert (or (distinct a mkTuple) (distinct b (mkTuple)) (distinct a b)))
+(check-sat)
+"""
+
+
+def test_cvc4s_empty_tuple_becomes_the_unit_tuple(tmp_path: Path) -> None:
+    seed = seed_of(tmp_path, OLD_UNIT)
+    assert answer(1, seed.text) == Outcome.ERROR
+    new = upgraded(seed)
+    assert new is not None
+    assert "(declare-const a UnitTuple)" in new.text
+    assert "(declare-fun b () UnitTuple)" in new.text
+    assert "(distinct a tuple.unit) (distinct b tuple.unit)" in new.text
+    assert "(= c (tuple 1 true))" in new.text and "(Tuple Int Bool)" in new.text
+    assert answer(1, new.text) == Outcome.UNSAT
+    sat = OLD_UNIT.replace("(or (distinct a mkTuple)", "(or (= a mkTuple)")
+    assert answer(1, (upgraded(seed_of(tmp_path, sat, "sat.smt2")) or seed).text) == Outcome.SAT
+
+
 def test_names_the_script_declares_or_binds_are_its_own(tmp_path: Path) -> None:
     seed = seed_of(tmp_path, OWN_NAMES)
     assert {"member", "card", "union", "insert", "x"} <= own_names(seed.script)

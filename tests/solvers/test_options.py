@@ -24,6 +24,14 @@ def test_table_rules():
     assert needed_options(new, set(), {"check-sat": 1}) == []
     assert needed_options(new, set(), {"check-sat": 2}) == ["incremental=true"]
     assert needed_options([("cvc5", "1.4.2")], {"const"}) == ["arrays-exp=true"]
+    # the extended set operators' option, renamed in 1.3: each release gets its own name
+    assert needed_options([("cvc5", "1.4.2")], {"set.complement"}) == ["sets-exp=true"]
+    assert needed_options([("cvc5", "1.2.0")], {"set.universe"}) == ["sets-ext=true"]
+    assert needed_options([("cvc5", "1.3.0"), ("cvc5", "1.0.3")], {"rel.join_image"}) == [
+        "sets-ext=true",
+        "sets-exp=true",
+    ]
+    assert needed_options([("cvc5", "1.4.2")], {"set.member"}) == []
 
 
 def _cvc5_specs():
@@ -61,3 +69,28 @@ def test_mutants_and_seeds_carry_what_each_release_needs():
         for script in (seed.text, mutant.text_for("cvc5")):
             result = run_solver(spec, script, timeout=30)
             assert result.outcome == Outcome.SAT, (spec.name, result.failure_line)
+
+
+def test_seeds_with_extended_set_operators_get_their_option():
+    """cvc5 refuses the set universe and complement without `sets-exp` (`sets-ext` before
+    1.3); a seed that uses them carries the option, under both names when the targets span
+    the rename (each release answers `unsupported` to the other one), and keeps its answer:
+    no set holds an element the universe lacks."""
+    specs = _cvc5_specs()
+    targets = [(s.family, solver_version(s)) for s in specs] + [("cvc5", "1.2.0")]
+
+    def needed(operators, commands):
+        return needed_options(targets, operators, commands)
+
+    text = (
+        "(set-logic ALL)\n(declare-const s (Set Int))\n(assert (set.member 3 s))\n"
+        "(assert (not (set.member 3 (as set.universe (Set Int)))))\n(check-sat)\n"
+    )
+    complement = text.replace("(as set.universe (Set Int))", "(set.complement s)")
+    for formula, answer in ((text, Outcome.UNSAT), (complement, Outcome.SAT)):
+        seed = with_needed_options(Seed("<seed>", formula, parse_script(formula)), needed)
+        assert "(set-option :sets-ext true)" in seed.text
+        for spec in specs:
+            assert run_solver(spec, formula, timeout=30).outcome == Outcome.ERROR
+            result = run_solver(spec, seed.text, timeout=30)
+            assert result.outcome == answer, (spec.name, result.failure_line)

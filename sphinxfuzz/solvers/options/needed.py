@@ -1,6 +1,7 @@
 """Options a formula needs on a solver release, from the table in `needed_options.json`.
 
-A rule names a family, optionally a release range (`below`: releases older than that), and
+A rule names a family, optionally a release range (`below`: releases older than that,
+`from`: that release and newer, for an option a release renamed), and
 what triggers it: operators (by prefix or name), commands, or commands that occur more than
 once. The options are `name=value` strings, written into the formula as `set-option`
 commands of that family (other families never see them, see `oracle.dialect`).
@@ -23,6 +24,7 @@ TABLE = Path(__file__).with_name("needed_options.json")
 class Rule:
     family: Family
     below: tuple[int, ...] | None
+    since: tuple[int, ...] | None  # the table's `from`
     operator_prefixes: tuple[str, ...]
     operators: frozenset[str]
     commands: frozenset[str]
@@ -32,10 +34,14 @@ class Rule:
     def applies(self, family: str, version: str) -> bool:
         if family != self.family:
             return False
-        if self.below is None:
+        if self.below is None and self.since is None:
             return True
         parsed = parse_version(version)
-        return bool(parsed) and parsed < self.below
+        if not parsed:
+            return False
+        return (self.below is None or parsed < self.below) and (
+            self.since is None or parsed >= self.since
+        )
 
     def triggered(self, operators: Iterable[str], commands: Mapping[str, int]) -> bool:
         if any(commands.get(c, 0) > 0 for c in self.commands):
@@ -53,14 +59,12 @@ def load_rules(path: Path = TABLE) -> tuple[Rule, ...]:
         data = json.loads(path.read_text(encoding="utf-8"))
         rules = []
         for index, raw in enumerate(data["rules"]):
-            below = raw.get("below")
-            parsed = parse_version(below) if below else None
-            if below and not parsed:
-                raise ValueError(f"rule {index}: 'below' must be a version, not {below!r}")
+            below, since = (_version(raw, key, index) for key in ("below", "from"))
             rules.append(
                 Rule(
                     Family(raw["family"]),
-                    parsed,
+                    below,
+                    since,
                     tuple(raw.get("operator_prefixes", ())),
                     frozenset(raw.get("operators", ())),
                     frozenset(raw.get("commands", ())),
@@ -71,6 +75,14 @@ def load_rules(path: Path = TABLE) -> tuple[Rule, ...]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: unusable options table: {exc}") from None
     return tuple(rules)
+
+
+def _version(raw: dict[str, object], key: str, index: int) -> tuple[int, ...] | None:
+    text = raw.get(key)
+    parsed = parse_version(str(text)) if text else None
+    if text and not parsed:
+        raise ValueError(f"rule {index}: {key!r} must be a version, not {text!r}")
+    return parsed
 
 
 def needed_options(
