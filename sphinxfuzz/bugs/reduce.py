@@ -40,6 +40,7 @@ from sphinxfuzz.bugs.record import (
     SolverSummary,
     is_reduced,
     load_record,
+    load_reduction,
     write_reduction,
 )
 from sphinxfuzz.bugs.replay import find_bug
@@ -234,10 +235,14 @@ def reduce_bug(
     spec = check_spec(root, record)
     original = record.formula()
     started = time.monotonic()
-    reader, why_none = _reference(root, record, spec, original)
+    # a time limit stopped the last reduction: go on from its result, not from the start
+    previous, earlier = load_reduction(folder), record.reduced()
+    resumed = previous is not None and not previous.finished and earlier is not None
+    start = earlier if resumed and earlier is not None else original
+    reader, why_none = _reference(root, record, spec, start)
     if reader is not None:
         spec = replace(spec, parsers=(reader,))
-    still, results = check(spec, original)
+    still, results = check(spec, start)
     if still is None:
         now = "; ".join(f"{r.spec.name}: {r.outcome} {' '.join(r.answers)}".strip()
                         for r in results)  # fmt: skip
@@ -251,7 +256,7 @@ def reduce_bug(
         spec_path = work / "check.json"
         spec_path.write_text(json.dumps(spec.to_json(), indent=2), encoding="utf-8")
         source, target = work / "input.smt2", work / "output.smt2"
-        source.write_text(original, encoding="utf-8")
+        source.write_text(start, encoding="utf-8")
         argv = [sys.executable, "-m", "ddsmt", "--ignore-output", "-j", str(max(1, jobs)),
                 "--timeout", f"{_check_limit(spec):.0f}", str(source), str(target),
                 str(_wrapper(work, spec_path))]  # fmt: skip
@@ -259,9 +264,9 @@ def reduce_bug(
         if code not in (0, None):
             tail = "\n".join(output.strip().splitlines()[-8:])
             raise ReduceError(f"{folder.name}: ddSMT failed (exit {code}):\n{tail}")
-        reduced = target.read_text(encoding="utf-8") if target.is_file() else original
+        reduced = target.read_text(encoding="utf-8") if target.is_file() else start
     final = results
-    if reduced != original:
+    if reduced != start:
         still, final = check(spec, reduced)
     if still is None:
         why = ("ddSMT was stopped by the time limit while writing it; allow it more time"
@@ -273,7 +278,7 @@ def reduce_bug(
         )
     needed = drop_options(spec, reduced, still, final)
     spec, still, final = needed.spec, needed.verdict, needed.results
-    seconds = time.monotonic() - started
+    seconds = time.monotonic() - started + (previous.seconds if resumed and previous else 0.0)
     before, after = formula_size(original), formula_size(reduced)
     reference: dict[str, object] = {"solver": None, "detail": why_none}
     if reader is not None:  # checked on every kept candidate; said again for the record

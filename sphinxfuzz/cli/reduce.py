@@ -36,6 +36,8 @@ HELP = (
     "  sphinxfuzz reduce 17-3-cvc5-crash --campaign campaigns/night --jobs 2\n"
     "  sphinxfuzz reduce --all --campaign campaigns/night --time 5m\n"
     "    every bug not reduced yet, at most five minutes each\n"
+    "  sphinxfuzz reduce campaigns/night/bugs/17-3-cvc5-crash --time 10m\n"
+    "    a bug whose last reduction --time stopped goes on from its best result\n"
     "(reduced.smt2 and reduce.json go into each bug's folder)"
 )
 
@@ -43,7 +45,7 @@ HELP = (
 def _describe(result: ReductionResult) -> str:
     b, a = result.before, result.after
     share = a.bytes / b.bytes if b.bytes else 1.0
-    stopped = "" if result.finished else " (time limit: best so far)"
+    stopped = "" if result.finished else " (time limit: best so far; reduce it again to go on)"
     dropped = result.dropped_options
     unneeded = f"; options not needed, left out: {', '.join(dropped)}" if dropped else ""
     return (f"{result.bug}: {b.bytes} -> {a.bytes} bytes ({share:.0%}), {b.nodes} -> {a.nodes} "

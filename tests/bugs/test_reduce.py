@@ -93,6 +93,30 @@ def test_a_trigger_that_no_longer_fires_writes_nothing(
     assert f"1 of {crashes} bugs could not be reduced" in listed.output
 
 
+def test_a_reduction_the_time_limit_stopped_goes_on_from_its_result(
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_campaign(crash_campaign[0], tmp_path / "c")
+    folder = root / "bugs" / crash_bug(root)
+    inputs: list[str] = []
+
+    def stopped_at_once(argv: list[str], *_: object) -> tuple[None, str]:
+        inputs.append(Path(argv[-3]).read_text())  # ddSMT's input file
+        return None, ""  # as when the time limit stops ddSMT before it writes anything
+
+    monkeypatch.setattr(reduce_module, "_run_ddsmt", stopped_at_once)
+    first = reduce_bug(root, folder.name, time_limit=1)
+    mutant = (folder / "mutant.smt2").read_text()
+    assert not first.finished and inputs == [mutant]
+    # its best result so far, as a stopped ddSMT leaves it (still the same crash)
+    (folder / "reduced.smt2").write_text(mutant + "; best so far\n")
+    second = reduce_bug(root, folder.name, time_limit=1)
+    assert inputs[1] == mutant + "; best so far\n"
+    meta = json.loads((folder / "reduce.json").read_text())
+    assert meta["before"] == formula_size(mutant).to_json()  # sizes from the stored trigger
+    assert second.seconds >= first.seconds
+
+
 def test_unknown_ids_and_missing_ddsmt_are_explained(
     crash_campaign: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
