@@ -37,7 +37,9 @@ _NORMALISERS: list[tuple[re.Pattern[str], str]] = [
 ]
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _SOURCE = re.compile(r"(?:[\w.~@+-]*/)*([\w.+-]+\.(?:cpp|cc|cxx|c|h|hpp|hxx|inc)):(\d+)")
-_Z3_ASSERTION = re.compile(r"^ASSERTION VIOLATION\s*$")
+# at a line's end: output the solver wrote without a newline (`smt.seq.validate`'s formula)
+# may stand before it
+_Z3_ASSERTION = re.compile(r"(?:^|(?<=\S))ASSERTION VIOLATION\s*$")
 _Z3_FIELD = re.compile(r"^(File|Line):\s*(.*)$")
 _CVC5_FATAL = re.compile(
     r"^(Fatal failure|Internal error|Unreachable code|Unhandled case)[^\n]*?"
@@ -91,7 +93,7 @@ def _z3_assertion(lines: list[str], at: int) -> str:
         if field and not condition:
             fields[field.group(1)] = field.group(2).strip()
             continue
-        if not text or _Z3_TRAILER.match(text) or _Z3_ASSERTION.match(text):
+        if not text or _Z3_TRAILER.match(text) or _Z3_ASSERTION.search(text):
             break
         condition.append(_condition(text))
     where = os.path.basename((fields.get("File", "").split() or ["?"])[0].replace("\\", "/"))
@@ -138,7 +140,7 @@ def crash_message(stdout: str, stderr: str) -> str | None:
         lines = text.splitlines()
         for at, line in enumerate(lines):
             stripped = line.strip()
-            if _Z3_ASSERTION.match(stripped):
+            if _Z3_ASSERTION.search(stripped):
                 return _z3_assertion(lines, at)
             sanitizer = _SANITIZER.search(stripped)
             if sanitizer and ("ERROR" in stripped or "runtime error" not in stripped):

@@ -76,6 +76,16 @@ def test_z3_assertions_keep_file_line_and_condition() -> None:
     assert crash_signature(one) == "z3: ASSERTION VIOLATION theory_lra.cpp:120 lo <= hi at <addr>"
     assert crash_signature(same) == crash_signature(one)
     assert len({crash_signature(r) for r in (one, other_line, other_file)}) == 3
+    # after output printed without a newline (z3 4.8.11 with smt.seq.validate=true)
+    late = result(
+        Z3,
+        "    (not (= (seq.unit u2) a!3))))))"
+        + _z3_assertion("/b/src/smt/theory_seq.cpp", 2285, "UNEXPECTED CODE WAS REACHED."),
+        code=1,
+    )
+    assert crash_signature(late) == (
+        "z3: ASSERTION VIOLATION theory_seq.cpp:2285 UNEXPECTED CODE WAS REACHED. at <addr>"
+    )
 
 
 def test_cvc5_fatal_failures_keep_function_place_and_check() -> None:
