@@ -51,7 +51,9 @@ class SolverCalls:
     ) -> None:
         self.config, self.specs, self.stats, self.root = config, list(specs), stats, root
         self.deadline, self.stopping, self.say = deadline, stopping, say
-        # one long-lived process per solver that supports it (see solvers/persistent.py)
+        # one long-lived process per target that supports it (see solvers/persistent.py),
+        # serving the target's command line of the moment (a position's options)
+        self.keeps_processes = persistent
         self.persistent: dict[str, PersistentSolver] = {
             spec.name: PersistentSolver(spec, memory_mb=config.memory_mb)
             for spec in self.specs
@@ -76,9 +78,7 @@ class SolverCalls:
             limit = timeout
         if self.deadline is not None:  # --time holds whatever the solver does
             limit = max(0.05, min(limit, self.deadline - time.time()))
-        solver = None if fresh else self.persistent.get(spec.name)
-        if solver is not None and solver.spec.argv != spec.argv:  # a position's options
-            solver = None
+        solver = None if fresh else self._process(spec)
         if solver is not None:
             result = solver.run(text, timeout=limit)
         else:
@@ -92,6 +92,21 @@ class SolverCalls:
         stats.timeouts += result.outcome == Outcome.TIMEOUT
         stats.errors += result.outcome == Outcome.ERROR
         return result
+
+    def _process(self, spec: SolverSpec) -> PersistentSolver | None:
+        """The long-lived process of `spec`'s target, now serving `spec` (one process per
+        target: another position's options retire the last one; a compared copy, `z3#2`, is
+        a target of its own), or None when `spec` runs fresh."""
+        solver = self.persistent.get(spec.name)
+        if solver is None:
+            if not self.keeps_processes or not supports_persistence(spec):
+                return None
+            solver = PersistentSolver(spec, memory_mb=self.config.memory_mb)
+            self.persistent[spec.name] = solver
+        elif solver.spec.argv != spec.argv and not supports_persistence(spec):
+            return None
+        solver.serve(spec)
+        return solver
 
     def use_specs(self, specs: Sequence[SolverSpec]) -> None:
         """Run the targets as `specs` from now on (a position's options on their command

@@ -11,10 +11,10 @@ exit code 70 (a crash), never as an answer.
 
 `--sphinxfuzz-serve` keeps the process for many scripts (a persistent solver): each script
 arrives as a line with its length in bytes and a token, followed by the bytes, runs in a
-fresh `cvc5.Solver` exactly as a file would, and is followed by the line
-`;; sphinxfuzz-end TOKEN N` on standard output and standard error (N: the exit code the file
-run would have had; the token, new for every script, keeps a script that echoes such a line
-from ending its own answer early).
+fresh `cvc5.Solver` exactly as a file would (the command line's options set on each), and
+is followed by the line `;; sphinxfuzz-end TOKEN N` on standard output and standard error
+(N: the exit code the file run would have had; the token, new for every script, keeps a
+script that echoes such a line from ending its own answer early).
 That saves the ~0.1 s of starting Python and importing cvc5 per script.
 
 Kept lean on purpose: it starts once per solver call, so it imports only cvc5.

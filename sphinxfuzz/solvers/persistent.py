@@ -19,8 +19,10 @@ a fresh Python, ~0.1 s; z3 ~10 ms), so a campaign keeps one process per solver a
 
 Output is capped like a fresh run's (`reaper.OUTPUT_LIMIT`), and the processes are started
 and ended by `reaper`, so nothing they start outlives them. A process replaced because of the
-state a script left is asked to exit and reaped later (`_retire`): waiting for it would cost
-the campaign more time than most mutants take to solve.
+state a script left, or because the solver is to run with other command-line options
+(`serve`: a campaign's options change per seed position), is asked to exit and reaped later
+(`_retire`): waiting for it would cost the campaign more time than most mutants take to
+solve.
 
 A time-out, a crash, a dead process or anything unexpected on the pipes kills the process
 group; the next script starts a new one. The answers are classified like a fresh run's. What
@@ -136,6 +138,18 @@ class PersistentSolver:
         self.starts += 1
         self.idle = True
         return self.process
+
+    def serve(self, spec: SolverSpec) -> None:
+        """Answer as `spec` from now on: the same solver with another position's options on
+        its command line (`campaign.options`). A process of another command line is retired
+        (its options are the process's own: z3's survive `(reset)`, the shim applies them to
+        every script), so the next script starts one of `spec`."""
+        if spec.argv != self.spec.argv:
+            if not supports_persistence(spec):
+                raise ValueError(f"solver {spec.text!r} cannot run persistently")
+            self._retire()
+            self.shim = _shim_spec(spec)
+        self.spec = spec  # results carry the spec they ran (stored bugs keep its text)
 
     def close(self) -> None:
         """End the process: an idle one is asked to exit first (a z3 built with coverage

@@ -9,6 +9,7 @@ import pytest
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
+from sphinxfuzz.solvers.spec import with_options
 
 SKELETONS = sorted((Path(__file__).resolve().parents[2] / "skeletons").glob("*.smt2"))
 
@@ -123,3 +124,44 @@ def test_a_process_replaced_for_its_state_is_not_waited_for_and_still_exits_norm
     assert solver.run("(check-sat)\n", timeout=10).outcome == Outcome.SAT
     solver.close()
     assert retired.returncode == 0 and solver.retiring == [] and solver.process is None
+
+
+THIRD = "(declare-const x Real)\n(assert (= x (/ 1 3)))\n(check-sat)\n(get-value (x))\n"
+# cvc5 decides x * x = 2 by its cylindrical algebraic coverings; without them and the
+# incremental linearisation it gives up (unknown), so these options are observable
+SQRT2 = "(set-logic QF_NRA)\n(declare-const x Real)\n(assert (= (* x x) 2.0))\n(check-sat)\n"
+NO_NL = ["--nl-cov=false", "--nl-ext=none"]
+
+
+@pytest.mark.parametrize(
+    ("spec_text", "words", "script", "plain", "optioned"),
+    [
+        ("z3", ["pp.decimal=true"], THIRD, "(/ 1.0 3.0)", "0.3333333333?"),
+        ("cvc5", NO_NL, SQRT2, "sat", "unknown"),
+    ],
+)
+def test_command_line_options_reach_every_script_a_process_serves(
+    spec_text: str, words: list[str], script: str, plain: str, optioned: str
+) -> None:
+    """A process serves another command line (a campaign position's options) after the
+    last one is retired; its options hold for every script, as in a fresh run (z3 keeps
+    command-line parameters across `(reset)`, the shim sets them on each new solver)."""
+    spec = parse_specs(spec_text)[0]
+    with_words = with_options(spec, words)
+    solver = PersistentSolver(spec)
+    assert plain in solver.run(script, timeout=20).stdout
+    first = solver.process
+    solver.serve(with_words)
+    assert [r for r, _ in solver.retiring] == [first]
+    kept = [solver.run(script, timeout=20) for _ in range(3)]
+    fresh = run_solver(with_words, script, timeout=20)
+    assert optioned in fresh.stdout
+    for result in kept:
+        assert result.stdout == fresh.stdout and result.outcome == fresh.outcome
+        assert result.spec == with_words  # stored bugs keep the command line that ran
+    assert solver.starts == 2  # one process for the three scripts of the options
+    solver.serve(with_words)  # the same command line keeps its process
+    solver.run(script, timeout=20)
+    assert solver.starts == 2
+    solver.close()
+    assert first is not None and first.returncode == 0 and solver.retiring == []

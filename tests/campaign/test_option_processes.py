@@ -1,0 +1,65 @@
+"""A campaign's targets with a position's options run in long-lived processes too, and
+answer as fresh processes of the same command lines do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from campaign_helpers import SEEDS, config_for
+
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.campaign.calls import SolverCalls
+from sphinxfuzz.solvers import SolverSpec, parse_specs
+from sphinxfuzz.solvers.spec import with_options
+
+SCRIPTS = [
+    "(declare-const x Real)\n(assert (= x (/ 1 3)))\n(check-sat)\n(get-value (x))\n",
+    "(set-logic QF_NRA)\n(declare-const x Real)\n(assert (= (* x x) 2.0))\n(check-sat)\n",
+    "(declare-const y Int)\n(assert (and (> y 2) (< y 3)))\n(check-sat)\n",
+]
+# observable: z3 prints decimals, cvc5 gives up on x * x = 2 (unknown instead of sat)
+OPTIONS = {"z3": ["pp.decimal=true"], "cvc5": ["--nl-cov=false", "--nl-ext=none"]}
+
+
+def _calls(tmp_path: Path, specs: list[SolverSpec], *, persistent: bool) -> SolverCalls:
+    config = config_for([SEEDS], "z3;cvc5", timeout=20)
+    return SolverCalls(
+        config, specs, Stats(), tmp_path, persistent=persistent, deadline=None,
+        stopping=lambda: False, say=lambda _: None,
+    )  # fmt: skip
+
+
+def _outputs(calls: SolverCalls, specs: list[SolverSpec], *, fresh: bool = False) -> list[str]:
+    results = [calls.run(spec, s, fresh=fresh) for spec in specs for s in SCRIPTS]
+    return [f"{r.outcome} {r.stdout}" for r in results]
+
+
+def test_a_positions_options_run_in_one_process_per_target(tmp_path: Path) -> None:
+    plain = parse_specs("z3;cvc5")
+    optioned = [with_options(s, OPTIONS[s.name]) for s in plain]
+    calls = _calls(tmp_path, plain, persistent=True)
+    try:
+        kept = _outputs(calls, optioned)
+        assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 1, "cvc5": 1}
+        assert kept == _outputs(calls, optioned, fresh=True)
+        assert any("0.3333333333?" in k for k in kept) and any("unknown" in k for k in kept)
+        retired = [s.process for s in calls.persistent.values()]
+        _outputs(calls, plain)  # seed checks run the specs as given: the processes change
+        assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 2, "cvc5": 2}
+        # a compared copy (`campaign.options` compare) is a target with a process of its own
+        copy = parse_specs(";".join(s.text for s in (*plain, optioned[0])))[2]
+        assert copy.name == "z3#2"
+        calls.run(copy, SCRIPTS[0])
+        assert calls.persistent["z3#2"].starts == 1 and calls.persistent["z3"].starts == 2
+    finally:
+        calls.close()
+    assert all(p is not None and p.returncode == 0 for p in retired)  # retired, then reaped
+    assert all(s.retiring == [] and s.process is None for s in calls.persistent.values())
+
+
+def test_fresh_processes_on_request_stay_fresh_with_options(tmp_path: Path) -> None:
+    plain = parse_specs("z3;cvc5")
+    calls = _calls(tmp_path, plain, persistent=False)
+    optioned = [with_options(s, OPTIONS[s.name]) for s in plain]
+    _outputs(calls, optioned)
+    assert calls.persistent == {}
