@@ -6,6 +6,8 @@ formulas mentioning `fixed_later`."""
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,9 @@ from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.issue_text import issue_text, load_facts
-from sphinxfuzz.bugs.record import ALIVE, FIXED
+from sphinxfuzz.bugs.newest import newest_specs
+from sphinxfuzz.bugs.record import ALIVE, FIXED, UNDECIDED
+from sphinxfuzz.bugs.refresh import refresh_bug
 from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.cli import app
 
@@ -102,3 +106,45 @@ def test_bugs_refresh_rechecks_on_the_release_it_is_given(campaign: Path, tmp_pa
         app, ["bugs", "refresh", "--campaign", str(root), "--newest", "z3;z3@4.12.2"]
     )
     assert bad.exit_code == 2 and "names two z3 solvers" in bad.output
+
+
+def test_a_failed_assertion_of_a_build_is_replayed_on_a_newer_build(
+    campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release checks no assertions: it would call every failed one fixed."""
+    root = tmp_path / "campaign"
+    shutil.copytree(campaign, root)
+    with Store(root) as store:
+        folder = next(r.folder for r in store.bugs() if "fixed_later" in r.folder.joinpath(
+            "mutant.smt2").read_text())  # fmt: skip
+    # the bug as a z3 build with assertions stores it (the crashing stand-in as that build)
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    old = _fake_build(tmp_path / "cache", "4.8.11+assert", CRASHER)
+    stored = json.loads((folder / "verdict.json").read_text())
+    blamed = stored["verdict"]["solver"]
+    for solver in stored["solvers"]:
+        if solver["name"] == blamed:
+            solver.update(name="z3@4.8.11+assert", spec="z3@4.8.11+assert", family="z3",
+                          argv=[str(old)])  # fmt: skip
+    stored["verdict"]["solver"] = "z3@4.8.11+assert"
+    (folder / "verdict.json").write_text(json.dumps(stored))
+    today = refresh_bug(root, folder, newest_specs())
+    assert today.status == UNDECIDED and "checks no assertions" in today.detail, today
+    # a newer build with assertions (the stand-in that fixed the crash) is what it replays on
+    _fake_build(tmp_path / "cache", "4.9.1+assert", NEWEST)
+    today = refresh_bug(root, folder, newest_specs())
+    assert (today.solver, today.version, today.status) == (
+        "z3@4.9.1+assert", "4.9.1+assert", FIXED,
+    ), today  # fmt: skip
+
+
+def _fake_build(cache: Path, version: str, script: str) -> Path:
+    """A z3 build in the solver cache whose binary runs a stand-in `script`."""
+    build = cache / "solvers" / f"z3-{version}"
+    (build / "bin").mkdir(parents=True)
+    binary = build / "bin" / "z3"
+    binary.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    binary.chmod(0o755)
+    record = {"family": "z3", "version": version, "binary": "bin/z3"}
+    (build / "installed.json").write_text(json.dumps(record))
+    return binary
