@@ -57,53 +57,45 @@ def _told_apart(record: BugRecord, tried: Tried) -> bool:
     return not ((coarse_then and tried.stack) or (stack_then and tried.coarse))
 
 
-def _build_mark(record: BugRecord) -> tuple[str, str]:
-    """(release, mark) of the blamed solver when it is a build (`z3@4.8.11+assert`), and
-    the bug is a failed assertion only such a build checks; ("", "") otherwise."""
-    summary = record.summary_of(record.verdict.solver)
-    if summary is None or record.verdict.kind != VerdictKind.CRASH:
-        return "", ""
-    if assertion_title(record.verdict.signature) is None:
-        return "", ""
-    release, mark = split_build(summary.name.rpartition("@")[2])
-    return (release, mark) if mark else ("", "")
-
-
-def _newer_build(family: Family, release: str, mark: str) -> str | None:
-    """The newest cached build of `family` with `mark` newer than `release`, as a spec."""
+def replay_target(
+    family: Family, blamed: str, signature: str, kind: VerdictKind, newest: Mapping[Family, str]
+) -> tuple[str, str | None]:
+    """(spec, version) of the solver that says whether a bug is alive today: the newest
+    release of `family`, or, for a failed assertion that a build with assertions (`blamed` =
+    `z3@4.8.11+assert`) showed, the newest such build newer than it, since a release checks
+    no assertions and would call every one fixed. The version is None when there is no such
+    build (the bug stays undecided); "" when the release must be asked for it."""
+    release, mark = split_build(blamed.split()[0].rpartition("@")[2])
+    if not mark or kind != VerdictKind.CRASH or assertion_title(signature) is None:
+        return newest[family], ""
     builds = [
         i.version for i in installed_versions()
         if i.family == family and split_build(i.version)[1] == mark
         and parse_version(split_build(i.version)[0]) > parse_version(release)
     ]  # fmt: skip
-    return f"{family}@{builds[-1]}" if builds else None
+    if not builds:
+        return newest[family], None
+    return f"{family}@{builds[-1]}", builds[-1]  # a build's binary says its release alone
 
 
 def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today:
-    """Replay the bug in `folder` on the newest release of its blamed family and record the
-    answer in its verdict.json. Raises RefreshError when the bug blames no solver.
-
-    A failed assertion of a build with assertions (`+assert`) is replayed on the newest
-    such build newer than its own, since a release build checks no assertion and would
-    call every one fixed; with no newer build it stays undecided, saying so."""
+    """Replay the bug in `folder` on the newest release of its blamed family (or build,
+    `replay_target`) and record the answer in its verdict.json. Raises RefreshError when
+    the bug blames no solver."""
     record = load_record(folder)
     family = _blamed_family(record)
     if family is None or family not in newest or record.verdict.solver is None:
         raise RefreshError(f"{folder.name}: blames no solver of a known family")
-    solver = newest[family]
-    release, mark = _build_mark(record)
-    if mark:
-        build = _newer_build(family, release, mark)
-        if build is None:
-            today = Today(UNDECIDED, solver, "", f"{solver} checks no assertions, and no build "
-                          f"with them ({mark}) of a release newer than {release} is installed",
-                          time.time())  # fmt: skip
-            write_today(record, today)
-            return today
-        solver = build
-    try:  # a build's version is its name's (its binary says the release's alone)
-        version = solver.rpartition("@")[2] if mark else solver_version(
-            parse_specs(solver)[0]).split()[-1]  # fmt: skip
+    verdict = record.verdict
+    solver, known = replay_target(family, str(verdict.solver), verdict.signature, verdict.kind,
+                                  newest)  # fmt: skip
+    if known is None:
+        today = Today(UNDECIDED, solver, "", f"{solver} checks no assertions, and no build with "
+                      f"them of a release newer than {verdict.solver}'s is installed", time.time())  # fmt: skip
+        write_today(record, today)
+        return today
+    try:
+        version = known or solver_version(parse_specs(solver)[0]).split()[-1]
     except (SolverSpecError, ValueError, IndexError) as exc:
         today = Today(UNDECIDED, solver, "", f"cannot run: {exc}", time.time())
         write_today(record, today)
