@@ -141,7 +141,7 @@ class PersistentSolver:
     def _ready(self, process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
         """`process` once it has answered an empty script (z3 started, the shim imported
         cvc5): on a loaded machine the shim's start takes a second, which would otherwise
-        count against a first script's limit of half a second. A process not ready within
+        count against a first script's limit of a second. A process not ready within
         READY_LIMIT is killed and started again, to answer the script on its own clock (an
         answer to the empty script still to come would be read as the script's)."""
         marker = f"sphinxfuzz-ready-{self.token}-{self.starts}"
