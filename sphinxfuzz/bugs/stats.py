@@ -67,6 +67,10 @@ class Stats:
     theories_accepted: Counter[str] = field(default_factory=Counter)  # ... that no solver rejected
     # ... that some solver left undecided (what `campaign.learnt_weights` learns from)
     theories_undecided: Counter[str] = field(default_factory=Counter)
+    # generated terms a mutant holds ("1" to "4") -> mutants with that many, and those some
+    # solver left undecided: terms compound, so 4 are undecided about 4 times as often as 1
+    term_counts: Counter[str] = field(default_factory=Counter)
+    term_counts_undecided: Counter[str] = field(default_factory=Counter)
     # "solver: normalised first error line" -> mutant calls that solver rejected so
     rejections: Counter[str] = field(default_factory=Counter)
     # why seeds were not mutated: "time-out", "rejected: solver: line", "malformed", ...

@@ -1,4 +1,5 @@
-"""Theory draw weights that learn from the campaign's own mutants (`LearntWeights`).
+"""Draw weights that learn from the campaign's own mutants (`LearntWeights`): of theories,
+and of how many terms a mutant gets.
 
 The theory probe weighs a theory by a handful of terms checked alone (`theory_probe`). In the
 README's campaign the undecided mutants still gathered on four theories: a mutant with a
@@ -14,6 +15,11 @@ A theory at or under the target keeps its probe weight exactly: a campaign with 
 mutant, or few, draws the mutants it drew without learning. The counts are the worker's
 answers so far, so the draws are the same for the same answers (a time-out is the machine's
 answer; a resumed run starts counting again).
+
+The number of terms a mutant gets learns the same way (`Stats.term_counts`, no probe):
+terms compound, and in the README's campaign a mutant of four terms was undecided 11% of the
+time, one of three 6%, of one or two 3 to 4% (the same seeds); the draw of four then falls
+to about half as often, while the campaign's small mutants keep it exactly.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ PRIOR_DECIDED = 5
 
 
 class LearntWeights(Mapping[str, float]):
-    """theory -> draw weight, read afresh at each draw (`mutate`'s `theory_weights`)."""
+    """theory (or term count) -> draw weight, read afresh at each draw (`mutate`'s
+    `theory_weights`, `count_weights`)."""
 
     def __init__(
         self,

@@ -40,7 +40,7 @@ from sphinxfuzz.campaign.theory_probe import DECIDE_LIMIT, probe_theories
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.generators.pool import GeneratorPool
 from sphinxfuzz.mutate import Seed, SeedError, load_seed
-from sphinxfuzz.mutate.mutant import with_needed_options
+from sphinxfuzz.mutate.mutant import MAX_PLACEHOLDERS, with_needed_options
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.solvers import SolverSpec, reaper
 from sphinxfuzz.solvers.options import needed_options
@@ -191,11 +191,14 @@ class Worker:
 
     def _context(self, pool: GeneratorPool | None) -> StrategyContext:
         weights: Mapping[str, float] | None = None
+        counts: Mapping[str, float] | None = None
         if pool is not None and self.config.adapt_theories:  # the probe's, then learnt
             stats = self.stats
             weights = LearntWeights(
                 pool.theories, self._probe(pool), stats.theories, stats.theories_undecided
             )
+            terms = [str(n) for n in range(1, MAX_PLACEHOLDERS + 1)]
+            counts = LearntWeights(terms, None, stats.term_counts, stats.term_counts_undecided)
 
         def left_out(counts: Mapping[str, int]) -> None:
             self.stats.left_out = Counter(counts)
@@ -207,6 +210,7 @@ class Worker:
         return StrategyContext(
             self.specs, self.trusted, pool, weights, self.campaign.theory_options,
             self._needed_options, config.rename_prob, config.generators, spent, left_out,
+            counts,
         )  # fmt: skip
 
     def _positions(self, store: Findings) -> None:

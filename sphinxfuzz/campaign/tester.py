@@ -175,11 +175,14 @@ class CaseTester:
         undecided = stats.undecided
         accepted = calls.count(results, formula)
         theories = set(origin.theories)  # of the generated terms in it, if any
+        terms = [str(len(origin.theories))] if origin.theories else []
         stats.theories.update(theories)
+        stats.term_counts.update(terms)
         if accepted:
             stats.theories_accepted.update(theories)
-        if stats.undecided > undecided:  # what the theories' draw weights learn from
+        if stats.undecided > undecided:  # what the draw weights learn from (`learnt_weights`)
             stats.theories_undecided.update(theories)
+            stats.term_counts_undecided.update(terms)
         strategy = self.bench.get(origin.strategy)
         related = case.related
         judge_case = CaseJudge(

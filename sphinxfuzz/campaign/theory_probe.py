@@ -40,7 +40,7 @@ DECIDE_TERMS = 5
 # A mutant holds this many generated terms (2.4 on average in the README's campaign), each
 # of which must be decided: a theory decided in a share d of its terms is drawn d^2 as often.
 TERMS_PER_MUTANT = 2
-# A check-sat's own limit: twice the limit a mutant of a fast seed gets (MIN_MUTANT_TIMEOUT);
+# A check-sat's own limit: the limit a mutant of a fast seed gets (MIN_MUTANT_TIMEOUT);
 # a term slower than that alone makes mutants that time out.
 DECIDE_LIMIT = 1.0
 # Solvers stop a check-sat at their own limit and go on with the script (answering unknown):

@@ -104,6 +104,7 @@ def mutate(
     theory_options: Mapping[str, Sequence[str]] | None = None,
     theory_weights: Mapping[str, float] | None = None,
     needed_options: NeededOptions | None = None,
+    count_weights: Mapping[str, float] | None = None,
 ) -> Mutant:
     """Make one mutant of `base`: replace a random non-empty subset of its atoms with generated
     terms. Deterministic in `rng` and in what `terms` returns for the seeds it is given.
@@ -113,17 +114,25 @@ def mutate(
     `theory_weights` makes some theories likelier than others (missing ones weigh 1, zero
     never drawn); without it every theory is equally likely. `needed_options` maps the
     operators of the inserted terms to the options the target releases need for them
-    (`solvers.options`)."""
+    (`solvers.options`). `count_weights` does for the number of atoms replaced (\"1\" to
+    \"4\") what `theory_weights` does for theories."""
     try:
         return _mutate(
             base, rng, terms, rename_prob, max_placeholders, theory_options, theory_weights,
-            needed_options,
+            needed_options, count_weights,
         )  # fmt: skip
     except RecursionError:
         # Some real triggers nest thousands of lets; the walks here are recursive by design
         # (clear code for the usual depth), so such a seed is skipped, not fatal.
         seed = base if isinstance(base, Seed) else base.seed
         raise MutationError(f"{seed.path}: nested too deeply to mutate") from None
+
+
+def _uneven(keys: Sequence[str], weights: Mapping[str, float] | None) -> list[float] | None:
+    """The draw weights of `keys` (missing ones weigh 1); None when all are even, so that the
+    draw keeps rng.choice or rng.randint and the mutants stay as they were."""
+    found = [weights.get(k, 1.0) for k in keys] if weights else None
+    return None if found is None or all(w == 1.0 for w in found) else found
 
 
 def _mutate(
@@ -135,6 +144,7 @@ def _mutate(
     theory_options: Mapping[str, Sequence[str]] | None,
     theory_weights: Mapping[str, float] | None,
     needed_options: NeededOptions | None,
+    count_weights: Mapping[str, float] | None,
 ) -> Mutant:
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
@@ -146,10 +156,10 @@ def _mutate(
     theories = sorted(terms.theories)
     if not theories:
         raise MutationError("no generator to draw terms from")
-    weights = [theory_weights.get(t, 1.0) for t in theories] if theory_weights else None
-    if weights and all(w == 1.0 for w in weights):
-        weights = None  # even draws keep rng.choice, so mutants stay as they were
-    count = rng.randint(1, min(max_placeholders, len(atoms)))
+    weights = _uneven(theories, theory_weights)
+    counts = range(1, min(max_placeholders, len(atoms)) + 1)
+    by_count = _uneven([str(c) for c in counts], count_weights)
+    count = rng.choices(counts, by_count)[0] if by_count else rng.randint(1, counts[-1])
     chosen = sorted(rng.sample(range(len(atoms)), count))
     names = _Names(set(names_used))
     report = FillReport()

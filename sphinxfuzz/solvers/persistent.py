@@ -50,6 +50,7 @@ from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import solver_version
 
 EXIT_WAIT = 1.0  # seconds an idle process is given to exit when closed, before it is killed
+READY_LIMIT = 10.0  # seconds a new process is given to answer an empty script (`_ready`)
 _EXIT = re.compile(r"\(\s*exit\s*\)")
 # options that a later script sets again itself (every mutant turns models on)
 _HARMLESS_OPTIONS = re.compile(r"\(\s*set-option\s+:produce-models\b")
@@ -151,6 +152,22 @@ class PersistentSolver:
             self.shim = _shim_spec(spec)
         self.spec = spec  # results carry the spec they ran (stored bugs keep its text)
 
+    def _ready(self, process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+        """`process` once it has answered an empty script (z3 started, the shim imported
+        cvc5): on a loaded machine the shim's start takes a second, which would otherwise
+        count against a first script's limit of a second. A process not ready within
+        READY_LIMIT is killed and started again, to answer the script on its own clock (an
+        answer to the empty script still to come would be read as the script's)."""
+        marker = f"sphinxfuzz-ready-{self.token}-{self.starts}"
+        deadline = time.perf_counter() + READY_LIMIT
+        frame = self._frame("", marker)
+        complete, _, _ = self._read(process, marker, frame, bytearray(), bytearray(), deadline)
+        if complete or reaper.cancelled():
+            return process
+        self.idle = False  # killed, not asked to exit
+        self._retire()
+        return self._start()
+
     def close(self) -> None:
         """End the process: an idle one is asked to exit first (a z3 built with coverage
         writes its counters only on a normal exit), a busy or hung one is killed at once.
@@ -216,13 +233,15 @@ class PersistentSolver:
         rejected = misread(self.spec, text)
         if rejected is not None:
             return rejected
-        # a (re)start is part of the call, as it is of a fresh run
+        # a (re)start is part of the call's time, as it is of a fresh run, but not of its
+        # limit: the script's clock starts once the process has answered an empty script
         started = time.perf_counter()
         self._reap()
-        process = self.process
+        process, starting = self.process, 0.0
         if process is None or process.poll() is not None or self.served >= self.max_scripts:
             self._retire()
-            process = self._start()
+            process = self._ready(self._start())
+            starting = time.perf_counter() - started
         self.count += 1
         self.idle = False
         marker = f"sphinxfuzz-done-{self.token}-{self.count}"
@@ -264,6 +283,7 @@ class PersistentSolver:
             stderr=stderr,
             exit_code=exit_code,
             elapsed=elapsed,
+            starting=starting,
             model=found.model,
             version=solver_version(self.spec),
             failure_line=found.failure_line,

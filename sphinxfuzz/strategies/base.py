@@ -96,6 +96,8 @@ class StrategyContext:
     # out so far because a target lacks it: both go into the campaign's statistics
     spent: Callable[[float], None] = lambda seconds: None
     left_out: Callable[[Mapping[str, int]], None] = lambda counts: None
+    # how many terms a mutant gets ("1", "2", ...) -> draw weight (`mutate`'s `count_weights`)
+    count_weights: Mapping[str, float] | None = None
 
 
 @runtime_checkable

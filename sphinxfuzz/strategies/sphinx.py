@@ -76,7 +76,7 @@ class SphinxStrategy(StrategyBase):
             return mutate(
                 base, rng, terms, rename_prob=context.rename_prob,
                 theory_options=context.theory_options, theory_weights=context.theory_weights,
-                needed_options=context.needed_options,
+                needed_options=context.needed_options, count_weights=context.count_weights,
             )  # fmt: skip
         finally:  # what was left out, and probing as solver time
             context.left_out(terms.left_out)

@@ -17,6 +17,8 @@ from campaign_helpers import CRASHER, FIXTURES, GENERATORS, LIAR_UNSAT, SEEDS, c
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.config import MIN_MUTANT_TIMEOUT, SeedCheck, calibrated_timeout
+from sphinxfuzz.campaign.seedcheck import _checked
+from sphinxfuzz.solvers import Outcome, SolverResult, parse_specs
 
 
 def test_crash_is_stored_once_per_signature(crash_campaign: tuple[Path, list[str]]) -> None:
@@ -248,6 +250,15 @@ def test_mutant_limits_are_calibrated_on_the_seed(tmp_path: Path) -> None:
     fixed = config_for([SEEDS / "plain.smt2"], slow, per_seed=1, timeout=8.0, timeout_factor=0)
     stats = run_campaign(fixed, tmp_path / "fixed", Budget())
     assert stats.mutants == 1 and stats.timeouts == 0
+
+
+def test_a_seed_checks_time_leaves_out_a_process_start() -> None:
+    # a persistent process started for the check (the shim's start takes a second under
+    # load) is no part of the seed's time: its mutants' limits start after a start too
+    z3, cvc5 = parse_specs("z3;cvc5")
+    started = SolverResult(cvc5, Outcome.SAT, elapsed=1.2, starting=1.15)
+    warm = SolverResult(z3, Outcome.SAT, elapsed=0.03)
+    assert SeedCheck.from_detail(_checked([started, warm])).slowest == 0.05
 
 
 def test_calibrated_limit_stays_between_the_floor_and_the_timeout() -> None:

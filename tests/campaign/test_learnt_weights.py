@@ -1,6 +1,6 @@
 """Theory weights learnt from the campaign's own mutants: a theory keeps its probe weight
 while its mutants are undecided at most at the target share, and is drawn less the more of
-them are."""
+them are; the number of terms a mutant gets learns alike."""
 
 from __future__ import annotations
 
@@ -67,3 +67,6 @@ def test_the_campaign_counts_the_theories_of_its_undecided_mutants(tmp_path: Pat
     # z3 left some undecided, each of them with a Mixed term; Sure alone is always decided
     assert stats.undecided > 0 and stats.theories_undecided["Mixed"] == stats.undecided
     assert stats.theories_undecided["Sure"] < stats.theories["Sure"]
+    # and by how many terms each mutant holds (what the draw of that number learns from)
+    assert sum(stats.term_counts.values()) == stats.mutants
+    assert sum(stats.term_counts_undecided.values()) == stats.undecided

@@ -176,6 +176,19 @@ def test_same_seed_same_mutants(seed) -> None:
     assert run(8) == run(8)
 
 
+def test_count_weights_set_how_many_atoms_are_replaced_and_even_ones_change_nothing(seed) -> None:
+    def mutants(weights: dict[str, float] | None) -> list[Mutant]:
+        rng = random.Random(7)
+        return [mutate(seed, rng, SortedSource(), count_weights=weights) for _ in range(40)]
+
+    plain = mutants(None)
+    even = mutants({"1": 1.0, "2": 1.0, "3": 1.0, "4": 1.0})
+    assert [m.text for m in even] == [m.text for m in plain]  # the same draws exactly
+    assert max(len(m.theories) for m in plain) == 4
+    ones = mutants({"2": 0.0, "3": 0.0, "4": 0.0})
+    assert {len(m.theories) for m in ones} == {1}
+
+
 def test_mutant_has_models_and_fresh_names_apart(seed) -> None:
     mutant = mutate(seed, random.Random(5), SortedSource(), rename_prob=0.0)
     heads = [c.head_name() for c in mutant.script.commands]

@@ -77,6 +77,22 @@ def test_a_timeout_kills_the_process_and_the_next_script_gets_a_new_one() -> Non
         assert quick.outcome == Outcome.SAT and solver.starts == 2
 
 
+@pytest.mark.parametrize("spec_text", SOLVERS)
+def test_starting_a_process_is_not_charged_to_the_scripts_limit(spec_text: str) -> None:
+    # the shim imports cvc5 in a new Python (0.1 s idle, a second under load): a first
+    # script with a 50 ms limit timed out before it was read; after a time-out likewise
+    script = "(declare-const x Int)\n(assert (> x 2))\n(check-sat)\n"
+    with PersistentSolver(parse_specs(spec_text)[0]) as solver:
+        first = solver.run(script, timeout=0.05)
+        assert first.outcome == Outcome.SAT, first.stdout
+        assert 0 < first.starting < first.elapsed and first.solving < 0.05
+        assert solver.run(HARD, timeout=0.5).outcome == Outcome.TIMEOUT
+        again = solver.run(script, timeout=0.05)
+        assert again.outcome == Outcome.SAT and solver.starts == 2 and again.starting > 0
+        warm = solver.run(script, timeout=0.05)
+        assert warm.starting == 0 and warm.solving == warm.elapsed
+
+
 def test_a_crash_is_classified_and_the_process_replaced() -> None:
     standin = (
         Path(__file__).resolve().parents[1] / "fixtures" / "campaign" / "z3_persistent_standin.py"
