@@ -73,12 +73,16 @@ class _Names:
 
 
 def symbol_names(script: Script) -> set[str]:
-    return {
-        node.name
-        for command in script.commands
-        for node in walk(command)
-        if isinstance(node, Atom) and node.kind == "symbol"
-    }
+    # a plain stack, not `walk`: this reads every node of each mutant that becomes a base
+    names: set[str] = set()
+    stack: list[Node] = list(script.commands)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SList):
+            stack.extend(node.items)
+        elif node.kind == "symbol":
+            names.add(node.name)
+    return names
 
 
 def _declared_names(commands: list[SList]) -> tuple[dict[str, str], set[str]]:

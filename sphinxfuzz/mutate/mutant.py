@@ -140,8 +140,7 @@ def _mutate(
     number = 1 if isinstance(base, Seed) else base.number + 1
     skeleton, names_used = _skeleton(base.script)
     script = _copy(Script(list(skeleton.commands), base.script.filename))
-    atoms = skeleton.sites_in(script.commands)
-    if not atoms:
+    if not skeleton.atoms:
         raise MutationError(f"{seed.path}: no atomic formula to replace")
     theories = sorted(terms.theories)
     if not theories:
@@ -149,8 +148,10 @@ def _mutate(
     weights = [theory_weights.get(t, 1.0) for t in theories] if theory_weights else None
     if weights and all(w == 1.0 for w in weights):
         weights = None  # even draws keep rng.choice, so mutants stay as they were
-    count = rng.randint(1, min(max_placeholders, len(atoms)))
-    chosen = sorted(rng.sample(range(len(atoms)), count))
+    count = rng.randint(1, min(max_placeholders, len(skeleton.atoms)))
+    chosen = sorted(rng.sample(range(len(skeleton.atoms)), count))
+    # every chosen site found in the copy before any is replaced
+    atoms = {index: skeleton.site_in(script.commands, index) for index in chosen}
     names = _Names(set(names_used))
     report = FillReport()
     inserted_by_command: dict[int, list[SList]] = {}
