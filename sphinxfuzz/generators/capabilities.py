@@ -32,8 +32,8 @@ from typing import Protocol
 
 from sphinxfuzz.generators.solver_check import check_terms
 from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, print_node, walk
-from sphinxfuzz.smtlib.infer import SortInfo, infer_sorts
-from sphinxfuzz.smtlib.reader import Script, parse_script, parse_term
+from sphinxfuzz.smtlib.generated import read_generated
+from sphinxfuzz.smtlib.infer import SortInfo
 from sphinxfuzz.smtlib.sorts import Sort
 from sphinxfuzz.smtlib.vocabulary import BINDERS, SORT_DECLARING, SYMBOL_DECLARING
 from sphinxfuzz.solvers import SolverSpec
@@ -153,11 +153,10 @@ def term_features(decls_text: str, term_text: str) -> list[Feature]:
     """The features of one generated term with a probe for each (first occurrence wins).
     A term that does not parse has none: the solvers' own errors then speak for it."""
     try:
-        commands = parse_script(decls_text, "<generated declarations>").commands
-        term = parse_term(term_text, "<generated term>")
+        pair = read_generated(decls_text, term_text)  # the mutator reads it next
     except SmtParseError:
         return []
-    info = infer_sorts(Script([*commands, SList([Atom("assert", "symbol"), term])]))
+    commands, term, info = list(pair.commands), pair.term, pair.info
     sort_decls = [print_node(c) for c in commands if c.head_name() in SORT_DECLARING]
     user_sorts = {
         n.name

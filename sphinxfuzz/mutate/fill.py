@@ -21,10 +21,9 @@ from sphinxfuzz.smtlib import (
     SList,
     SmtParseError,
     infer_sorts,
-    parse_script,
-    parse_term,
     walk,
 )
+from sphinxfuzz.smtlib.generated import read_generated
 from sphinxfuzz.smtlib.infer import TermSite
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
 from sphinxfuzz.smtlib.vocabulary import BINDERS, GENERATOR_DECLARING
@@ -74,12 +73,16 @@ class _Names:
 
 
 def symbol_names(script: Script) -> set[str]:
-    return {
-        node.name
-        for command in script.commands
-        for node in walk(command)
-        if isinstance(node, Atom) and node.kind == "symbol"
-    }
+    # a plain stack, not `walk`: this reads every node of each mutant that becomes a base
+    names: set[str] = set()
+    stack: list[Node] = list(script.commands)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SList):
+            stack.extend(node.items)
+        elif node.kind == "symbol":
+            names.add(node.name)
+    return names
 
 
 def _declared_names(commands: list[SList]) -> tuple[dict[str, str], set[str]]:
@@ -197,13 +200,14 @@ def adapt(
     """Parse and type a generated (declarations, term) pair and adapt it to a placeholder where
     `visible` variables are in scope. Raises ValueError when the pair is unusable."""
     try:
-        decl_script = parse_script(decls_text, "<generated declarations>")
-        term = parse_term(term_text, "<generated term>")
+        pair = read_generated(decls_text, term_text)  # as the capability check read it
     except SmtParseError as exc:
         raise ValueError(f"generated text does not parse: {exc}") from None
-    commands = [c for c in decl_script.commands if c.head_name() in GENERATOR_DECLARING]
-    check = Script([*commands, SList([Atom("assert", "symbol"), term])], "<generated>")
-    info = infer_sorts(check)
+    term, info = pair.term, pair.info
+    commands = [c for c in pair.commands if c.head_name() in GENERATOR_DECLARING]
+    if len(commands) < len(pair.commands):  # typed without the other commands
+        check = Script([*commands, SList([Atom("assert", "symbol"), term])], "<generated>")
+        info = infer_sorts(check)
     sort = info.sort_of(term)
     if sort != BOOL:
         raise ValueError(f"generated term is not Bool (sort {sort})")

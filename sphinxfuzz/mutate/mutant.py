@@ -150,17 +150,18 @@ def _mutate(
     number = 1 if isinstance(base, Seed) else base.number + 1
     skeleton, names_used = _skeleton(base.script)
     script = _copy(Script(list(skeleton.commands), base.script.filename))
-    atoms = skeleton.sites_in(script.commands)
-    if not atoms:
+    if not skeleton.atoms:
         raise MutationError(f"{seed.path}: no atomic formula to replace")
     theories = sorted(terms.theories)
     if not theories:
         raise MutationError("no generator to draw terms from")
     weights = _uneven(theories, theory_weights)
-    counts = range(1, min(max_placeholders, len(atoms)) + 1)
+    counts = range(1, min(max_placeholders, len(skeleton.atoms)) + 1)
     by_count = _uneven([str(c) for c in counts], count_weights)
     count = rng.choices(counts, by_count)[0] if by_count else rng.randint(1, counts[-1])
-    chosen = sorted(rng.sample(range(len(atoms)), count))
+    chosen = sorted(rng.sample(range(len(skeleton.atoms)), count))
+    # every chosen site found in the copy before any is replaced
+    atoms = {index: skeleton.site_in(script.commands, index) for index in chosen}
     names = _Names(set(names_used))
     report = FillReport()
     inserted_by_command: dict[int, list[SList]] = {}

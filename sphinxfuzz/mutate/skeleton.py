@@ -8,9 +8,9 @@ bound variables in scope.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from sphinxfuzz.smtlib import Atom, Node, Script, SList, infer_sorts, walk
+from sphinxfuzz.smtlib import Atom, Node, Script, SList, infer_sorts
 from sphinxfuzz.smtlib.infer import SortInfo, TermSite
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
 
@@ -52,12 +52,18 @@ def find_atoms(script: Script) -> tuple[list[TermSite], SortInfo]:
 
 
 def _names_a_term(node: Node) -> bool:
-    return any(
-        isinstance(item, Atom) and item.text == ":named"
-        for sub in walk(node)
-        if isinstance(sub, SList) and sub.head_name() == "!"
-        for item in sub.items
-    )
+    # a plain stack, not `walk`: this reads every assertion of each mutant that becomes a base
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, SList):
+            items = current.items
+            if current.head_name() == "!" and any(
+                isinstance(item, Atom) and item.text == ":named" for item in items
+            ):
+                return True
+            stack.extend(items)
+    return False
 
 
 def command_of(script: Script, site: TermSite) -> SList:
@@ -67,7 +73,7 @@ def command_of(script: Script, site: TermSite) -> SList:
 @dataclass(frozen=True)
 class Skeleton:
     """A script's atoms found once, for many mutants of it: each mutant copies `commands`
-    (never changed themselves) and finds the atoms in its copy by position (`sites_in`),
+    (never changed themselves) and finds the atoms in its copy by position (`site_in`),
     without inferring sorts again."""
 
     commands: tuple[SList, ...]
@@ -84,17 +90,17 @@ class Skeleton:
         found = tuple(paths[id(site.parent)] for site in atoms)
         return cls(tuple(script.commands), tuple(atoms), found, info.constants_at)
 
-    def sites_in(self, commands: list[SList]) -> list[TermSite]:
-        """The atoms' sites in `commands`, a copy of `self.commands`."""
-        sites = []
-        for site, path in zip(self.atoms, self.paths, strict=True):
-            parent = commands[site.command]
-            for index in path:
-                inner = parent.items[index]
-                assert isinstance(inner, SList)  # `paths` lead through lists only
-                parent = inner
-            sites.append(replace(site, node=parent.items[site.index], parent=parent))
-        return sites
+    def site_in(self, commands: list[SList], number: int) -> TermSite:
+        """Atom `number`'s site in `commands`, a copy of `self.commands` (a mutant asks for
+        the few atoms it replaces, before replacing any)."""
+        site, path = self.atoms[number], self.paths[number]
+        parent = commands[site.command]
+        for index in path:
+            inner = parent.items[index]
+            assert isinstance(inner, SList)  # `paths` lead through lists only
+            parent = inner
+        node = parent.items[site.index]
+        return TermSite(node, site.sort, site.env, parent, site.index, site.command)
 
 
 def _paths(node: SList, path: tuple[int, ...], found: dict[int, tuple[int, ...]]) -> None:

@@ -15,19 +15,15 @@ Pos = tuple[int, int]  # (line, column), both 1-based
 class Atom:
     """A token: symbol, keyword, numeral, decimal, hex, binary, string or other #-literal."""
 
-    __slots__ = ("text", "kind", "pos")
+    __slots__ = ("text", "kind", "pos", "name")
 
     def __init__(self, text: str, kind: str, pos: Pos = (0, 0)) -> None:
         self.text = text
         self.kind = kind
         self.pos = pos
-
-    @property
-    def name(self) -> str:
-        """The symbol's identity: `|x|` and `x` name the same symbol."""
-        if self.kind == "symbol" and len(self.text) >= 2 and self.text[0] == "|":
-            return self.text[1:-1]
-        return self.text
+        # The symbol's identity: `|x|` and `x` name the same symbol. Found once (atoms are
+        # never changed in place): sort inference and every walk ask it of each atom.
+        self.name = text[1:-1] if kind == "symbol" and len(text) >= 2 and text[0] == "|" else text
 
     def is_symbol(self, name: str | None = None) -> bool:
         return self.kind == "symbol" and (name is None or self.name == name)

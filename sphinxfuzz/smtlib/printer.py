@@ -11,9 +11,16 @@ def print_node(node: Node) -> str:
     """Compact text of one node: tokens as read, one space between list items."""
     if isinstance(node, Atom):
         return node.text
-    parts: list[str] = []
-    _emit(node, parts)
-    return "".join(parts)
+    try:
+        return _joined(node)  # the fast way (this prints every mutant)
+    except RecursionError:
+        parts: list[str] = []
+        _emit(node, parts)
+        return "".join(parts)
+
+
+def _joined(node: SList) -> str:
+    return "(" + " ".join([i.text if isinstance(i, Atom) else _joined(i) for i in node.items]) + ")"
 
 
 def _emit(node: Node, out: list[str]) -> None:

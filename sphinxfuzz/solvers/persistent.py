@@ -38,9 +38,10 @@ import secrets
 import select
 import subprocess
 import time
+from itertools import accumulate
 from pathlib import Path
 
-from sphinxfuzz.smtlib.lexer import lexemes
+from sphinxfuzz.smtlib.lexer import blotted
 from sphinxfuzz.solvers import reaper
 from sphinxfuzz.solvers.classify import classify
 from sphinxfuzz.solvers.literals import misread
@@ -56,26 +57,34 @@ _EXIT = re.compile(r"\(\s*exit\s*\)")
 _HARMLESS_OPTIONS = re.compile(r"\(\s*set-option\s+:produce-models\b")
 _ANY_OPTION = re.compile(r"\(\s*set-option\b")
 _DATATYPES = re.compile(r"\(\s*declare-(?:co)?datatypes?\b")
+# `stream_form`: what is left of a string or quoted symbol that never closes, once blotted
+_UNCLOSED = re.compile(r'["|]')
+_NOT_PAREN = re.compile(r"[^()]+")
+_STEP = {"(": 1, ")": -1}
 
 
 def stream_form(text: str) -> str | None:
     """`text` up to its first top-level `(exit)` (all of it when there is none), or None
     when a string, quoted symbol or parenthesis does not close: sent to a process that
     reads on, such a script would swallow whatever follows it."""
-    depth = 0
-    # what matters for where a command ends: strings, quoted symbols, comments, parentheses
-    for kind, token, start in lexemes(text):
-        if token == "(":
-            if depth == 0 and _EXIT.match(text, start):
-                return text[:start]
-            depth += 1
-        elif token == ")":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif kind == "unclosed":  # a string or quoted symbol that never closes
-            return None
-    return text if depth == 0 else None
+    # read by its parentheses, counted in C: this runs on every call of a mutant (`x`s, not
+    # blanks, for what is blotted: `("" exit)` is no `(exit)`)
+    plain = blotted(text)
+    unclosed = _UNCLOSED.search(plain)  # a string or quoted symbol that never closes
+    end = len(plain) if unclosed is None else unclosed.start()
+    for found in _EXIT.finditer(plain, 0, end):
+        start = found.start()
+        if plain.count("(", 0, start) == plain.count(")", 0, start):  # a top-level (exit)
+            return text[:start] if _never_below_zero(plain[:start]) else None
+    if unclosed is not None or plain.count("(") != plain.count(")"):
+        return None
+    return text if _never_below_zero(plain) else None
+
+
+def _never_below_zero(text: str) -> bool:
+    """No prefix of `text` closes more parentheses than it opens."""
+    steps = map(_STEP.__getitem__, _NOT_PAREN.sub("", text))
+    return min(accumulate(steps), default=0) >= 0
 
 
 def _shim_spec(spec: SolverSpec) -> bool:

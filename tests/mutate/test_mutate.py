@@ -386,7 +386,7 @@ def test_a_skeleton_finds_in_a_copy_the_atoms_inference_finds_there(seed) -> Non
     """A base's atoms are found once (`Skeleton`); each mutant's copy finds them by position."""
     skeleton = Skeleton.of(seed.script)
     copy = Script([c for c in map(copy_node, skeleton.commands) if isinstance(c, SList)])
-    found = skeleton.sites_in(copy.commands)
+    found = [skeleton.site_in(copy.commands, n) for n in range(len(skeleton.atoms))]
     inferred, _ = find_atoms(copy)
     assert len(found) == len(inferred) > 5
     for mine, theirs in zip(found, inferred, strict=True):

@@ -14,6 +14,7 @@ from sphinxfuzz.smtlib import (
     print_node,
     print_script,
 )
+from sphinxfuzz.smtlib.lexer import blotted
 
 DIALECT_SCRIPT = r"""
 ; a comment (with parens) that must vanish
@@ -103,3 +104,10 @@ def test_deep_nesting_prints_without_recursion() -> None:
     text = "(assert " + "(not " * depth + "true" + ")" * depth + ")"
     script = parse_script(text)
     assert print_node(script.commands[0]) == text
+
+
+def test_blotted_keeps_offsets_and_hides_what_strings_symbols_and_comments_hold() -> None:
+    text = '(echo "a)""b") ; (exit)\n(assert |(x|) "open'
+    plain = blotted(text)
+    assert len(plain) == len(text)
+    assert plain == '(echo xxxxxxx) xxxxxxxx\n(assert xxxx) "open'

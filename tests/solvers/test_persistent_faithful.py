@@ -71,6 +71,20 @@ def test_stream_form_cuts_at_the_first_top_level_exit_only() -> None:
         assert stream_form(unclosed) is None
 
 
+def test_stream_form_reads_parentheses_only_outside_strings_symbols_and_comments() -> None:
+    # what stands between a parenthesis and `exit` makes it no command
+    assert stream_form('(echo "" exit)\n(check-sat)\n') == '(echo "" exit)\n(check-sat)\n'
+    assert stream_form("(|x| exit)\n(; c\nexit)\n") == "(|x| exit)\n(; c\nexit)\n"
+    # a top-level (exit) before what never closes ends the script there
+    assert stream_form('(check-sat)\n(exit)\n(echo "open\n') == "(check-sat)\n"
+    assert stream_form("(a (exit))\n(exit)") == "(a (exit))\n"
+    # a parenthesis closed too early, before or after an (exit) nested in a command
+    assert stream_form("(a))\n(b)\n(exit)") is None
+    assert stream_form("(a (exit)))") is None
+    # quotes and parentheses inside comments and strings count for nothing
+    assert stream_form('; it\'s "half\n(echo ")(")\n') == '; it\'s "half\n(echo ")(")\n'
+
+
 def test_scripts_that_do_not_close_run_fresh(solver: PersistentSolver) -> None:
     for source in ('(check-sat)\n(echo "unclosed\n', "(check-sat)\n(assert (= 1 1)\n"):
         fresh = run_solver(solver.spec, source, timeout=10)
