@@ -54,15 +54,16 @@ class SolverResult:
     stderr: str = ""
     exit_code: int = 0  # negative: killed by that signal
     elapsed: float = 0.0
-    # of `elapsed`, starting a persistent process the call needed: its limit is for the
-    # script alone, and so is what a seed's check calibrates its cases' limit on
-    starting: float = 0.0
     model: str | None = None  # the first get-model answer
     version: str = ""
     failure_line: str | None = None  # what explains a crash, an error or a resource limit
     model_check_failed: bool = False  # the solver's own model check reported a wrong model
     # the answer contradicted the script's `:status` (the solver said so; never a crash)
     annotation_conflict: bool = False
+    # of `elapsed`, starting a persistent process the call needed: its limit is for the
+    # script alone, and so is what a seed's check calibrates its cases' limit on (last:
+    # results are made with positional fields)
+    starting: float = 0.0
 
     @property
     def solving(self) -> float:
