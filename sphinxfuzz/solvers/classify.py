@@ -10,7 +10,8 @@ Choices worth knowing:
   "Expected result unsat but got sat", z3 reports "check annotation that says unsat") neither
   crashed nor rejected anything: the outcome is its answer, `annotation_conflict` is set.
 - Sanitizer, assertion and fatal-failure text, a signal, or a non-zero exit with no error
-  message is a crash, whatever else was printed.
+  message is a crash, whatever else was printed. A command line the release refuses (z3's
+  "ERROR: unknown parameter", exit 110: an option of another release) is an error.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ _CRASH = re.compile(
     r"panicked at|UNREACHABLE|Unreachable code|Traceback \(most recent call last\)|"
     r"Internal error|terminate called|Aborted|core dumped|uncaught exception",
 )
+# a command line the release does not take (z3: "ERROR: unknown parameter 'x' at module 'y'",
+# then exit 110 without reading the script): a refusal, not a crash
+_COMMAND_LINE = re.compile(r"^ERROR: .*\b(?:parameter|option)\b.*$", re.MULTILINE)
 _ANNOTATION = re.compile(
     r"Expected result (?:sat|unsat|unknown) but got (sat|unsat|unknown)|check annotation that says"
 )
@@ -173,6 +177,9 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
         return Classified(Outcome.UNKNOWN, answers, model, serious[0], False)
     if serious:
         return Classified(Outcome.ERROR, answers, model, serious[0], False)
+    refused = _COMMAND_LINE.search(everything)
+    if refused is not None and not answers:
+        return Classified(Outcome.ERROR, answers, model, refused.group(0).strip(), False)
     if exit_code != 0 and not answers:
         line = (stderr.strip().splitlines() or [f"exit code {exit_code}"])[0]
         return Classified(Outcome.CRASH, answers, model, line, False)

@@ -62,3 +62,12 @@ def test_stored_answers_read_back_typed() -> None:
     assert json.loads(json.dumps(expected.to_json())) == stored
     with pytest.raises(ValueError, match="neither sat nor unsat"):
         Expected.from_json({**stored, "answer": "unknown"})
+
+
+def test_an_option_the_release_lacks_is_refused_not_a_crash() -> None:
+    """z3 5.4.1 no longer has `solver.enforce_model_conversion` (4.8.11 had it): it prints
+    an error and exits 110, as it exits on a failed assertion."""
+    (z3,) = parse_specs("z3 solver.enforce_model_conversion=true")
+    result = run_solver(z3, "(declare-const x Int)\n(assert (> x 0))\n(check-sat)\n", timeout=10)
+    assert result.exit_code != 0
+    assert result.outcome == Outcome.ERROR and "unknown parameter" in (result.failure_line or "")
