@@ -127,7 +127,27 @@ def table(results: list[dict[str, Any]], skipped: dict[str, str], minutes: float
     for row in ROWS:
         if row.key in skipped:
             lines.append(f"| ({row.key}) {row.name} | skipped: {skipped[row.key]} | | | | | | | |")
-    return f"{minutes:g} minutes per row\n\n" + "\n".join(lines)
+    return f"{minutes:g} minutes per row\n\n" + "\n".join(lines) + together(results)
+
+
+def _real_groups(result: dict[str, Any]) -> set[tuple[str, str, str]]:
+    """A row's distinct real bugs as (kind, solver, key); a build's mark is left out of the
+    solver, so the release and its build with assertions name the same bug alike."""
+    return {(g["kind"], str(g["solver"]).replace(ASSERT_MARK, ""), g["key"])
+            for g in result["groups"] if g["real"]}  # fmt: skip
+
+
+def together(results: list[dict[str, Any]]) -> str:
+    """Rows (b)-(d) together against row (a): their distinct real bugs as one set."""
+    by_row = {r["row"]: _real_groups(r) for r in results}
+    if "a" not in by_row or len(by_row) < 2:
+        return ""
+    deeper = set().union(*(groups for row, groups in by_row.items() if row != "a"))
+    crashes = {g for g in deeper if g[0] == "crash"}
+    names = ", ".join(f"({row})" for row in by_row if row != "a")
+    return (f"\n\nrows {names} together: {len(deeper)} distinct real bugs ({len(crashes)} "
+            f"crash signatures), {len(deeper - by_row['a'])} of them not found by row (a), "
+            f"against row (a)'s {len(by_row['a'])}")  # fmt: skip
 
 
 def main() -> int:
