@@ -27,6 +27,7 @@ from typing import Any, Protocol
 import jsonschema
 
 from sphinxfuzz.errors import ExternalError
+from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.synthesis.transcript import Transcript, read_transcript
 
 Messages = list[dict[str, str]]
@@ -340,7 +341,7 @@ class ExchangeBackend(_Recorder):
         prompt = self.directory / f"{stem}.prompt.md"
         answer_path = self.directory / f"{stem}.answer.md"
         body = "\n\n".join(f"<!-- {m['role']} -->\n{m['content']}" for m in messages)
-        prompt.write_text(body, encoding="utf-8")
+        write_atomic(prompt, body)  # whoever watches for prompts never reads half of one
         started = _now()
         self.notify(f"waiting for {answer_path} (the prompt is {prompt})")
         deadline = None if self.timeout is None else time.monotonic() + self.timeout

@@ -194,7 +194,10 @@ def test_missing_key_for_openai_is_explained(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_exchange_round_trip(tmp_path: Path) -> None:
-    backend = ExchangeBackend(tmp_path, Transcript(None), poll=0.05, notify=lambda _m: None)
+    # a time-out: an answering thread that fails makes the test fail instead of hang
+    backend = ExchangeBackend(
+        tmp_path, Transcript(None), timeout=60, poll=0.05, notify=lambda _m: None
+    )
 
     def answer() -> None:
         prompt = tmp_path / "0001-Core-grammar.prompt.md"
