@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from sphinxfuzz.bugs.bisect import BisectError, try_solver
+from sphinxfuzz.bugs.bisect import BisectError, built_versions, try_solver
 from sphinxfuzz.bugs.newest import RefreshError, newest_specs
 from sphinxfuzz.bugs.record import (
     ALIVE,
@@ -37,7 +37,6 @@ from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.crash import assertion_title
 from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.families import parse_version, split_build
-from sphinxfuzz.solvers.installs import installed_versions
 
 __all__ = ["RefreshError", "newest_specs", "refresh_bug"]
 from sphinxfuzz.solvers.versions import solver_version
@@ -68,11 +67,11 @@ def replay_target(
     release, mark = split_build(blamed.split()[0].rpartition("@")[2])
     if not mark or kind != VerdictKind.CRASH or assertion_title(signature) is None:
         return newest[family], ""
-    builds = [
-        i.version for i in installed_versions()
-        if i.family == family and split_build(i.version)[1] == mark
-        and parse_version(split_build(i.version)[0]) > parse_version(release)
-    ]  # fmt: skip
+    try:
+        builds = [v for v in built_versions(family, mark)
+                  if parse_version(split_build(v)[0]) > parse_version(release)]  # fmt: skip
+    except BisectError:  # none with that mark at all
+        builds = []
     if not builds:
         return newest[family], None
     return f"{family}@{builds[-1]}", builds[-1]  # a build's binary says its release alone

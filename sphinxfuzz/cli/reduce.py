@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,14 +10,14 @@ from rich.markup import escape
 
 from sphinxfuzz.api import reduce
 from sphinxfuzz.bugs import StoreError
-from sphinxfuzz.bugs.record import REDUCED, BugFileError, is_bug_folder
+from sphinxfuzz.bugs.record import REDUCED, BugFileError
 from sphinxfuzz.bugs.reduce import (
     ReduceError,
     ReductionResult,
     ddsmt_version,
     unreduced_bugs,
 )
-from sphinxfuzz.bugs.replay import resolve_campaign
+from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
 from sphinxfuzz.cli.options import duration
 from sphinxfuzz.errors import InputError
 
@@ -81,18 +80,17 @@ def reduce_command(
         raise InputError("name one bug, or pass --all (not both)")
     limit = duration(time_limit or None)
     ddsmt_version()  # missing ddSMT: one clear message, not one per bug
-    if bug is not None and campaign is None and is_bug_folder(Path(bug)):
-        root = Path(bug).parent.parent  # a bug folder's path names its campaign too
-    else:
+    if bug is None:
         root = resolve_campaign(campaign)
-    targets = unreduced_bugs(root) if all_bugs else [bug]
+        targets = unreduced_bugs(root)
+    else:  # as bisect finds it: a bug folder's path names its campaign too
+        root, targets = find_bug(bug, campaign).parent.parent, [bug]
     if all_bugs and not targets:
         console.print(f"every bug of {root} is reduced already")
         return
     echo = (lambda line: console.print(line, highlight=False, markup=False)) if verbose else None
     failures = 0
     for target in targets:
-        assert target is not None
         if all_bugs:
             console.print(f"reducing {target} ...", highlight=False)
         try:
