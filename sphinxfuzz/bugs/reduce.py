@@ -236,9 +236,10 @@ def reduce_bug(
     original = record.formula()
     started = time.monotonic()
     # a time limit stopped the last reduction: go on from its result, not from the start
+    start, spent = original, 0.0
     previous, earlier = load_reduction(folder), record.reduced()
-    resumed = previous is not None and not previous.finished and earlier is not None
-    start = earlier if resumed and earlier is not None else original
+    if previous is not None and not previous.finished and earlier is not None:
+        start, spent = earlier, previous.seconds
     reader, why_none = _reference(root, record, spec, start)
     if reader is not None:
         spec = replace(spec, parsers=(reader,))
@@ -278,7 +279,7 @@ def reduce_bug(
         )
     needed = drop_options(spec, reduced, still, final)
     spec, still, final = needed.spec, needed.verdict, needed.results
-    seconds = time.monotonic() - started + (previous.seconds if resumed and previous else 0.0)
+    seconds = time.monotonic() - started + spent
     before, after = formula_size(original), formula_size(reduced)
     reference: dict[str, object] = {"solver": None, "detail": why_none}
     if reader is not None:  # checked on every kept candidate; said again for the record

@@ -193,7 +193,7 @@ def _inferred(
     for site, name, args in undeclared:
         if name is None:
             continue
-        expected = places.expected(site)
+        expected = _expected(site, places)
         uses.setdefault(name, []).append((site.command, args, expected))
         anywhere[name] = anywhere.get(name, True) and _takes_any_sort(site)
     found: dict[str, tuple[int, str]] = {}
@@ -293,9 +293,6 @@ class _Places:
     info: SortInfo
     by_node: dict[int, TermSite]
     applied: dict[str, list[SList]]  # the applications of each undeclared function
-
-    def expected(self, site: TermSite) -> Sort | None:
-        return _expected(site, self)
 
 
 def _expected(site: TermSite, places: _Places) -> Sort | None:

@@ -75,5 +75,12 @@ def relevant(table: OptionTable, text: str | None) -> tuple[TableOption, ...]:
     if text is None:
         return table.options
     rules = load_relevance()
-    features = rules.seed_features(text)
+    features = _features_of(text)
     return tuple(o for o in table.options if rules.acts(table.family, o.name, features))
+
+
+@lru_cache(maxsize=4)
+def _features_of(text: str) -> frozenset[str]:
+    """The seed's features, read once for all its targets' tables and for the position's
+    second draw (a str keeps its hash, so a seed of a megabyte is not read again)."""
+    return load_relevance().seed_features(text)
