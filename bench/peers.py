@@ -38,7 +38,9 @@ What is counted (asymmetries stated, not hidden):
 - yinyang picks its seeds with an unseeded `random`; the driver seeds it (--seed, then
   --seed+1, ... for `--peer-runs K`). In a few minutes opfuzz reaches only a handful of seeds
   (300 mutants each), so one slow seed can take its whole run: `--peer-runs 3` pools three
-  runs (totals over totals) and the ratios are taken against the pooled row;
+  runs (totals over totals) and the ratios are taken against the pooled row. With
+  `--side-by-side` the K runs take turns in the tool's lane, `--time`/K seconds each, so the
+  pooled row has the time sphinxfuzz had;
 - accepted: no solver rejected it (yinyang: its own ignore list or no answer; sphinxfuzz: an
   `error` outcome). Time-outs count as accepted for both;
 - decided: no solver answered `unknown` or timed out on it (sphinxfuzz: `Stats.undecided`;
@@ -365,10 +367,8 @@ def main() -> int:
     parser.add_argument("--yinyang-env", type=Path, default=DEFAULT_ENV)
     parser.add_argument("--out", type=Path, default=None, help="keep per-tool folders here")
     args = parser.parse_args()
-    if args.side_by_side and (
-        args.jobs_scaling or args.fresh_too or args.fixed_too or args.peer_runs > 1
-    ):
-        parser.error("--side-by-side runs one row per tool: no extra sphinxfuzz rows or peer runs")
+    if args.side_by_side and (args.jobs_scaling or args.fresh_too or args.fixed_too):
+        parser.error("--side-by-side runs one sphinxfuzz row: no extra sphinxfuzz rows")
     if not args.corpus.is_dir():
         print(f"skipped: seed corpus {args.corpus} is absent")
         return 0
@@ -403,8 +403,11 @@ def main() -> int:
 
     def peer_rows(tool: str) -> list[dict[str, Any]]:
         assert python is not None
+        # side by side, the runs share the tool's lane one after the other: the pooled row
+        # then has the time sphinxfuzz had, over K seed draws instead of one
+        seconds = args.time / args.peer_runs if args.side_by_side else args.time
         runs = [
-            run_yinyang(tool, python, seeds, work, args.time, args.timeout, args.seed + i,
+            run_yinyang(tool, python, seeds, work, seconds, args.timeout, args.seed + i,
                         tool if args.peer_runs == 1 else f"{tool} run {i + 1}", solvers=lines)
             for i in range(args.peer_runs)
         ]  # fmt: skip
