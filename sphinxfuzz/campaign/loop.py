@@ -289,7 +289,8 @@ class Worker:
         compares = len(usable.specs) >= min(2, len(self.specs))
         name = self.bench.choose(seed, campaign_seed, position, index, compares=compares)
         why = "" if compares else " with one target alone"
-        self.seeds.count(usable, None if name is not None else f"no strategy applies{why}")
+        if position < len(self.campaign.seed_files):  # a seed counts once, in the first round
+            self.seeds.count(usable, None if name is not None else f"no strategy applies{why}")
         if name is None:
             return True
         before = _Snapshot.of(self.stats)

@@ -87,6 +87,14 @@ def test_fixed_seed_gives_identical_mutant_sequences(tmp_path: Path) -> None:
         assert store.mutant_log() != logs[0]
 
 
+def test_seeds_are_counted_once_over_several_rounds(tmp_path: Path) -> None:
+    # two seeds, two mutants each a round: 10 mutants take five rounds over the same seeds
+    config = config_for([SEEDS / "plain.smt2", SEEDS / "crash.smt2"], "z3", seed=5, per_seed=2)
+    stats = run_campaign(replace(config, fast_seed_factor=1), tmp_path / "c", Budget(mutants=10))
+    assert stats.mutants == 10
+    assert stats.seeds_used + stats.seeds_partial + stats.seeds_set_aside == 2
+
+
 def test_soundness_bug_found_by_fuzzing(tmp_path: Path) -> None:
     seed = tmp_path / "lie.smt2"
     seed.write_text(
