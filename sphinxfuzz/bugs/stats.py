@@ -60,7 +60,8 @@ class Stats:
     # row were undecided (`campaign.budget.SeedBudget`)
     seeds_left_early: int = 0
     seed_findings: int = 0
-    solver_time: float = 0.0  # seconds inside solver processes
+    # seconds some solver process of a worker ran (calls at once counted once), summed over workers
+    solver_time: float = 0.0
     wall_time: float = 0.0  # seconds of work, summed over workers
     bugs: Counter[str] = field(default_factory=Counter)  # kind -> new bugs stored
     theories: Counter[str] = field(default_factory=Counter)  # theory -> mutants using it

@@ -3,8 +3,10 @@
 Every call of the campaign's loop goes through `SolverCalls.run`, which holds the campaign's
 limits (its time-out, `--time`, memory), picks the solver's long-lived process unless a fresh
 one is asked for, and counts the call. A verdict from a long-lived process counts only once
-fresh processes reproduce it (`confirmed`). When a stop or the deadline arrives while solvers
-run, `run` raises `Stopped`: what they answered may have been cut short.
+fresh processes reproduce it (`confirmed`). A case's first run calls its targets at the same
+time (`run_together`, from threads: solver calls wait on pipes and release the GIL). When a
+stop or the deadline arrives while solvers run, `run` raises `Stopped`: what they answered
+may have been cut short.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
@@ -59,6 +62,9 @@ class SolverCalls:
             for spec in self.specs
             if persistent and supports_persistence(spec)
         }
+        # the threads `run_together` calls the targets from, kept for the campaign's life
+        self._threads: ThreadPoolExecutor | None = None
+        self._threads_size = 0
 
     def run(
         self,
@@ -69,29 +75,71 @@ class SolverCalls:
         timeout: float | None = None,
         beyond_limit: bool = False,  # `timeout` may exceed the campaign's (slow findings)
     ) -> SolverResult:
-        if isinstance(script, Formula):
-            text = script.text_for(spec.family)
-        else:
-            text = for_family(script, spec.family)
+        result = self._call(spec, script, fresh, self._limit(timeout, beyond_limit))
+        if self.stopping():
+            raise Stopped
+        self._counted(result)
+        self.stats.solver_time += result.elapsed
+        return result
+
+    def run_together(
+        self, specs: Sequence[SolverSpec], script: Runnable, *, timeout: float | None = None
+    ) -> list[SolverResult]:
+        """`script` on every one of `specs` at the same time, results in their order: each
+        target has a process of its own, so a case costs its slowest solver, not the sum.
+        The solver time counted is the wall time during which any of them ran (`covered`),
+        so `Stats.outside_share` stays the share of time with no solver running."""
+        names = {spec.name for spec in specs}
+        if len(specs) < 2 or len(names) < len(specs):  # one process cannot serve two scripts
+            return [self.run(spec, script, timeout=timeout) for spec in specs]
+        limit = self._limit(timeout, False)
+        if self._threads is None or self._threads_size < len(specs):
+            if self._threads is not None:
+                self._threads.shutdown()
+            self._threads = ThreadPoolExecutor(len(specs), thread_name_prefix="solver-call")
+            self._threads_size = len(specs)
+        calls = [self._threads.submit(self._timed_call, spec, script, limit) for spec in specs]
+        wait(calls)  # never leave a solver running unwatched, whatever another one did
+        if self.stopping():  # the reaper cut them short: nothing of it is judged
+            raise Stopped
+        timed = [call.result() for call in calls]  # a call's exception surfaces here
+        for result, _ in timed:
+            self._counted(result)
+        self.stats.solver_time += covered([span for _, span in timed])
+        return [result for result, _ in timed]
+
+    def _limit(self, timeout: float | None, beyond_limit: bool) -> float:
         limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
         if beyond_limit and timeout is not None:
             limit = timeout
         if self.deadline is not None:  # --time holds whatever the solver does
             limit = max(0.05, min(limit, self.deadline - time.time()))
+        return limit
+
+    def _call(self, spec: SolverSpec, script: Runnable, fresh: bool, limit: float) -> SolverResult:
+        if isinstance(script, Formula):
+            text = script.text_for(spec.family)
+        else:
+            text = for_family(script, spec.family)
         solver = None if fresh else self._process(spec)
         if solver is not None:
-            result = solver.run(text, timeout=limit)
-        else:
-            result = run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
-        if self.stopping():
-            raise Stopped
+            return solver.run(text, timeout=limit)
+        return run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
+
+    def _timed_call(
+        self, spec: SolverSpec, script: Runnable, limit: float
+    ) -> tuple[SolverResult, tuple[float, float]]:
+        """A call and the span of time its solver ran (ending now, `elapsed` long)."""
+        result = self._call(spec, script, False, limit)
+        end = time.perf_counter()
+        return result, (end - result.elapsed, end)
+
+    def _counted(self, result: SolverResult) -> None:
         stats = self.stats
         stats.solver_calls += 1
-        stats.solver_time += result.elapsed
         stats.unknowns += result.outcome == Outcome.UNKNOWN
         stats.timeouts += result.outcome == Outcome.TIMEOUT
         stats.errors += result.outcome == Outcome.ERROR
-        return result
 
     def _process(self, spec: SolverSpec) -> PersistentSolver | None:
         """The long-lived process of `spec`'s target, now serving `spec` (one process per
@@ -192,8 +240,20 @@ class SolverCalls:
         return accepted
 
     def close(self) -> None:
+        if self._threads is not None:
+            self._threads.shutdown()
         for solver in self.persistent.values():
             solver.close()
+
+
+def covered(spans: Sequence[tuple[float, float]]) -> float:
+    """Seconds covered by at least one of the (start, end) `spans`: their union's length."""
+    total, reached = 0.0, float("-inf")
+    for start, end in sorted(spans):
+        if end > reached:
+            total += end - max(start, reached)
+            reached = end
+    return total
 
 
 def keep_example(folder: Path, cause: str, text: str, note: str) -> None:

@@ -30,7 +30,8 @@ from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
 from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 
-# A mutant answered by all target solvers within this many seconds counts as fast.
+# A mutant answered by all target solvers within this many seconds counts as fast: the wall
+# time some solver ran (they run at once, `SolverCalls.run_together`), what a case costs.
 FAST_MUTANT_SECONDS = 0.25
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
@@ -54,7 +55,7 @@ class CampaignConfig:
     # A seed is left after this many of its mutants timed out (the rest of its sequence is
     # skipped; the mutants made so far are the same for a given campaign seed).
     max_mutant_timeouts: int = 1
-    # A seed whose mutants keep answering fast (all solvers together under
+    # A seed whose mutants keep answering fast (all solvers of a mutant done within
     # FAST_MUTANT_SECONDS a mutant on average, no timeout) gets up to this many times
     # `mutants_per_seed`: its mutants are the cheapest tests there are, as AFL gives fast
     # inputs more energy. 1 turns it off.

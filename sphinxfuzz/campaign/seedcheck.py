@@ -111,7 +111,7 @@ class SeedChecker:
         if self.calls.persistent:
             # the usual seed (answered, nothing found) costs no process start; anything else
             # is decided in fresh processes, the only ones whose findings are recorded
-            results = [run(spec, seed.script, timeout=limit) for spec in self.specs]
+            results = self.calls.run_together(self.specs, seed.script, timeout=limit)
             if any(r.outcome == Outcome.TIMEOUT for r in results):
                 return self.set_aside(results)
             if all(r.outcome != Outcome.ERROR for r in results):

@@ -168,7 +168,7 @@ class CaseTester:
         calls, stats = self.calls, self.stats
         # a case related to another formula gets the full limit: its time-out is a verdict
         limit = self.config.timeout if case.related is not None else self.mutant_timeout
-        results = [calls.run(spec, formula, timeout=limit) for spec in specs]
+        results = calls.run_together(specs, formula, timeout=limit)
         if self.stop_requested():
             # Ctrl-C may have reached the solver processes too: do not judge what it killed
             return False
