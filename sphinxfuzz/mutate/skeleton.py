@@ -72,9 +72,9 @@ def command_of(script: Script, site: TermSite) -> SList:
 
 @dataclass(frozen=True)
 class Skeleton:
-    """A script's atoms found once, for many mutants of it: each mutant copies `commands`
-    (never changed themselves) and finds the atoms in its copy by position (`site_in`),
-    without inferring sorts again."""
+    """A script's atoms found once, for many mutants of it: each mutant copies the
+    `commands` it fills (never changed themselves; the others it shares) and finds the atoms
+    in its copy by position (`site_in`), without inferring sorts again."""
 
     commands: tuple[SList, ...]
     atoms: tuple[TermSite, ...]  # sites in `commands`

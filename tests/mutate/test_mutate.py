@@ -8,7 +8,15 @@ import sys
 
 import pytest
 
-from sphinxfuzz.mutate import Mutant, MutationError, SeedError, find_atoms, load_seed, mutate
+from sphinxfuzz.mutate import (
+    Mutant,
+    MutationError,
+    Seed,
+    SeedError,
+    find_atoms,
+    load_seed,
+    mutate,
+)
 from sphinxfuzz.mutate.skeleton import Skeleton
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import (
@@ -402,6 +410,52 @@ def test_mutants_from_a_kept_skeleton_equal_those_of_a_seed_read_again(seed) -> 
     again = [mutate(load_seed(seed.path), random.Random(k), SortedSource()).text for k in range(6)]
     assert kept == again
     assert (seed.text, [print_node(c) for c in seed.script.commands]) == before
+
+
+CHAINED = {
+    "all": SEED,
+    # widened to ALL, which defines Set: the seed's sort is renamed in the mutant
+    "renamed sort": (
+        "(set-logic UF)\n(declare-sort Set 0)\n(declare-const s Set)\n(declare-const t Set)\n"
+        "(declare-const p Bool)\n(assert (or p (= s t)))\n(assert (distinct s t))\n(check-sat)\n"
+    ),
+    # numerals spelled out as reals in the skeleton, never in the seed
+    "real only": (
+        "(set-logic QF_UFLRA)\n(declare-const x Real)\n(declare-fun p (Real) Bool)\n"
+        "(assert (p 3))\n(assert (or (p x) (= x (ite (p x) 3 (+ x 1)))))\n(check-sat)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("text", CHAINED.values(), ids=list(CHAINED))
+def test_chained_mutants_equal_those_of_their_bases_read_again(tmp_path, text) -> None:
+    """Skeletons are kept for a few bases and a mutant shares the commands it does not fill
+    with its base: mutants of a chain equal those of their bases read afresh, and no base
+    changes, however long ago its skeleton was made or dropped."""
+    path = tmp_path / "seed.smt2"
+    path.write_text(text)
+    seed = load_seed(path)
+    rng = random.Random(5)
+    bases: list[Seed | Mutant] = [seed]
+    printed = [[print_node(c) for c in seed.script.commands]]
+    for _ in range(16):
+        base = rng.choice(bases)
+        state = rng.getstate()
+        mutant = mutate(base, rng, SortedSource())
+        again_rng = random.Random()
+        again_rng.setstate(state)
+        if isinstance(base, Mutant):
+            read = Script(parse_script(base.text, "again").commands, "again")
+            again = mutate(Mutant(read, seed, base.number, []), again_rng, SortedSource())
+        else:
+            again = mutate(load_seed(path), again_rng, SortedSource())
+        assert mutant.text == again.text
+        bases.append(mutant)
+        printed.append([print_node(c) for c in mutant.script.commands])
+    for base, before in zip(bases, printed, strict=True):
+        assert [print_node(c) for c in base.script.commands] == before
+    if "Set" in text:
+        assert any("(declare-sort Set_1 0)" in m.text for m in bases[1:])
 
 
 def test_a_seed_asserting_nothing_gets_one_hole_its_terms_fill(tmp_path) -> None:
