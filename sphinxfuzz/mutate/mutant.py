@@ -39,7 +39,6 @@ from sphinxfuzz.smtlib import (
     Node,
     Script,
     SList,
-    copy_node,
     infer_sorts,
     print_node,
     print_script,
@@ -159,9 +158,10 @@ def _mutate(
     by_count = _uneven([str(c) for c in counts], count_weights)
     count = rng.choices(counts, by_count)[0] if by_count else rng.randint(1, counts[-1])
     chosen = sorted(rng.sample(range(len(skeleton.atoms)), count))
-    script = _copy_holding(skeleton, chosen, base.script.filename)
-    # every chosen site found in the copy before any is replaced
-    atoms = {index: skeleton.site_in(script.commands, index) for index in chosen}
+    script = Script(list(skeleton.commands), base.script.filename)
+    # every chosen site found (the lists above it copied) before any is replaced
+    fresh: set[int] = set()
+    atoms = {index: skeleton.site_in(script.commands, index, fresh) for index in chosen}
     names = _Names(set(names_used))
     report = FillReport()
     inserted_by_command: dict[int, list[SList]] = {}
@@ -204,9 +204,10 @@ def _mutate(
     elif new_terms:
         widen_logic(script, new_terms, declaration_features(inserted))
     if _logic_name(script) != before:
-        # renaming changes nodes in place: the commands shared with the skeleton are copied
-        shared = {id(command) for command in skeleton.commands}
-        script.commands[:] = [_copied(c) if id(c) in shared else c for c in script.commands]
+        # renaming changes lists in place: all but the inserted ones are copied first, the
+        # rest shares lists with the skeleton
+        keep = {id(node) for node in [*inserted, *new_terms]}
+        script.commands[:] = [c if id(c) in keep else _copied(c, keep) for c in script.commands]
         _rename_reserved_sorts(script, [*inserted, *new_terms], names)
     _ensure_models(script)
     options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
@@ -223,17 +224,12 @@ _SKELETONS: dict[int, tuple[Script, Skeleton, frozenset[str]]] = {}
 _KEPT_SKELETONS = 4
 
 
-def _copied(command: SList) -> SList:
-    return SList([copy_node(item) for item in command.items], command.pos)
-
-
-def _copy_holding(skeleton: Skeleton, chosen: list[int], filename: str) -> Script:
-    """The skeleton's script with the commands holding the `chosen` atoms copied, to be
-    filled in place; the other commands are shared, never changed."""
-    commands = list(skeleton.commands)
-    for number in {skeleton.atoms[index].command for index in chosen}:
-        commands[number] = _copied(commands[number])
-    return Script(commands, filename)
+def _copied(node: SList, keep: set[int]) -> SList:
+    """A deep copy of `node`, sharing its atoms and the lists whose ids are in `keep`."""
+    return SList(
+        [i if isinstance(i, Atom) or id(i) in keep else _copied(i, keep) for i in node.items],
+        node.pos,
+    )
 
 
 def _skeleton(base: Script) -> tuple[Skeleton, frozenset[str]]:
@@ -245,7 +241,7 @@ def _skeleton(base: Script) -> tuple[Skeleton, frozenset[str]]:
         return kept[1], kept[2]
     script = base
     if real_only(_logic_name(base)):
-        script = Script([_copied(c) for c in base.commands], base.filename)
+        script = Script([_copied(c, set()) for c in base.commands], base.filename)
         reals_spelled_out(script)
     skeleton = Skeleton.of(script)
     names = frozenset(symbol_names(script))

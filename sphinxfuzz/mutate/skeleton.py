@@ -72,9 +72,9 @@ def command_of(script: Script, site: TermSite) -> SList:
 
 @dataclass(frozen=True)
 class Skeleton:
-    """A script's atoms found once, for many mutants of it: each mutant copies the
-    `commands` it fills (never changed themselves; the others it shares) and finds the atoms
-    in its copy by position (`site_in`), without inferring sorts again."""
+    """A script's atoms found once, for many mutants of it: each mutant copies the lists on
+    the way to the atoms it fills and shares the rest (`commands` are never changed
+    themselves), finding the atoms by position (`site_in`) without inferring sorts again."""
 
     commands: tuple[SList, ...]
     atoms: tuple[TermSite, ...]  # sites in `commands`
@@ -90,17 +90,28 @@ class Skeleton:
         found = tuple(paths[id(site.parent)] for site in atoms)
         return cls(tuple(script.commands), tuple(atoms), found, info.constants_at)
 
-    def site_in(self, commands: list[SList], number: int) -> TermSite:
-        """Atom `number`'s site in `commands`, a copy of `self.commands` (a mutant asks for
-        the few atoms it replaces, before replacing any)."""
+    def site_in(self, commands: list[SList], number: int, fresh: set[int]) -> TermSite:
+        """Atom `number`'s site in `commands` (at first a list of `self.commands`), whose
+        lists on the way to the atom's parent are copied here unless their ids are in `fresh`
+        (the copies made so far, which this adds to): the site can then be filled in place.
+        A mutant asks for the few atoms it replaces, before replacing any."""
         site, path = self.atoms[number], self.paths[number]
-        parent = commands[site.command]
+        parent = _fresh(commands, site.command, fresh)
         for index in path:
-            inner = parent.items[index]
-            assert isinstance(inner, SList)  # `paths` lead through lists only
-            parent = inner
+            parent = _fresh(parent.items, index, fresh)
         node = parent.items[site.index]
         return TermSite(node, site.sort, site.env, parent, site.index, site.command)
+
+
+def _fresh(items: list[SList] | list[Node], index: int, fresh: set[int]) -> SList:
+    """`items[index]`, replaced by a copy of itself (its items shared) unless fresh already."""
+    node = items[index]
+    assert isinstance(node, SList)  # `paths` lead through lists only
+    if id(node) not in fresh:
+        node = SList(list(node.items), node.pos)
+        items[index] = node
+        fresh.add(id(node))
+    return node
 
 
 def _paths(node: SList, path: tuple[int, ...], found: dict[int, tuple[int, ...]]) -> None:

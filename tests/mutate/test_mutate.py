@@ -22,8 +22,6 @@ from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import (
     Atom,
     Script,
-    SList,
-    copy_node,
     infer_sorts,
     parse_script,
     print_node,
@@ -391,10 +389,18 @@ def test_atoms_holding_a_named_term_stay(tmp_path) -> None:
 
 
 def test_a_skeleton_finds_in_a_copy_the_atoms_inference_finds_there(seed) -> None:
-    """A base's atoms are found once (`Skeleton`); each mutant's copy finds them by position."""
+    """A base's atoms are found once (`Skeleton`); each mutant finds them by position, in
+    copies of the lists above them, and leaves the skeleton's lists as they were."""
     skeleton = Skeleton.of(seed.script)
-    copy = Script([c for c in map(copy_node, skeleton.commands) if isinstance(c, SList)])
-    found = [skeleton.site_in(copy.commands, n) for n in range(len(skeleton.atoms))]
+    before = [print_node(c) for c in skeleton.commands]
+    copy = Script(list(skeleton.commands))
+    fresh: set[int] = set()
+    found = [skeleton.site_in(copy.commands, n, fresh) for n in range(len(skeleton.atoms))]
+    for site in found:
+        site.parent.items[site.index] = Atom("true", "symbol")
+    assert [print_node(c) for c in skeleton.commands] == before
+    for site in found:
+        site.parent.items[site.index] = site.node
     inferred, _ = find_atoms(copy)
     assert len(found) == len(inferred) > 5
     for mine, theirs in zip(found, inferred, strict=True):
