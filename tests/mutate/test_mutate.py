@@ -313,16 +313,22 @@ def test_theory_options_go_only_into_mutants_whose_terms_need_them(seed) -> None
 
 
 def test_a_seed_nested_too_deeply_is_a_mutation_error_not_a_crash(tmp_path) -> None:
-    # real triggers from yices' fuzzers nest thousands of lets; the reader copes, the
-    # mutator's recursive walks do not, and must say so instead of killing the campaign
+    # real triggers from yices' fuzzers nest thousands of lets; the reader copes, some of the
+    # mutator's walks are recursive (the copy of a real-only seed whose numerals become
+    # decimals) and must say so instead of killing the campaign
     depth = 5000
     body = "(> x 0)"
     for _ in range(depth):
         body = f"(not {body})"
     path = tmp_path / "deep.smt2"
-    path.write_text(f"(declare-const x Int)\n(assert {body})\n(check-sat)\n")
+    path.write_text(f"(set-logic QF_LRA)\n(declare-const x Real)\n(assert {body})\n(check-sat)\n")
     with pytest.raises(MutationError, match="deep.smt2: nested too deeply"):
         mutate(load_seed(path), random.Random(0), SortedSource())
+    # without that copy nothing recurses: the atom deep inside is filled, the lists above
+    # it copied one by one
+    path.write_text(f"(declare-const x Int)\n(assert {body})\n(check-sat)\n")
+    mutant = mutate(load_seed(path), random.Random(0), SortedSource())
+    assert mutant.text.count("(not ") == depth and "(> x 0)" not in mutant.text
 
 
 class HigherOrderSource:
