@@ -120,7 +120,7 @@ class Skeleton:
 def _fresh(items: list[SList] | list[Node], index: int, fresh: set[int]) -> SList:
     """`items[index]`, replaced by a copy of itself (its items shared) unless fresh already."""
     node = items[index]
-    assert isinstance(node, SList)  # `paths` lead through lists only
+    assert isinstance(node, SList)  # a path leads through lists only
     if id(node) not in fresh:
         node = SList(list(node.items), node.pos)
         items[index] = node
