@@ -39,7 +39,6 @@ from sphinxfuzz.smtlib import (
     Node,
     Script,
     SList,
-    copy_node,
     infer_sorts,
     print_node,
     print_script,
@@ -149,7 +148,6 @@ def _mutate(
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
     skeleton, names_used = _skeleton(base.script)
-    script = _copy(Script(list(skeleton.commands), base.script.filename))
     if not skeleton.atoms:
         raise MutationError(f"{seed.path}: no atomic formula to replace")
     theories = sorted(terms.theories)
@@ -160,8 +158,10 @@ def _mutate(
     by_count = _uneven([str(c) for c in counts], count_weights)
     count = rng.choices(counts, by_count)[0] if by_count else rng.randint(1, counts[-1])
     chosen = sorted(rng.sample(range(len(skeleton.atoms)), count))
-    # every chosen site found in the copy before any is replaced
-    atoms = {index: skeleton.site_in(script.commands, index) for index in chosen}
+    script = Script(list(skeleton.commands), base.script.filename)
+    # every chosen site found (the lists above it copied) before any is replaced
+    fresh: set[int] = set()
+    atoms = {index: skeleton.site_in(script.commands, index, fresh) for index in chosen}
     names = _Names(set(names_used))
     report = FillReport()
     inserted_by_command: dict[int, list[SList]] = {}
@@ -204,6 +204,10 @@ def _mutate(
     elif new_terms:
         widen_logic(script, new_terms, declaration_features(inserted))
     if _logic_name(script) != before:
+        # renaming changes lists in place: all but the inserted ones are copied first, the
+        # rest shares lists with the skeleton
+        keep = {id(node) for node in [*inserted, *new_terms]}
+        script.commands[:] = [c if id(c) in keep else _copied(c, keep) for c in script.commands]
         _rename_reserved_sorts(script, [*inserted, *new_terms], names)
     _ensure_models(script)
     options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
@@ -220,17 +224,25 @@ _SKELETONS: dict[int, tuple[Script, Skeleton, frozenset[str]]] = {}
 _KEPT_SKELETONS = 4
 
 
-def _copy(script: Script) -> Script:
-    return Script([copy_node(c) for c in script.commands], script.filename)  # type: ignore[misc]
+def _copied(node: SList, keep: set[int]) -> SList:
+    """A deep copy of `node`, sharing its atoms and the lists whose ids are in `keep`."""
+    return SList(
+        [i if isinstance(i, Atom) or id(i) in keep else _copied(i, keep) for i in node.items],
+        node.pos,
+    )
 
 
 def _skeleton(base: Script) -> tuple[Skeleton, frozenset[str]]:
-    """`base`'s skeleton and symbol names, found once for all the mutants made from it."""
+    """`base`'s skeleton and symbol names, found once for all the mutants made from it.
+    The skeleton shares the base's commands unless its numerals are spelled out as reals,
+    which happens in a copy: a base is never changed."""
     kept = _SKELETONS.get(id(base))
     if kept is not None and kept[0] is base:
         return kept[1], kept[2]
-    script = _copy(base)
-    reals_spelled_out(script)
+    script = base
+    if real_only(_logic_name(base)):
+        script = Script([_copied(c, set()) for c in base.commands], base.filename)
+        reals_spelled_out(script)
     skeleton = Skeleton.of(script)
     names = frozenset(symbol_names(script))
     while len(_SKELETONS) >= _KEPT_SKELETONS:

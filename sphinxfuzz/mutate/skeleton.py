@@ -8,7 +8,7 @@ bound variables in scope.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sphinxfuzz.smtlib import Atom, Node, Script, SList, infer_sorts
 from sphinxfuzz.smtlib.infer import SortInfo, TermSite
@@ -72,39 +72,73 @@ def command_of(script: Script, site: TermSite) -> SList:
 
 @dataclass(frozen=True)
 class Skeleton:
-    """A script's atoms found once, for many mutants of it: each mutant copies `commands`
-    (never changed themselves) and finds the atoms in its copy by position (`site_in`),
-    without inferring sorts again."""
+    """A script's atoms found once, for many mutants of it: each mutant copies the lists on
+    the way to the atoms it fills and shares the rest (`commands` are never changed
+    themselves), finding the atoms by position (`site_in`) without inferring sorts again."""
 
     commands: tuple[SList, ...]
     atoms: tuple[TermSite, ...]  # sites in `commands`
-    paths: tuple[tuple[int, ...], ...]  # per atom: item indices from its command to its parent
     constants_at: dict[int, dict[str, Sort]]  # `SortInfo.constants_at`
+    # per command some mutant filled: id of each list in it -> (its parent, its index there);
+    # noted when first needed (a mutant fills few commands, a base often serves one mutant)
+    above: dict[int, dict[int, tuple[SList, int]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, script: Script) -> Skeleton:
         atoms, info = find_atoms(script)
-        paths: dict[int, tuple[int, ...]] = {}
-        for number in {site.command for site in atoms}:
-            _paths(script.commands[number], (), paths)
-        found = tuple(paths[id(site.parent)] for site in atoms)
-        return cls(tuple(script.commands), tuple(atoms), found, info.constants_at)
+        return cls(tuple(script.commands), tuple(atoms), info.constants_at)
 
-    def site_in(self, commands: list[SList], number: int) -> TermSite:
-        """Atom `number`'s site in `commands`, a copy of `self.commands` (a mutant asks for
-        the few atoms it replaces, before replacing any)."""
-        site, path = self.atoms[number], self.paths[number]
-        parent = commands[site.command]
-        for index in path:
-            inner = parent.items[index]
-            assert isinstance(inner, SList)  # `paths` lead through lists only
-            parent = inner
+    def path(self, number: int) -> tuple[int, ...]:
+        """The item indices from atom `number`'s command down to its parent."""
+        site = self.atoms[number]
+        command = self.commands[site.command]
+        above = self.above.get(site.command)
+        if above is None:
+            above = self.above[site.command] = _parents(command)
+        path: list[int] = []
+        node = site.parent
+        while node is not command:
+            node, index = above[id(node)]
+            path.append(index)
+        return tuple(reversed(path))
+
+    def site_in(self, commands: list[SList], number: int, fresh: set[int]) -> TermSite:
+        """Atom `number`'s site in `commands` (at first a list of `self.commands`), whose
+        lists on the way to the atom's parent are copied here unless their ids are in `fresh`
+        (the copies made so far, which this adds to): the site can then be filled in place.
+        A mutant asks for the few atoms it replaces, before replacing any."""
+        site = self.atoms[number]
+        parent = _fresh(commands, site.command, fresh)
+        for index in self.path(number):
+            parent = _fresh(parent.items, index, fresh)
         node = parent.items[site.index]
         return TermSite(node, site.sort, site.env, parent, site.index, site.command)
 
 
-def _paths(node: SList, path: tuple[int, ...], found: dict[int, tuple[int, ...]]) -> None:
-    found[id(node)] = path
-    for index, item in enumerate(node.items):
-        if isinstance(item, SList):
-            _paths(item, (*path, index), found)
+def _fresh(items: list[SList] | list[Node], index: int, fresh: set[int]) -> SList:
+    """`items[index]`, replaced by a copy of itself (its items shared) unless fresh already."""
+    node = items[index]
+    assert isinstance(node, SList)  # a path leads through lists only
+    if id(node) not in fresh:
+        node = SList(list(node.items), node.pos)
+        items[index] = node
+        fresh.add(id(node))
+    return node
+
+
+def _parents(command: SList) -> dict[int, tuple[SList, int]]:
+    """Id of each list in `command` -> (its parent, its index there); the command is its own
+    parent. A list met twice keeps its last place, parents before children, left to right."""
+    above: dict[int, tuple[SList, int]] = {}
+    stack: list[tuple[SList, SList, int]] = [(command, command, -1)]
+    while stack:
+        node, parent, index = stack.pop()
+        above[id(node)] = (parent, index)
+        items = node.items
+        for inner in range(len(items) - 1, -1, -1):
+            item = items[inner]
+            if isinstance(item, SList):
+                stack.append((item, node, inner))
+    return above

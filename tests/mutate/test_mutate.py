@@ -8,14 +8,20 @@ import sys
 
 import pytest
 
-from sphinxfuzz.mutate import Mutant, MutationError, SeedError, find_atoms, load_seed, mutate
+from sphinxfuzz.mutate import (
+    Mutant,
+    MutationError,
+    Seed,
+    SeedError,
+    find_atoms,
+    load_seed,
+    mutate,
+)
 from sphinxfuzz.mutate.skeleton import Skeleton
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import (
     Atom,
     Script,
-    SList,
-    copy_node,
     infer_sorts,
     parse_script,
     print_node,
@@ -307,16 +313,22 @@ def test_theory_options_go_only_into_mutants_whose_terms_need_them(seed) -> None
 
 
 def test_a_seed_nested_too_deeply_is_a_mutation_error_not_a_crash(tmp_path) -> None:
-    # real triggers from yices' fuzzers nest thousands of lets; the reader copes, the
-    # mutator's recursive walks do not, and must say so instead of killing the campaign
+    # real triggers from yices' fuzzers nest thousands of lets; the reader copes, some of the
+    # mutator's walks are recursive (the copy of a real-only seed whose numerals become
+    # decimals) and must say so instead of killing the campaign
     depth = 5000
     body = "(> x 0)"
     for _ in range(depth):
         body = f"(not {body})"
     path = tmp_path / "deep.smt2"
-    path.write_text(f"(declare-const x Int)\n(assert {body})\n(check-sat)\n")
+    path.write_text(f"(set-logic QF_LRA)\n(declare-const x Real)\n(assert {body})\n(check-sat)\n")
     with pytest.raises(MutationError, match="deep.smt2: nested too deeply"):
         mutate(load_seed(path), random.Random(0), SortedSource())
+    # without that copy nothing recurses: the atom deep inside is filled, the lists above
+    # it copied one by one
+    path.write_text(f"(declare-const x Int)\n(assert {body})\n(check-sat)\n")
+    mutant = mutate(load_seed(path), random.Random(0), SortedSource())
+    assert mutant.text.count("(not ") == depth and "(> x 0)" not in mutant.text
 
 
 class HigherOrderSource:
@@ -383,10 +395,18 @@ def test_atoms_holding_a_named_term_stay(tmp_path) -> None:
 
 
 def test_a_skeleton_finds_in_a_copy_the_atoms_inference_finds_there(seed) -> None:
-    """A base's atoms are found once (`Skeleton`); each mutant's copy finds them by position."""
+    """A base's atoms are found once (`Skeleton`); each mutant finds them by position, in
+    copies of the lists above them, and leaves the skeleton's lists as they were."""
     skeleton = Skeleton.of(seed.script)
-    copy = Script([c for c in map(copy_node, skeleton.commands) if isinstance(c, SList)])
-    found = [skeleton.site_in(copy.commands, n) for n in range(len(skeleton.atoms))]
+    before = [print_node(c) for c in skeleton.commands]
+    copy = Script(list(skeleton.commands))
+    fresh: set[int] = set()
+    found = [skeleton.site_in(copy.commands, n, fresh) for n in range(len(skeleton.atoms))]
+    for site in found:
+        site.parent.items[site.index] = Atom("true", "symbol")
+    assert [print_node(c) for c in skeleton.commands] == before
+    for site in found:
+        site.parent.items[site.index] = site.node
     inferred, _ = find_atoms(copy)
     assert len(found) == len(inferred) > 5
     for mine, theirs in zip(found, inferred, strict=True):
@@ -402,6 +422,52 @@ def test_mutants_from_a_kept_skeleton_equal_those_of_a_seed_read_again(seed) -> 
     again = [mutate(load_seed(seed.path), random.Random(k), SortedSource()).text for k in range(6)]
     assert kept == again
     assert (seed.text, [print_node(c) for c in seed.script.commands]) == before
+
+
+CHAINED = {
+    "all": SEED,
+    # widened to ALL, which defines Set: the seed's sort is renamed in the mutant
+    "renamed sort": (
+        "(set-logic UF)\n(declare-sort Set 0)\n(declare-const s Set)\n(declare-const t Set)\n"
+        "(declare-const p Bool)\n(assert (or p (= s t)))\n(assert (distinct s t))\n(check-sat)\n"
+    ),
+    # numerals spelled out as reals in the skeleton, never in the seed
+    "real only": (
+        "(set-logic QF_UFLRA)\n(declare-const x Real)\n(declare-fun p (Real) Bool)\n"
+        "(assert (p 3))\n(assert (or (p x) (= x (ite (p x) 3 (+ x 1)))))\n(check-sat)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("text", CHAINED.values(), ids=list(CHAINED))
+def test_chained_mutants_equal_those_of_their_bases_read_again(tmp_path, text) -> None:
+    """Skeletons are kept for a few bases and a mutant shares the commands it does not fill
+    with its base: mutants of a chain equal those of their bases read afresh, and no base
+    changes, however long ago its skeleton was made or dropped."""
+    path = tmp_path / "seed.smt2"
+    path.write_text(text)
+    seed = load_seed(path)
+    rng = random.Random(5)
+    bases: list[Seed | Mutant] = [seed]
+    printed = [[print_node(c) for c in seed.script.commands]]
+    for _ in range(16):
+        base = rng.choice(bases)
+        state = rng.getstate()
+        mutant = mutate(base, rng, SortedSource())
+        again_rng = random.Random()
+        again_rng.setstate(state)
+        if isinstance(base, Mutant):
+            read = Script(parse_script(base.text, "again").commands, "again")
+            again = mutate(Mutant(read, seed, base.number, []), again_rng, SortedSource())
+        else:
+            again = mutate(load_seed(path), again_rng, SortedSource())
+        assert mutant.text == again.text
+        bases.append(mutant)
+        printed.append([print_node(c) for c in mutant.script.commands])
+    for base, before in zip(bases, printed, strict=True):
+        assert [print_node(c) for c in base.script.commands] == before
+    if "Set" in text:
+        assert any("(declare-sort Set_1 0)" in m.text for m in bases[1:])
 
 
 def test_a_seed_asserting_nothing_gets_one_hole_its_terms_fill(tmp_path) -> None:
