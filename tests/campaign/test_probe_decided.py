@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sphinxfuzz.campaign.theory_probe import (
     DECIDE_TERMS,
+    ONE_WAY_TERMS,
     STOPS_PER_THEORY,
     TERMS_PER_MUTANT,
     probe_theories,
@@ -40,6 +41,21 @@ def generate(rng: random.Random) -> tuple[str, str]:
     value = rng.randint(0, 4)
     decls = "(declare-const a (_ FiniteField 5))"
     return decls, f"(= (ff.mul a a) (as ff{value} (_ FiniteField 5)))"
+'''
+
+# cvc5 proves (f k) = k by unfolding, so the asserted term is unsat; asked for a model of
+# (f k) = k it answers unknown: decided one way only, as the shipped RecFuns terms are
+ONE_WAY = '''"""Recursive-function terms cvc5 decides asserted, not negated."""
+import random
+
+THEORY = "OneWay"
+SOLVERS = ("cvc5",)
+
+
+def generate(rng: random.Random) -> tuple[str, str]:
+    decls = "(define-fun-rec f ((n Int)) Int (ite (<= n 0) 0 (+ 1 (f (- n 1)))))"
+    k = rng.randint(1, 5)
+    return decls, f"(distinct (f {k}) {k})"
 '''
 
 SURE = '''"""Integer terms every solver decides at once."""
@@ -115,3 +131,16 @@ def test_the_shipped_finite_fields_are_drawn_only_where_every_target_decides(
     assert both.decided == {"CVC5_FiniteFields": 0.0} and both.weights() is None
     assert "cvc5 leaves term seed" in both.why("CVC5_FiniteFields")
     assert z3.decided == {"CVC5_FiniteFields": 1.0} and z3.probed == 0  # z3's answers cached
+
+
+def test_a_term_decided_one_way_only_counts_as_undecided(tmp_path: Path) -> None:
+    with GeneratorPool(_catalogue(tmp_path / "g", ONE_WAY, SURE)) as pool:
+        probe = probe_theories(
+            pool, parse_specs("cvc5"), terms=DECIDE_TERMS, folder=tmp_path / "cache"
+        )
+    # every term is decided asserted (unsat), none negated: a mutant holds it either way
+    assert probe.accepted == {"OneWay": 1.0, "Sure": 1.0}
+    assert "(negated)" in probe.why("OneWay")
+    # kept, at the share of half a checked term, squared
+    assert probe.decided["Sure"] == 1.0
+    assert probe.decided["OneWay"] == (ONE_WAY_TERMS / DECIDE_TERMS) ** TERMS_PER_MUTANT
