@@ -47,10 +47,10 @@ DECIDE_TERMS = 5
 # of which must be decided: a theory decided in a share d of its terms is drawn d^2 as often.
 TERMS_PER_MUTANT = 2
 # A theory no checked term of which every solver decides both ways, but some asserted, keeps
-# the share of half a checked term: five terms do not show it is never decided, and the
-# campaign goes on testing it (the learnt weights then follow its mutants' answers). One no
-# term of which is decided asserted either (finite fields on the cvc5 wheel) is left out.
-ONE_WAY_TERMS = 0.5
+# the share of one checked term: five terms do not show it is never decided, and the campaign
+# goes on testing it (the learnt weights then follow its mutants' answers). One no term of
+# which is decided asserted either (finite fields on the cvc5 wheel) is left out.
+ONE_WAY_TERMS = 1.0
 # A check-sat's own limit: the limit a mutant of a fast seed gets (MIN_MUTANT_TIMEOUT);
 # a term slower than that alone makes mutants that time out.
 DECIDE_LIMIT = 1.0
@@ -204,7 +204,7 @@ def _checked(theory: str, terms: int) -> set[int]:
 def _weigh(probe: Probe, theory: str, by_solver: dict[str, object], terms: int) -> None:
     """Shares and first reasons of `theory` from each solver's cached answers: the decided
     share is the accepted share times (the share of the checked terms every solver accepted
-    that every solver decided both ways, at least ONE_WAY_TERMS of a term when one was
+    that every solver decided both ways, at least ONE_WAY_TERMS terms' share when one was
     decided asserted) ^ TERMS_PER_MUTANT."""
     rejected: set[object] = set()
     undecided: set[object] = set()  # either way

@@ -141,6 +141,6 @@ def test_a_term_decided_one_way_only_counts_as_undecided(tmp_path: Path) -> None
     # every term is decided asserted (unsat), none negated: a mutant holds it either way
     assert probe.accepted == {"OneWay": 1.0, "Sure": 1.0}
     assert "(negated)" in probe.why("OneWay")
-    # kept, at the share of half a checked term, squared
+    # kept, at the share of ONE_WAY_TERMS checked terms, squared
     assert probe.decided["Sure"] == 1.0
     assert probe.decided["OneWay"] == (ONE_WAY_TERMS / DECIDE_TERMS) ** TERMS_PER_MUTANT
