@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,7 +38,11 @@ from pathlib import Path
 from sphinxfuzz.generators.capabilities import cache_file, load_section, save_section
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.generators.solver_check import check_terms, logic_for
+from sphinxfuzz.mutate.logic import operators_in
+from sphinxfuzz.smtlib import SList, SmtParseError, parse_nodes
 from sphinxfuzz.solvers import DECIDED, Family, Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers.options import needed_options
+from sphinxfuzz.solvers.versions import solver_version
 
 PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one term in ten
 # Of those, the first few are also checked for an answer (each a check-sat up to its limit):
@@ -158,7 +163,9 @@ def probe_theories(
 
 def _key(pool: GeneratorPool, theory: str, terms: int, timeout: float, decide: float) -> str:
     source = hashlib.sha256(pool.source(theory).encode("utf-8")).hexdigest()[:16]
-    return f"{theory} {source} terms={terms} limits={timeout:g}/{decide:g} both ways"
+    return (
+        f"{theory} {source} terms={terms} limits={timeout:g}/{decide:g} both ways, needed options"
+    )
 
 
 def _generate(
@@ -246,6 +253,7 @@ def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict
                 f"(push 1)\n{terms[i].decls}\n(assert {terms[i].term})\n(check-sat)\n(pop 1)\n"
                 for i in pending
             )
+            script = _needed(spec, script) + script
             # a solver without a limit of its own is stopped, at a batch's first term alone
             result = run_solver(spec, script, timeout=timeout * len(pending) + _START_SECONDS)
             answers = result.answers[: len(pending)]
@@ -266,6 +274,22 @@ def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict
                     found[index] = found[stopped]
                 pending = [i for i in pending if terms[i].theory != theory]
     return found
+
+
+def _needed(spec: SolverSpec, script: str) -> str:
+    """The `set-option`s a batch needs on `spec`, as a mutant gets them (`solvers.options.
+    needed`): without them a cvc5 binary refused every push ("use --incremental") and cvc5
+    1.0 most string operators, and the probe of old releases drew every theory evenly."""
+    try:
+        nodes = parse_nodes(script)
+    except SmtParseError:  # a term the parse check let through; the solver says what is wrong
+        return ""
+    commands = Counter(n.head_name() or "" for n in nodes if isinstance(n, SList))
+    options = needed_options([(spec.family, solver_version(spec))], operators_in(nodes), commands)
+    return "".join(
+        f"(set-option :{name} {value or 'true'})\n"
+        for name, _, value in (option.partition("=") for option in options)
+    )
 
 
 def _reason(result: SolverResult) -> str:

@@ -4,7 +4,10 @@ finite fields), is drawn less often or not at all, and the probe says why."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import pytest
 
 from sphinxfuzz.campaign.theory_probe import (
     DECIDE_TERMS,
@@ -56,6 +59,18 @@ def generate(rng: random.Random) -> tuple[str, str]:
     decls = "(define-fun-rec f ((n Int)) Int (ite (<= n 0) 0 (+ 1 (f (- n 1)))))"
     k = rng.randint(1, 5)
     return decls, f"(distinct (f {k}) {k})"
+'''
+
+# cvc5 1.0 takes str.contains only with strings-exp (`solvers.options.needed`)
+TEXT = '''"""String terms cvc5 1.0 decides with the options a mutant gets."""
+import random
+
+THEORY = "Text"
+SOLVERS = ("cvc5",)
+
+
+def generate(rng: random.Random) -> tuple[str, str]:
+    return "(declare-const s String)", f'(str.contains s "{rng.choice("abc")}")'
 '''
 
 SURE = '''"""Integer terms every solver decides at once."""
@@ -144,3 +159,13 @@ def test_a_term_decided_one_way_only_counts_as_undecided(tmp_path: Path) -> None
     # kept, at the share of ONE_WAY_TERMS checked terms, squared
     assert probe.decided["Sure"] == 1.0
     assert probe.decided["OneWay"] == (ONE_WAY_TERMS / DECIDE_TERMS) ** TERMS_PER_MUTANT
+
+
+@pytest.mark.skipif(not shutil.which("/usr/bin/cvc5"), reason="Debian's cvc5 1.0 binary is absent")
+def test_a_cvc5_binary_is_asked_with_the_options_a_mutant_gets(tmp_path: Path) -> None:
+    with GeneratorPool(_catalogue(tmp_path / "g", TEXT, SURE)) as pool:
+        probe = probe_theories(
+            pool, parse_specs("/usr/bin/cvc5"), terms=DECIDE_TERMS, folder=tmp_path / "cache"
+        )
+    # without incremental it refused every push, without strings-exp every str.contains
+    assert probe.decided == {"Text": 1.0, "Sure": 1.0}
