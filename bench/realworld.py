@@ -11,7 +11,9 @@ random.Random(--seed) (0: every file). `--solvers` defaults to the newest wheels
 model_validate=true, cvc5 with --check-models); name old releases by path or NAME@VERSION.
 
 Printed: the share of mutants every solver accepted (target at least 95%) and the share every
-solver decided (none answered `unknown` or timed out: `Stats.undecided`); rejections by
+solver decided (none answered `unknown` or timed out: `Stats.undecided`), against the share
+of seeds some target left undecided unmutated (`Stats.seeds_undecided`: the mutants' share
+at most 1.5 times it, #28); rejections by
 cause (the solver and its normalised first error line); operators left out per release;
 seeds used in full (by every target), in part (by the targets that accept them: a theory
 another family lacks) and set aside, each by cause, and the share set aside for any cause
@@ -107,6 +109,14 @@ def report(root: Path, stats: Stats) -> None:
     print(f"accepted by every solver   {stats.acceptance:.1%} (target >= 95%)")
     decided = 1.0 - stats.undecided_share if stats.mutants else 0.0
     print(f"decided by every solver    {decided:.1%} ({stats.undecided} undecided)")
+    seeds_share = stats.seeds_undecided_share
+    print(
+        f"seeds undecided unmutated  {seeds_share:.1%} ({stats.seeds_undecided} of"
+        f" {stats.seeds_checked} checked: some target answered unknown or timed out)"
+    )
+    if seeds_share:
+        ratio = stats.undecided_share / seeds_share
+        print(f"undecided, mutants/seeds   {ratio:.2f}x (target <= 1.5x)")
     rejected = sum(stats.rejections.values())
     _counts(f"rejections by cause ({rejected} solver calls)", dict(stats.rejections), rejected)
     _counts("left out (terms drawn again)", dict(stats.left_out), 0)

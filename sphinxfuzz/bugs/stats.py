@@ -56,6 +56,10 @@ class Stats:
     seeds_partial: int = 0
     seeds_set_aside: int = 0  # rejected by every target, or unanswered, before mutation
     seeds_malformed: int = 0
+    # seeds the targets ran unmutated, and those some target answered unknown to or timed out
+    # on: the corpus's own undecided share, which its mutants' share is measured against
+    seeds_checked: int = 0
+    seeds_undecided: int = 0
     # left after max_mutant_timeouts of their mutants timed out, or UNDECIDED_IN_A_ROW in a
     # row were undecided (`campaign.budget.SeedBudget`)
     seeds_left_early: int = 0
@@ -137,6 +141,10 @@ class Stats:
     @property
     def undecided_share(self) -> float:
         return self.undecided / self.mutants if self.mutants else 0.0
+
+    @property
+    def seeds_undecided_share(self) -> float:
+        return self.seeds_undecided / self.seeds_checked if self.seeds_checked else 0.0
 
     @property
     def outside_share(self) -> float:

@@ -26,7 +26,7 @@ from sphinxfuzz.oracle import Judgement, VerdictKind, judge, normalise_failure
 from sphinxfuzz.oracle.backtrace import Backtrace, gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import Script
-from sphinxfuzz.solvers import Answer, Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.strategies import TrustedRun
 
@@ -223,10 +223,7 @@ class SolverCalls:
         stats.mutants += 1
         accepted = all(r.outcome != Outcome.ERROR for r in results)
         stats.accepted += accepted
-        stats.undecided += any(
-            r.outcome in (Outcome.UNKNOWN, Outcome.TIMEOUT) or Answer.UNKNOWN in r.answers
-            for r in results
-        )
+        stats.undecided += any(r.undecided for r in results)
         for result in results:
             if result.outcome == Outcome.ERROR:
                 cause = rejection(result)

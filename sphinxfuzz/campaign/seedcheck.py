@@ -62,6 +62,8 @@ class SeedChecker:
         self.targets = tuple(calls.specs)
         self.stats: Stats = calls.stats
         self.needed_options, self.say, self.refresh = needed_options, say, refresh
+        # some target timed out on, or answered unknown to, the seed in its check so far
+        self.seed_undecided = False
 
     def usable(self, store: Findings, seed_file: str) -> UsableSeed | None:
         """The seed with its cases' time limit and targets; None when unusable."""
@@ -78,7 +80,10 @@ class SeedChecker:
             return None
         seed = with_needed_options(raw, self.needed_options)
         if known is None:
+            self.seed_undecided = False
             status, detail = self._check(store, seed, raw)
+            self.stats.seeds_checked += 1
+            self.stats.seeds_undecided += self.seed_undecided
             store.set_seed_status(seed_file, status, detail)
             if status not in USABLE:
                 return None
@@ -111,14 +116,16 @@ class SeedChecker:
         if self.calls.persistent:
             # the usual seed (answered, nothing found) costs no process start; anything else
             # is decided in fresh processes, the only ones whose findings are recorded
-            results = self.calls.run_together(self.specs, seed.script, timeout=limit)
+            results = self._ran(self.calls.run_together(self.specs, seed.script, timeout=limit))
             if any(r.outcome == Outcome.TIMEOUT for r in results):
                 return self.set_aside(results)
             if all(r.outcome != Outcome.ERROR for r in results):
                 judgement = judge(seed.text, results)
                 if not judgement.verdicts and not judgement.unconfirmed:
                     return SEED_OK, _checked(results)
-        results = [run(spec, seed.script, fresh=True, timeout=limit) for spec in self.specs]
+        results = self._ran(
+            [run(spec, seed.script, fresh=True, timeout=limit) for spec in self.specs]
+        )
         judgement = judge(seed.text, results, fresh=True)
         verdicts = list(judgement.verdicts)
         if not verdicts and judgement.unconfirmed:
@@ -140,6 +147,12 @@ class SeedChecker:
         whole = _Form(results, SeedCheck(None))
         return self._by_target(seed.path, whole, self._second_form(raw, limit))
 
+    def _ran(self, results: list[SolverResult]) -> list[SolverResult]:
+        """`results` of one form of the seed, noted when a target left it undecided."""
+        names = {s.name for s in self.targets}
+        self.seed_undecided |= any(r.undecided for r in results if r.spec.name in names)
+        return results
+
     def _second_form(self, seed: Seed, limit: float) -> _Form | None:
         """A rejected seed's second check, without its queries and non-standard options
         (`mutate.trim`), with today's operator names (`mutate.upgrade`) and the declarations
@@ -153,7 +166,7 @@ class SeedChecker:
             return None
         changed = with_needed_options(changed, self.needed_options)
         run = self.calls.run
-        results = [run(s, changed.script, fresh=True, timeout=limit) for s in self.specs]
+        results = self._ran([run(s, changed.script, fresh=True, timeout=limit) for s in self.specs])
         judgement = self.calls.judge(changed.text, results, fresh=True)
         if judgement.verdicts or judgement.unconfirmed:
             return None

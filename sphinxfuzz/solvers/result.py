@@ -75,6 +75,12 @@ class SolverResult:
         return self.outcome in (Outcome.SAT, Outcome.UNSAT)
 
     @property
+    def undecided(self) -> bool:
+        """Timed out, or answered `unknown` to one of its queries: a run that compares
+        nothing (`Stats.undecided`)."""
+        return self.outcome in (Outcome.UNKNOWN, Outcome.TIMEOUT) or Answer.UNKNOWN in self.answers
+
+    @property
     def first(self) -> Answer | Outcome:
         """Its first answer, else how it ended: what a one-query check reads."""
         return self.answers[0] if self.answers else self.outcome

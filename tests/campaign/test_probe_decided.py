@@ -4,10 +4,14 @@ finite fields), is drawn less often or not at all, and the probe says why."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import pytest
 
 from sphinxfuzz.campaign.theory_probe import (
     DECIDE_TERMS,
+    ONE_WAY_TERMS,
     STOPS_PER_THEORY,
     TERMS_PER_MUTANT,
     probe_theories,
@@ -40,6 +44,33 @@ def generate(rng: random.Random) -> tuple[str, str]:
     value = rng.randint(0, 4)
     decls = "(declare-const a (_ FiniteField 5))"
     return decls, f"(= (ff.mul a a) (as ff{value} (_ FiniteField 5)))"
+'''
+
+# cvc5 proves (f k) = k by unfolding, so the asserted term is unsat; asked for a model of
+# (f k) = k it answers unknown: decided one way only, as the shipped RecFuns terms are
+ONE_WAY = '''"""Recursive-function terms cvc5 decides asserted, not negated."""
+import random
+
+THEORY = "OneWay"
+SOLVERS = ("cvc5",)
+
+
+def generate(rng: random.Random) -> tuple[str, str]:
+    decls = "(define-fun-rec f ((n Int)) Int (ite (<= n 0) 0 (+ 1 (f (- n 1)))))"
+    k = rng.randint(1, 5)
+    return decls, f"(distinct (f {k}) {k})"
+'''
+
+# cvc5 1.0 takes str.contains only with strings-exp (`solvers.options.needed`)
+TEXT = '''"""String terms cvc5 1.0 decides with the options a mutant gets."""
+import random
+
+THEORY = "Text"
+SOLVERS = ("cvc5",)
+
+
+def generate(rng: random.Random) -> tuple[str, str]:
+    return "(declare-const s String)", f'(str.contains s "{rng.choice("abc")}")'
 '''
 
 SURE = '''"""Integer terms every solver decides at once."""
@@ -115,3 +146,26 @@ def test_the_shipped_finite_fields_are_drawn_only_where_every_target_decides(
     assert both.decided == {"CVC5_FiniteFields": 0.0} and both.weights() is None
     assert "cvc5 leaves term seed" in both.why("CVC5_FiniteFields")
     assert z3.decided == {"CVC5_FiniteFields": 1.0} and z3.probed == 0  # z3's answers cached
+
+
+def test_a_term_decided_one_way_only_counts_as_undecided(tmp_path: Path) -> None:
+    with GeneratorPool(_catalogue(tmp_path / "g", ONE_WAY, SURE)) as pool:
+        probe = probe_theories(
+            pool, parse_specs("cvc5"), terms=DECIDE_TERMS, folder=tmp_path / "cache"
+        )
+    # every term is decided asserted (unsat), none negated: a mutant holds it either way
+    assert probe.accepted == {"OneWay": 1.0, "Sure": 1.0}
+    assert "(negated)" in probe.why("OneWay")
+    # kept, at the share of ONE_WAY_TERMS checked terms, squared
+    assert probe.decided["Sure"] == 1.0
+    assert probe.decided["OneWay"] == (ONE_WAY_TERMS / DECIDE_TERMS) ** TERMS_PER_MUTANT
+
+
+@pytest.mark.skipif(not shutil.which("/usr/bin/cvc5"), reason="Debian's cvc5 1.0 binary is absent")
+def test_a_cvc5_binary_is_asked_with_the_options_a_mutant_gets(tmp_path: Path) -> None:
+    with GeneratorPool(_catalogue(tmp_path / "g", TEXT, SURE)) as pool:
+        probe = probe_theories(
+            pool, parse_specs("/usr/bin/cvc5"), terms=DECIDE_TERMS, folder=tmp_path / "cache"
+        )
+    # without incremental it refused every push, without strings-exp every str.contains
+    assert probe.decided == {"Text": 1.0, "Sure": 1.0}
