@@ -203,13 +203,10 @@ class Worker:
         def left_out(counts: Mapping[str, int]) -> None:
             self.stats.left_out = Counter(counts)
 
-        def spent(seconds: float) -> None:
-            self.stats.solver_time += seconds
-
         config = self.config
         return StrategyContext(
             self.specs, self.trusted, pool, weights, self.campaign.theory_options,
-            self._needed_options, config.rename_prob, config.generators, spent, left_out,
+            self._needed_options, config.rename_prob, config.generators, self.calls.busy, left_out,
             counts,
         )  # fmt: skip
 
