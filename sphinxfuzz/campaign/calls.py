@@ -121,8 +121,10 @@ class SolverCalls:
                 self._threads.shutdown()
             self._threads = ThreadPoolExecutor(len(batches), thread_name_prefix="solver-call")
             self._threads_size = len(batches)
+        # the texts printed here: a thread would wait for the GIL while the worker draws
+        texts = [[(spec, _text(spec, script)) for spec in batch] for batch in batches]
         self._running = Running(
-            [self._threads.submit(self._timed_calls, batch, script, limit) for batch in batches]
+            [self._threads.submit(self._timed_calls, batch, limit) for batch in texts]
         )
         return self._running
 
@@ -161,23 +163,22 @@ class SolverCalls:
         return limit
 
     def _call(self, spec: SolverSpec, script: Runnable, fresh: bool, limit: float) -> SolverResult:
-        if isinstance(script, Formula):
-            text = script.text_for(spec.family)
-        else:
-            text = for_family(script, spec.family)
+        return self._call_text(spec, _text(spec, script), fresh, limit)
+
+    def _call_text(self, spec: SolverSpec, text: str, fresh: bool, limit: float) -> SolverResult:
         solver = None if fresh else self._process(spec)
         if solver is not None:
             return solver.run(text, timeout=limit)
         return run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
 
     def _timed_calls(
-        self, specs: Sequence[SolverSpec], script: Runnable, limit: float
+        self, calls: Sequence[tuple[SolverSpec, str]], limit: float
     ) -> list[tuple[SolverResult, Span]]:
         """Calls one after the other, each with the span of time its solver ran (ending
         when it returned, `elapsed` long)."""
         timed = []
-        for spec in specs:
-            result = self._call(spec, script, False, limit)
+        for spec, text in calls:
+            result = self._call_text(spec, text, False, limit)
             end = time.perf_counter()
             timed.append((result, (end - result.elapsed, end)))
         return timed
@@ -292,6 +293,13 @@ class SolverCalls:
             self._threads.shutdown()
         for solver in self.persistent.values():
             solver.close()
+
+
+def _text(spec: SolverSpec, script: Runnable) -> str:
+    """`script` as `spec`'s family reads it."""
+    if isinstance(script, Formula):
+        return script.text_for(spec.family)
+    return for_family(script, spec.family)
 
 
 def covered(spans: Sequence[Span]) -> float:

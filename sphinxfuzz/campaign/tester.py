@@ -95,9 +95,9 @@ class CaseTester:
         self.calls.use_specs(position_specs)
         try:
             for number in budget.numbers():
-                draw, ahead = (ahead.draw if ahead is not None else _Draw.of(cases)), None
+                draw, ahead = (ahead.draw if ahead is not None else self._draw(cases)), None
                 try:
-                    case = draw.case()
+                    case, formula, digest = draw.case()
                 except StopIteration:
                     return True
                 except CaseFailed as exc:  # the next attempt may do
@@ -108,14 +108,9 @@ class CaseTester:
                 except (SphinxfuzzError, RecursionError) as exc:
                     self._refused(store, exc, name, seed)
                     return True
-                ready = (
-                    case.script if case.ready else ready_to_run(case.script, self.needed_options)
-                )
-                formula = Formula(ready)
-                digest = hashlib.sha256(formula.text.encode("utf-8")).hexdigest()
                 log.append((position, number, digest, list(case.theories)))
                 if self.keep_scripts:
-                    self.scripts.append(ready)
+                    self.scripts.append(formula.script)
                 origin = Origin(
                     config.campaign_seed, seed.path, position, number, name, case.theories
                 )
@@ -127,7 +122,7 @@ class CaseTester:
                 running = self.calls.start(targets, formula, timeout=limit)
                 try:
                     if isinstance(cases, DrawsAhead):  # the next case, while the solvers run
-                        ahead = _Ahead(cases.mark(), _Draw.of(cases))
+                        ahead = _Ahead(cases.mark(), self._draw(cases))
                         stats.drawn_ahead += 1
                 finally:
                     results = self.calls.finish(running)
@@ -158,6 +153,18 @@ class CaseTester:
             self.calls.use_specs(self.options.specs)  # seed checks run the specs as given
             if log:
                 store.log_mutants(log)
+
+    def _draw(self, cases: Iterator[TestCase]) -> _Draw:
+        """The stream's next case, printed (so a case drawn ahead is printed meanwhile too),
+        or what drawing it raised."""
+        try:
+            case = next(cases)
+        except Exception as exc:  # StopIteration and `StrategyError` kinds included
+            return _Draw(None, exc)
+        ready = case.script if case.ready else ready_to_run(case.script, self.needed_options)
+        formula = Formula(ready)
+        digest = hashlib.sha256(formula.text.encode("utf-8")).hexdigest()
+        return _Draw((case, formula, digest), None)
 
     def _failed(self, exc: CaseFailed, name: str, seed: Seed, number: int) -> None:
         if isinstance(exc, SourceFailed):
@@ -235,20 +242,14 @@ class CaseTester:
 
 @dataclass(frozen=True)
 class _Draw:
-    """One draw of a stream of cases: the case, or what drawing it raised, to be raised at
-    its turn (a case drawn ahead fails as it would have when drawn then)."""
+    """One draw of a stream of cases: the case with its formula and the formula's sha256,
+    or what drawing it raised, to be raised at its turn (a case drawn ahead fails as it
+    would have when drawn then)."""
 
-    made: TestCase | None
+    made: tuple[TestCase, Formula, str] | None
     raised: Exception | None
 
-    @classmethod
-    def of(cls, cases: Iterator[TestCase]) -> _Draw:
-        try:
-            return cls(next(cases), None)
-        except Exception as exc:  # StopIteration and `StrategyError` kinds included
-            return cls(None, exc)
-
-    def case(self) -> TestCase:
+    def case(self) -> tuple[TestCase, Formula, str]:
         if self.raised is not None:
             raise self.raised
         assert self.made is not None
