@@ -3,11 +3,11 @@
 Each case is one `mutate` step of the seed, or, half of the time, of the previous case
 (mutant chaining, as long as the previous one could be made and no target left it
 undecided: `HearsAnswers`; the draw is made either way, so the cases after a decided one
-stay the same). The loop may draw a case while the one before runs (`DrawsAhead`). Its terms come from the campaign's generator pool, minus the features a
-target lacks (`CapableTerms`), and the theories of the inserted terms are in the case's
-provenance. The stream of cases never ends:
-the campaign's budget decides how many a seed gets (`extends_fast_seeds`: more for a seed
-whose cases answer fast).
+stay the same); the loop may draw a case while the one before runs (`DrawsAhead`). Its
+terms come from the campaign's generator pool, minus the features a target lacks
+(`CapableTerms`), and the theories of the inserted terms are in the case's provenance. The
+stream of cases never ends: the campaign's budget decides how many a seed gets
+(`extends_fast_seeds`: more for a seed whose cases answer fast).
 
 Failures reach the loop as `StrategyError` kinds: a failed generator call is a
 `SourceFailed`, a chained mutant with nothing left to replace a `CaseFailed` (both cost the
