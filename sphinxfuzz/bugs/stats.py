@@ -64,6 +64,11 @@ class Stats:
     # row were undecided (`campaign.budget.SeedBudget`)
     seeds_left_early: int = 0
     seed_findings: int = 0
+    # cases drawn while the case before ran (`campaign.tester`); of them, those drawn again
+    # at their turn (drawn on an answer heard otherwise) and those the budget did not want
+    drawn_ahead: int = 0
+    drawn_again: int = 0
+    dropped_ahead: int = 0
     # seconds some solver process of a worker ran (calls at once counted once), summed over workers
     solver_time: float = 0.0
     wall_time: float = 0.0  # seconds of work, summed over workers

@@ -4,9 +4,10 @@ Every call of the campaign's loop goes through `SolverCalls.run`, which holds th
 limits (its time-out, `--time`, memory), picks the solver's long-lived process unless a fresh
 one is asked for, and counts the call. A verdict from a long-lived process counts only once
 fresh processes reproduce it (`confirmed`). A case's first run calls its targets at the same
-time (`run_together`, from threads: solver calls wait on pipes and release the GIL). When a
-stop or the deadline arrives while solvers run, `run` raises `Stopped`: what they answered
-may have been cut short.
+time (`start` and `finish`, from threads: solver calls wait on pipes and release the GIL),
+and the worker may draw its next case while they run. When a stop or the deadline arrives
+while solvers run, `run` and `finish` raise `Stopped`: what they answered may have been cut
+short.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
@@ -37,6 +39,18 @@ Runnable = Formula | Script | str
 class Stopped(Exception):
     """A stop request or the deadline arrived while solvers ran: what they answered may
     have been cut short (`reaper.abort_all`), so nothing of it is judged or stored."""
+
+
+Span = tuple[float, float]  # (start, end) of a solver's run, `time.perf_counter`
+
+
+@dataclass
+class Running:
+    """The calls `SolverCalls.start` started: one future per batch of specs, in order."""
+
+    calls: list[Future[list[tuple[SolverResult, Span]]]]
+    # other solvers' runs while these ran (`SolverCalls.busy`), counted in their union
+    spans: list[Span] = field(default_factory=list)
 
 
 class SolverCalls:
@@ -62,9 +76,10 @@ class SolverCalls:
             for spec in self.specs
             if persistent and supports_persistence(spec)
         }
-        # the threads `run_together` calls the targets from, kept for the campaign's life
+        # the threads `start` calls the targets from, kept for the campaign's life
         self._threads: ThreadPoolExecutor | None = None
         self._threads_size = 0
+        self._running: Running | None = None  # the calls `start` started, until `finish`
 
     def run(
         self,
@@ -85,28 +100,59 @@ class SolverCalls:
     def run_together(
         self, specs: Sequence[SolverSpec], script: Runnable, *, timeout: float | None = None
     ) -> list[SolverResult]:
-        """`script` on every one of `specs` at the same time, results in their order: each
-        target has a process of its own, so a case costs its slowest solver, not the sum.
-        The solver time counted is the wall time during which any of them ran (`covered`),
-        so `Stats.outside_share` stays the share of time with no solver running."""
-        names = {spec.name for spec in specs}
-        if len(specs) < 2 or len(names) < len(specs):  # one process cannot serve two scripts
-            return [self.run(spec, script, timeout=timeout) for spec in specs]
+        """`script` on every one of `specs` at the same time, results in their order."""
+        return self.finish(self.start(specs, script, timeout=timeout))
+
+    def start(
+        self, specs: Sequence[SolverSpec], script: Runnable, *, timeout: float | None = None
+    ) -> Running:
+        """Start `script` on every one of `specs` at the same time (each target has a
+        process of its own, so a case costs its slowest solver, not the sum) and return at
+        once: the worker may draw its next case meanwhile. `finish` waits for them."""
+        if self._running is not None:
+            raise RuntimeError("a case's solvers are running already")
         limit = self._limit(timeout, False)
-        if self._threads is None or self._threads_size < len(specs):
+        if len({spec.name for spec in specs}) < len(specs):  # one process, one script at a time
+            batches = [list(specs)]
+        else:
+            batches = [[spec] for spec in specs]
+        if self._threads is None or self._threads_size < len(batches):
             if self._threads is not None:
                 self._threads.shutdown()
-            self._threads = ThreadPoolExecutor(len(specs), thread_name_prefix="solver-call")
-            self._threads_size = len(specs)
-        calls = [self._threads.submit(self._timed_call, spec, script, limit) for spec in specs]
-        wait(calls)  # never leave a solver running unwatched, whatever another one did
+            self._threads = ThreadPoolExecutor(len(batches), thread_name_prefix="solver-call")
+            self._threads_size = len(batches)
+        # the texts printed here: a thread would wait for the GIL while the worker draws
+        texts = [[(spec, _text(spec, script)) for spec in batch] for batch in batches]
+        self._running = Running(
+            [self._threads.submit(self._timed_calls, batch, limit) for batch in texts]
+        )
+        return self._running
+
+    def finish(self, running: Running) -> list[SolverResult]:
+        """The results of `start`'s calls, in their specs' order, once all ended. The solver
+        time counted is the wall time during which any of them ran, or another solver call
+        reported meanwhile (`busy`): `Stats.outside_share` stays the share of time with no
+        solver running."""
+        try:
+            wait(running.calls)  # never leave a solver running unwatched, whatever another did
+        finally:
+            self._running = None
         if self.stopping():  # the reaper cut them short: nothing of it is judged
             raise Stopped
-        timed = [call.result() for call in calls]  # a call's exception surfaces here
+        timed = [pair for call in running.calls for pair in call.result()]  # errors surface
         for result, _ in timed:
             self._counted(result)
-        self.stats.solver_time += covered([span for _, span in timed])
+        self.stats.solver_time += covered([span for _, span in timed] + running.spans)
         return [result for result, _ in timed]
+
+    def busy(self, start: float, end: float) -> None:
+        """A solver ran from `start` to `end` (`time.perf_counter`) outside `run` (a
+        strategy's capability probes): solver time, counted once where it overlaps the
+        running case's calls."""
+        if self._running is not None:
+            self._running.spans.append((start, end))
+        else:
+            self.stats.solver_time += end - start
 
     def _limit(self, timeout: float | None, beyond_limit: bool) -> float:
         limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
@@ -117,22 +163,25 @@ class SolverCalls:
         return limit
 
     def _call(self, spec: SolverSpec, script: Runnable, fresh: bool, limit: float) -> SolverResult:
-        if isinstance(script, Formula):
-            text = script.text_for(spec.family)
-        else:
-            text = for_family(script, spec.family)
+        return self._call_text(spec, _text(spec, script), fresh, limit)
+
+    def _call_text(self, spec: SolverSpec, text: str, fresh: bool, limit: float) -> SolverResult:
         solver = None if fresh else self._process(spec)
         if solver is not None:
             return solver.run(text, timeout=limit)
         return run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
 
-    def _timed_call(
-        self, spec: SolverSpec, script: Runnable, limit: float
-    ) -> tuple[SolverResult, tuple[float, float]]:
-        """A call and the span of time its solver ran (ending now, `elapsed` long)."""
-        result = self._call(spec, script, False, limit)
-        end = time.perf_counter()
-        return result, (end - result.elapsed, end)
+    def _timed_calls(
+        self, calls: Sequence[tuple[SolverSpec, str]], limit: float
+    ) -> list[tuple[SolverResult, Span]]:
+        """Calls one after the other, each with the span of time its solver ran (ending
+        when it returned, `elapsed` long)."""
+        timed = []
+        for spec, text in calls:
+            result = self._call_text(spec, text, False, limit)
+            end = time.perf_counter()
+            timed.append((result, (end - result.elapsed, end)))
+        return timed
 
     def _counted(self, result: SolverResult) -> None:
         stats = self.stats
@@ -243,7 +292,14 @@ class SolverCalls:
             solver.close()
 
 
-def covered(spans: Sequence[tuple[float, float]]) -> float:
+def _text(spec: SolverSpec, script: Runnable) -> str:
+    """`script` as `spec`'s family reads it."""
+    if isinstance(script, Formula):
+        return script.text_for(spec.family)
+    return for_family(script, spec.family)
+
+
+def covered(spans: Sequence[Span]) -> float:
     """Seconds covered by at least one of the (start, end) `spans`: their union's length."""
     total, reached = 0.0, float("-inf")
     for start, end in sorted(spans):

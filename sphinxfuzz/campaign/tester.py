@@ -10,7 +10,8 @@ a `NoWorkingSource` stops the campaign.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 from sphinxfuzz.bugs.record import Origin
 from sphinxfuzz.campaign.budget import SeedBudget
@@ -29,9 +30,10 @@ from sphinxfuzz.mutate import Formula, Seed
 from sphinxfuzz.mutate.mutant import NeededOptions, ready_to_run
 from sphinxfuzz.oracle import Expected
 from sphinxfuzz.smtlib import Script
-from sphinxfuzz.solvers import SolverSpec
+from sphinxfuzz.solvers import SolverResult, SolverSpec
 from sphinxfuzz.strategies import (
     CaseFailed,
+    DrawsAhead,
     HearsAnswers,
     NoWorkingSource,
     SeedUnusable,
@@ -89,11 +91,13 @@ class CaseTester:
             config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget, factor
         )
         log: list[tuple[int, int, str, list[str]]] = []
+        ahead: _Ahead | None = None  # the next case, drawn while this one's solvers ran
         self.calls.use_specs(position_specs)
         try:
             for number in budget.numbers():
+                draw, ahead = (ahead.draw if ahead is not None else self._draw(cases)), None
                 try:
-                    case = next(cases)
+                    case, formula, digest = draw.case()
                 except StopIteration:
                     return True
                 except CaseFailed as exc:  # the next attempt may do
@@ -104,34 +108,63 @@ class CaseTester:
                 except (SphinxfuzzError, RecursionError) as exc:
                     self._refused(store, exc, name, seed)
                     return True
-                ready = (
-                    case.script if case.ready else ready_to_run(case.script, self.needed_options)
-                )
-                formula = Formula(ready)
-                digest = hashlib.sha256(formula.text.encode("utf-8")).hexdigest()
                 log.append((position, number, digest, list(case.theories)))
                 if self.keep_scripts:
-                    self.scripts.append(ready)
+                    self.scripts.append(formula.script)
                 origin = Origin(
                     config.campaign_seed, seed.path, position, number, name, case.theories
                 )
                 timeouts, undecided = stats.timeouts, stats.undecided
                 seconds = stats.solver_time
-                if not self._test(store, origin, case, formula, targets):
+                # a case related to another formula gets the full limit: its time-out is a
+                # verdict
+                limit = config.timeout if case.related is not None else self.mutant_timeout
+                running = self.calls.start(targets, formula, timeout=limit)
+                try:
+                    if isinstance(cases, DrawsAhead):  # the next case, while the solvers run
+                        ahead = _Ahead(cases.mark(), self._draw(cases))
+                        stats.drawn_ahead += 1
+                finally:
+                    results = self.calls.finish(running)
+                if not self._test(store, origin, case, formula, targets, results):
                     return False
                 self.publish()
                 left_undecided = stats.undecided > undecided
                 if isinstance(cases, HearsAnswers):
                     cases.answered(left_undecided)
+                if ahead is not None and isinstance(cases, DrawsAhead) and cases.stale():
+                    # drawn on an answer heard otherwise: drawn again at its turn, now that
+                    # this case is counted (a case drawn ahead draws on the learnt weights
+                    # of the cases before this one, one drawn at its turn on this one's too)
+                    cases.rewind(ahead.mark)
+                    ahead = None
+                    stats.drawn_again += 1
                 budget.tested(
                     stats.solver_time - seconds, stats.timeouts > timeouts, left_undecided
                 )
             stats.seeds_left_early += budget.left_early
             return not budget.stopped
         finally:
+            if ahead is not None and isinstance(cases, DrawsAhead):
+                # a case the budget did not want (or a stop) was never made: not tested, not
+                # logged, its failure never raised, and what it changed is undone
+                cases.rewind(ahead.mark)
+                stats.dropped_ahead += 1
             self.calls.use_specs(self.options.specs)  # seed checks run the specs as given
             if log:
                 store.log_mutants(log)
+
+    def _draw(self, cases: Iterator[TestCase]) -> _Draw:
+        """The stream's next case, printed (so a case drawn ahead is printed meanwhile too),
+        or what drawing it raised."""
+        try:
+            case = next(cases)
+        except Exception as exc:  # StopIteration and `StrategyError` kinds included
+            return _Draw(None, exc)
+        ready = case.script if case.ready else ready_to_run(case.script, self.needed_options)
+        formula = Formula(ready)
+        digest = hashlib.sha256(formula.text.encode("utf-8")).hexdigest()
+        return _Draw((case, formula, digest), None)
 
     def _failed(self, exc: CaseFailed, name: str, seed: Seed, number: int) -> None:
         if isinstance(exc, SourceFailed):
@@ -163,12 +196,11 @@ class CaseTester:
         case: TestCase,
         formula: Formula,
         specs: list[SolverSpec],
+        results: list[SolverResult],
     ) -> bool:
-        """Run, count, judge, confirm and record one case on `specs`; False when stopped."""
+        """Count, judge, confirm and record one case's `results` on `specs`; False when
+        stopped."""
         calls, stats = self.calls, self.stats
-        # a case related to another formula gets the full limit: its time-out is a verdict
-        limit = self.config.timeout if case.related is not None else self.mutant_timeout
-        results = calls.run_together(specs, formula, timeout=limit)
         if self.stop_requested():
             # Ctrl-C may have reached the solver processes too: do not judge what it killed
             return False
@@ -206,3 +238,27 @@ class CaseTester:
                 store, verdict, judge_case.formula_of(verdict), origin, stored, judgement
             )
         return True
+
+
+@dataclass(frozen=True)
+class _Draw:
+    """One draw of a stream of cases: the case with its formula and the formula's sha256,
+    or what drawing it raised, to be raised at its turn (a case drawn ahead fails as it
+    would have when drawn then)."""
+
+    made: tuple[TestCase, Formula, str] | None
+    raised: Exception | None
+
+    def case(self) -> tuple[TestCase, Formula, str]:
+        if self.raised is not None:
+            raise self.raised
+        assert self.made is not None
+        return self.made
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    """A case drawn while the case before ran, and the stream's state before it."""
+
+    mark: object
+    draw: _Draw

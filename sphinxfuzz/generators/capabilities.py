@@ -338,7 +338,8 @@ class Capabilities:
         self.paths = {spec.name: cache_file(spec, folder) for spec in self.specs}
         self.known = {spec.name: _load(self.paths[spec.name]) for spec in self.specs}
         self.probes = 0  # features probed by this object (not found in the cache)
-        self.probe_seconds = 0.0
+        # when each batched probe ran (`time.perf_counter`): solver time of the campaign
+        self.probe_spans: list[tuple[float, float]] = []
 
     def learn(self, features: Sequence[Feature]) -> None:
         """Probe every feature some target has no answer for yet (one batch per solver)."""
@@ -347,9 +348,9 @@ class Capabilities:
             todo = list({f.name: f for f in features if f.name not in known}.values())
             if not todo:
                 continue
-            started = time.monotonic()
+            started = time.perf_counter()
             verdicts = check_terms([(f.decls, f.term) for f in todo], [spec], timeout=PROBE_TIMEOUT)
-            self.probe_seconds += time.monotonic() - started
+            self.probe_spans.append((started, time.perf_counter()))
             self.probes += len(todo)
             for feature, verdict in zip(todo, verdicts, strict=True):
                 known[feature.name] = verdict.errors.get(spec.name)

@@ -18,6 +18,7 @@ from sphinxfuzz.strategies import (  # noqa: F401
 )
 from sphinxfuzz.strategies.base import (
     CaseFailed,
+    DrawsAhead,
     HearsAnswers,
     Needs,
     NoWorkingSource,
@@ -41,6 +42,7 @@ DEFAULT = sphinx.NAME
 __all__ = [
     "DEFAULT",
     "CaseFailed",
+    "DrawsAhead",
     "HearsAnswers",
     "Needs",
     "NoWorkingSource",

@@ -92,9 +92,10 @@ class StrategyContext:
     needed_options: NeededOptions | None = None  # what the target releases need set
     rename_prob: float = 0.8
     generators: str = ""  # where the generators come from (for messages)
-    # solver seconds a strategy spent making cases (capability probes), and what it left
-    # out so far because a target lacks it: both go into the campaign's statistics
-    spent: Callable[[float], None] = lambda seconds: None
+    # a solver a strategy ran making cases (capability probes), from start to end
+    # (`time.perf_counter`), and what it left out so far because a target lacks it: both go
+    # into the campaign's statistics
+    spent: Callable[[float, float], None] = lambda start, end: None
     left_out: Callable[[Mapping[str, int]], None] = lambda counts: None
     # how many terms a mutant gets ("1", "2", ...) -> draw weight (`mutate`'s `count_weights`)
     count_weights: Mapping[str, float] | None = None
@@ -125,6 +126,23 @@ class HearsAnswers(Protocol):
     top of an undecided one would most likely be undecided too."""
 
     def answered(self, undecided: bool) -> None: ...
+
+
+@runtime_checkable
+class DrawsAhead(Protocol):
+    """A stream of cases (`Strategy.mutants`) whose next case the loop may draw while the
+    solvers of the case before still run: drawing runs none of the loop's solver calls (a
+    capability probe is a fresh process, reported through `StrategyContext.spent`). `mark`
+    is its state before such a draw, `rewind` drops the draw as if never made (state kept
+    across seeds too): the seed's budget did not want the case, or the draw is `stale`."""
+
+    def mark(self) -> object: ...
+
+    def rewind(self, mark: object) -> None: ...
+
+    def stale(self) -> bool:
+        """The last draw read an answer (`HearsAnswers`) other than the one heard since."""
+        ...
 
 
 class StrategyBase:

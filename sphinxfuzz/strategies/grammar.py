@@ -333,10 +333,11 @@ class GrammarStrategy(StrategyBase):
             return
         # log-uniform start: the smallest terms often, every term possibly
         start = int(len(terms.raw) ** rng.random()) - 1
-        probed = self.capabilities.probe_seconds if self.capabilities else 0.0
+        probed = len(self.capabilities.probe_spans) if self.capabilities else 0
         queue = _Queue(theory, terms.usable(start, 2 * self.per_seed, takes=self._takes))
         if self.capabilities is not None:
-            self.context.spent(self.capabilities.probe_seconds - probed)
+            for span in self.capabilities.probe_spans[probed:]:
+                self.context.spent(*span)
         if not queue.terms:
             return
         for number in range(self.per_seed):

@@ -3,11 +3,11 @@
 Each case is one `mutate` step of the seed, or, half of the time, of the previous case
 (mutant chaining, as long as the previous one could be made and no target left it
 undecided: `HearsAnswers`; the draw is made either way, so the cases after a decided one
-stay the same). Its terms come from the campaign's generator pool, minus the features a
-target lacks (`CapableTerms`), and the theories of the inserted terms are in the case's
-provenance. The stream of cases never ends:
-the campaign's budget decides how many a seed gets (`extends_fast_seeds`: more for a seed
-whose cases answer fast).
+stay the same); the loop may draw a case while the one before runs (`DrawsAhead`). Its
+terms come from the campaign's generator pool, minus the features a target lacks
+(`CapableTerms`), and the theories of the inserted terms are in the case's provenance. The
+stream of cases never ends: the campaign's budget decides how many a seed gets
+(`extends_fast_seeds`: more for a seed whose cases answer fast).
 
 Failures reach the loop as `StrategyError` kinds: a failed generator call is a
 `SourceFailed`, a chained mutant with nothing left to replace a `CaseFailed` (both cost the
@@ -19,7 +19,10 @@ attempt its number, so the cases after it stay the same), a seed with nothing to
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from sphinxfuzz.errors import Step, StepKind
 from sphinxfuzz.generators.capabilities import Capabilities, CapableTerms
@@ -71,7 +74,7 @@ class SphinxStrategy(StrategyBase):
         terms, context = self.terms, self.context
         if terms is None:
             raise NoWorkingSource("no generator pool was given to the sphinx strategy")
-        probed = terms.capabilities.probe_seconds
+        probed = len(terms.capabilities.probe_spans)
         try:
             return mutate(
                 base, rng, terms, rename_prob=context.rename_prob,
@@ -80,25 +83,61 @@ class SphinxStrategy(StrategyBase):
             )  # fmt: skip
         finally:  # what was left out, and probing as solver time
             context.left_out(terms.left_out)
-            context.spent(terms.capabilities.probe_seconds - probed)
+            for span in terms.capabilities.probe_spans[probed:]:
+                context.spent(*span)
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """What a draw changes (`DrawsAhead.mark`): the stream's and the strategy's state."""
+
+    rng: tuple[Any, ...]
+    previous: Mutant | None
+    failures_in_row: int
+    left_out: Counter[str]
 
 
 class _Mutants(Iterator[TestCase]):
-    """A seed's endless stream of mutants; a failure raises, and the stream goes on."""
+    """A seed's endless stream of mutants; a failure raises, and the stream goes on. It
+    `HearsAnswers` and `DrawsAhead`: a draw reads the last answer heard only when it chains
+    (then its base is the seed after an undecided mutant), so a draw made before the answer
+    is `stale` only when it chained and the answer turned out otherwise."""
 
     def __init__(self, strategy: SphinxStrategy, seed: Seed, rng: random.Random) -> None:
         self.strategy, self.seed, self.rng = strategy, seed, rng
         self.previous: Mutant | None = None
         # a target left the previous mutant undecided: its terms would stay in a chained one
         self.previous_undecided = False
+        self.read_answer: bool | None = None  # what the last draw read of it, if it did
 
     def answered(self, undecided: bool) -> None:
         self.previous_undecided = undecided
 
+    def mark(self) -> _Mark:
+        terms, strategy = self.strategy.terms, self.strategy
+        left_out = Counter(terms.left_out) if terms is not None else Counter[str]()
+        return _Mark(self.rng.getstate(), self.previous, strategy.failures_in_row, left_out)
+
+    def rewind(self, mark: object) -> None:
+        assert isinstance(mark, _Mark)
+        strategy, terms = self.strategy, self.strategy.terms
+        self.rng.setstate(mark.rng)
+        self.previous, strategy.failures_in_row = mark.previous, mark.failures_in_row
+        self.read_answer = None
+        if terms is not None:  # what a dropped draw left out was never left out
+            terms.left_out.clear()
+            terms.left_out.update(mark.left_out)
+            strategy.context.left_out(terms.left_out)
+
+    def stale(self) -> bool:
+        return self.read_answer is not None and self.read_answer != self.previous_undecided
+
     def __next__(self) -> TestCase:
         strategy, seed = self.strategy, self.seed
         base: Seed | Mutant = seed
+        self.read_answer = None
         if self.previous is not None and self.rng.random() < 0.5:
+            self.read_answer = self.previous_undecided
             base = seed if self.previous_undecided else self.previous
         try:
             mutant = strategy.mutate(base, self.rng)

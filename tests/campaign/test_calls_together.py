@@ -77,3 +77,21 @@ def test_a_stop_while_targets_run_together_ends_them_and_judges_nothing(tmp_path
         calls.close()
     assert time.monotonic() - started < 10
     assert calls.stats.solver_calls == 0 and calls.stats.solver_time == 0.0
+
+
+def test_a_solver_run_while_a_case_runs_is_counted_once_with_its_calls(tmp_path: Path) -> None:
+    # a strategy's capability probe reports its span (`busy`): while a case's calls run it
+    # joins their union, else it is solver time of its own
+    calls = _calls(tmp_path)
+    try:
+        calls.busy(10.0, 12.5)
+        assert calls.stats.solver_time == 2.5
+        before = time.perf_counter()
+        running = calls.start(calls.specs, _pigeons(6))
+        calls.busy(before, before + 1000.0)  # spans every call of the case
+        results = calls.finish(running)
+    finally:
+        calls.close()
+    assert [r.answers for r in results] == [[Answer.UNSAT], [Answer.UNSAT]]
+    assert calls.stats.solver_calls == 2
+    assert calls.stats.solver_time == pytest.approx(2.5 + 1000.0)  # not 1000 + the calls'

@@ -15,6 +15,7 @@ from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import print_script
 from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
 from sphinxfuzz.strategies import (
+    DrawsAhead,
     HearsAnswers,
     NoWorkingSource,
     SeedUnusable,
@@ -96,3 +97,38 @@ def test_a_case_is_never_chained_on_one_a_target_left_undecided() -> None:
             from_seed.append(print_script(strategy.mutate(seed, rng).script))
     assert decided == untold  # decided cases change nothing
     assert undecided == from_seed != untold  # some of the untold cases were chained
+
+
+def test_a_case_drawn_ahead_is_the_case_drawn_at_its_turn() -> None:
+    # the loop draws a case while the one before runs, before its answer is heard
+    seed = load_seed(str(PLAIN))
+    answers = [False, True, True, False, True, False, False, True, False, True, True, False]
+    with GeneratorPool(load_catalogue(GENERATORS).entries) as pool:
+        strategy = fresh(NAME)
+        strategy.setup(StrategyContext(SPECS, pool=pool))
+        at_turn = strategy.mutants(seed, random.Random("2:0"))
+        assert isinstance(at_turn, HearsAnswers)
+        expected = []
+        for undecided in answers:
+            expected.append(next(at_turn).text())
+            at_turn.answered(undecided)
+        cases = strategy.mutants(seed, random.Random("2:0"))
+        assert isinstance(cases, HearsAnswers) and isinstance(cases, DrawsAhead)
+        texts, drawn_again = [], 0
+        case = next(cases)
+        for undecided in answers:
+            texts.append(case.text())
+            strategy.failures_in_row = 3  # as if generator calls of another seed had failed
+            mark = cases.mark()
+            case = next(cases)  # while `case` runs
+            cases.answered(undecided)
+            if cases.stale():  # chained on a case now known undecided: drawn again
+                cases.rewind(mark)
+                drawn_again += 1
+                case = next(cases)
+        # the last case drawn ahead is dropped: what it changed across seeds is undone
+        assert strategy.failures_in_row == 0
+        cases.rewind(mark)
+        assert strategy.failures_in_row == 3
+    assert texts == expected
+    assert drawn_again > 0  # the answers made some drawn-ahead case stale
