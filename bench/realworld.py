@@ -10,8 +10,9 @@ suites, most with `:status`); `--sample N` draws a fixed sample of N files with
 random.Random(--seed) (0: every file). `--solvers` defaults to the newest wheels (z3 with
 model_validate=true, cvc5 with --check-models); name old releases by path or NAME@VERSION.
 
-Printed: the share of mutants every solver accepted (target at least 95%) and the share every
-solver decided (none answered `unknown` or timed out: `Stats.undecided`), against the share
+Printed: mutants per worker-second and the share of the workers' time with no solver
+running (target under 5%); the share of mutants every solver accepted (target at least 95%)
+and the share every solver decided (none answered `unknown` or timed out: `Stats.undecided`), against the share
 of seeds some target left undecided unmutated (`Stats.seeds_undecided`: the mutants' share
 at most 1.5 times it, #28); rejections by
 cause (the solver and its normalised first error line); operators left out per release;
@@ -117,6 +118,9 @@ def report(root: Path, stats: Stats) -> None:
     if seeds_share:
         ratio = stats.undecided_share / seeds_share
         print(f"undecided, mutants/seeds   {ratio:.2f}x (target <= 1.5x)")
+    rate = stats.mutants / stats.wall_time if stats.wall_time else 0.0
+    print(f"mutants per worker-second  {rate:.2f}")
+    print(f"time outside solvers       {stats.outside_share:.1%} (target < 5%)")
     rejected = sum(stats.rejections.values())
     _counts(f"rejections by cause ({rejected} solver calls)", dict(stats.rejections), rejected)
     _counts("left out (terms drawn again)", dict(stats.left_out), 0)
