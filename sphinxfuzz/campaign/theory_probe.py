@@ -151,7 +151,7 @@ def probe_theories(
         fresh: dict[str, object] = {}
         for theory in missing:
             fresh[keys[theory]] = [
-                answers.get((theory, seed)) or [seed, failed.get((theory, seed)), None]
+                answers.get((theory, seed)) or [seed, failed.get((theory, seed)), None, None]
                 for seed in term_seeds(theory, terms)
             ]
         cached[spec.name].update(fresh)
