@@ -27,7 +27,7 @@ from sphinxfuzz.cli.fuzz import summary_table
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.oracle.judge import judge
 from sphinxfuzz.oracle.run import run_in_dialect
-from sphinxfuzz.solvers import Answer, Family, parse_specs
+from sphinxfuzz.solvers import Answer, Family, Outcome, parse_specs
 from sphinxfuzz.solvers.options.declared import Declared, Kind
 from sphinxfuzz.solvers.options.table import build_table, save_table
 
@@ -271,3 +271,23 @@ def test_options_that_give_unspecified_cases_a_meaning_are_never_drawn(
     ]
     table = build_table(plain, declared=declared)
     assert [o.name for o in table.options] == ["rewriter.flat"]
+
+
+def test_options_the_oracle_cannot_run_with_are_never_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cvc5 refuses unconstrained-simp on a command line that checks models (the harness's
+    own option): every mutant drawn with it would be rejected, a test of nothing."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    text = "(declare-const x Int)\n(assert (> x 1))\n(check-sat)\n"
+    plain, optioned = parse_specs("cvc5 --check-models;cvc5 --check-models --unconstrained-simp")
+    results = [run_in_dialect(s, text, timeout=10.0) for s in (plain, optioned)]
+    assert results[0].answers == [Answer.SAT]
+    assert results[1].outcome == Outcome.ERROR
+    assert "unconstrained-simp" in results[1].stdout + results[1].stderr
+    declared = [
+        Declared("unconstrained-simp", Kind.BOOL, "false"),
+        Declared("simplification-bcp", Kind.BOOL, "false"),
+    ]
+    table = build_table(plain, declared=declared)
+    assert [o.name for o in table.options] == ["simplification-bcp"]
