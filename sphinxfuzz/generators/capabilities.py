@@ -25,7 +25,7 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -333,13 +333,20 @@ def _load(path: Path) -> dict[str, str | None]:
 class Capabilities:
     """What each target accepts: feature -> None (accepted) or the solver's first error."""
 
-    def __init__(self, specs: Sequence[SolverSpec], *, folder: Path | None = None) -> None:
+    def __init__(
+        self,
+        specs: Sequence[SolverSpec],
+        *,
+        folder: Path | None = None,
+        spent: Callable[[float, float], None] = lambda start, end: None,
+    ) -> None:
+        """`spent` hears when each batched probe ran (`time.perf_counter`): solver time of
+        the campaign (`StrategyContext.spent`)."""
         self.specs = list(specs)
         self.paths = {spec.name: cache_file(spec, folder) for spec in self.specs}
         self.known = {spec.name: _load(self.paths[spec.name]) for spec in self.specs}
         self.probes = 0  # features probed by this object (not found in the cache)
-        # when each batched probe ran (`time.perf_counter`): solver time of the campaign
-        self.probe_spans: list[tuple[float, float]] = []
+        self.spent = spent
 
     def learn(self, features: Sequence[Feature]) -> None:
         """Probe every feature some target has no answer for yet (one batch per solver)."""
@@ -350,7 +357,7 @@ class Capabilities:
                 continue
             started = time.perf_counter()
             verdicts = check_terms([(f.decls, f.term) for f in todo], [spec], timeout=PROBE_TIMEOUT)
-            self.probe_spans.append((started, time.perf_counter()))
+            self.spent(started, time.perf_counter())
             self.probes += len(todo)
             for feature, verdict in zip(todo, verdicts, strict=True):
                 known[feature.name] = verdict.errors.get(spec.name)

@@ -314,7 +314,10 @@ class GrammarStrategy(StrategyBase):
 
     def setup(self, context: StrategyContext) -> None:
         self.context = context
-        self.capabilities = Capabilities(list(context.specs)) if context.specs else None
+        # its probes count as solver time
+        self.capabilities = (
+            Capabilities(list(context.specs), spent=context.spent) if context.specs else None
+        )
 
     def _takes(self, item: Enumerated) -> bool:
         """Whether every target accepts the term's operators and sorts (a release lacks
@@ -333,11 +336,7 @@ class GrammarStrategy(StrategyBase):
             return
         # log-uniform start: the smallest terms often, every term possibly
         start = int(len(terms.raw) ** rng.random()) - 1
-        probed = len(self.capabilities.probe_spans) if self.capabilities else 0
         queue = _Queue(theory, terms.usable(start, 2 * self.per_seed, takes=self._takes))
-        if self.capabilities is not None:
-            for span in self.capabilities.probe_spans[probed:]:
-                self.context.spent(*span)
         if not queue.terms:
             return
         for number in range(self.per_seed):

@@ -61,7 +61,8 @@ class SphinxStrategy(StrategyBase):
     def setup(self, context: StrategyContext) -> None:
         self.context = context
         if context.pool is not None:
-            self.terms = CapableTerms(context.pool, Capabilities(list(context.specs)))
+            capabilities = Capabilities(list(context.specs), spent=context.spent)
+            self.terms = CapableTerms(context.pool, capabilities)
 
     def applies(self, seed: Seed) -> bool:
         return True  # a seed with no atom to replace says so when mutated (`SeedUnusable`)
@@ -70,21 +71,18 @@ class SphinxStrategy(StrategyBase):
         return _Mutants(self, seed, rng)
 
     def mutate(self, base: Seed | Mutant, rng: random.Random) -> Mutant:
-        """One mutant of `base`; the capability probes count as solver time."""
+        """One mutant of `base`; the capability probes count as solver time (`setup`)."""
         terms, context = self.terms, self.context
         if terms is None:
             raise NoWorkingSource("no generator pool was given to the sphinx strategy")
-        probed = len(terms.capabilities.probe_spans)
         try:
             return mutate(
                 base, rng, terms, rename_prob=context.rename_prob,
                 theory_options=context.theory_options, theory_weights=context.theory_weights,
                 needed_options=context.needed_options, count_weights=context.count_weights,
             )  # fmt: skip
-        finally:  # what was left out, and probing as solver time
+        finally:  # what was left out
             context.left_out(terms.left_out)
-            for span in terms.capabilities.probe_spans[probed:]:
-                context.spent(*span)
 
 
 @dataclass(frozen=True)

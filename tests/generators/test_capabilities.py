@@ -45,6 +45,18 @@ def test_z3_lacks_bags_and_the_answer_is_cached(tmp_path):
     assert again.lacking(term_features(*BAG)) == lacking and again.probes == 0
 
 
+def test_each_probe_reports_when_its_solver_ran_and_a_cached_answer_none(tmp_path):
+    # what a campaign counts as solver time (`StrategyContext.spent`)
+    spans: list[tuple[float, float]] = []
+    capabilities = Capabilities(
+        parse_specs("z3"), folder=tmp_path, spent=lambda *s: spans.append(s)
+    )
+    capabilities.lacking(term_features(*BAG))
+    assert len(spans) == 1 and 0 < spans[0][1] - spans[0][0] < 60
+    capabilities.lacking(term_features(*BAG))
+    assert len(spans) == 1
+
+
 def test_an_indexed_constant_is_a_feature_old_z3_lacks_for_char(tmp_path):
     # z3 4.8.x rejects (_ char #x41), so the grammar strategy must not draw it for them
     char = ("", '(= "A" (_ char #x41))')
