@@ -42,6 +42,7 @@ from sphinxfuzz.mutate.logic import operators_in
 from sphinxfuzz.smtlib import SList, SmtParseError, parse_nodes
 from sphinxfuzz.solvers import DECIDED, Family, Outcome, SolverResult, SolverSpec, run_solver
 from sphinxfuzz.solvers.options import needed_options
+from sphinxfuzz.solvers.options.probe import set_option_lines
 from sphinxfuzz.solvers.versions import solver_version
 
 PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one term in ten
@@ -286,9 +287,8 @@ def _needed(spec: SolverSpec, script: str) -> str:
         return ""
     commands = Counter(n.head_name() or "" for n in nodes if isinstance(n, SList))
     options = needed_options([(spec.family, solver_version(spec))], operators_in(nodes), commands)
-    return "".join(
-        f"(set-option :{name} {value or 'true'})\n"
-        for name, _, value in (option.partition("=") for option in options)
+    return set_option_lines(
+        (name, value or "true") for name, _, value in (o.partition("=") for o in options)
     )
 
 
