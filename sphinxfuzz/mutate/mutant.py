@@ -39,6 +39,7 @@ from sphinxfuzz.smtlib import (
     Node,
     Script,
     SList,
+    copy_node,
     infer_sorts,
     print_node,
     print_script,
@@ -207,7 +208,7 @@ def _mutate(
         # renaming changes lists in place: all but the inserted ones are copied first, the
         # rest shares lists with the skeleton
         keep = {id(node) for node in [*inserted, *new_terms]}
-        script.commands[:] = [c if id(c) in keep else _copied(c, keep) for c in script.commands]
+        script.commands[:] = [copy_node(c, keep) for c in script.commands]
         _rename_reserved_sorts(script, [*inserted, *new_terms], names)
     _ensure_models(script)
     options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
@@ -224,14 +225,6 @@ _SKELETONS: dict[int, tuple[Script, Skeleton, frozenset[str]]] = {}
 _KEPT_SKELETONS = 4
 
 
-def _copied(node: SList, keep: set[int]) -> SList:
-    """A deep copy of `node`, sharing its atoms and the lists whose ids are in `keep`."""
-    return SList(
-        [i if isinstance(i, Atom) or id(i) in keep else _copied(i, keep) for i in node.items],
-        node.pos,
-    )
-
-
 def _skeleton(base: Script) -> tuple[Skeleton, frozenset[str]]:
     """`base`'s skeleton and symbol names, found once for all the mutants made from it.
     The skeleton shares the base's commands unless its numerals are spelled out as reals,
@@ -241,7 +234,7 @@ def _skeleton(base: Script) -> tuple[Skeleton, frozenset[str]]:
         return kept[1], kept[2]
     script = base
     if real_only(_logic_name(base)):
-        script = Script([_copied(c, set()) for c in base.commands], base.filename)
+        script = Script([copy_node(c) for c in base.commands], base.filename)
         reals_spelled_out(script)
     skeleton = Skeleton.of(script)
     names = frozenset(symbol_names(script))

@@ -7,7 +7,8 @@ swapping a child node. Sorts and scopes live beside the tree (see `infer.py`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
+from typing import overload
 
 Pos = tuple[int, int]  # (line, column), both 1-based
 
@@ -103,8 +104,13 @@ def walk(node: Node) -> Iterator[Node]:
             stack.extend(reversed(current.items))
 
 
-def copy_node(node: Node) -> Node:
-    """A deep copy (atoms are shared: they are never mutated in place)."""
-    if isinstance(node, Atom):
+@overload
+def copy_node(node: SList, keep: Container[int] = ...) -> SList: ...
+@overload
+def copy_node(node: Node, keep: Container[int] = ...) -> Node: ...
+def copy_node(node: Node, keep: Container[int] = ()) -> Node:
+    """A deep copy (atoms are shared: they are never mutated in place), sharing too the
+    lists whose ids are in `keep`."""
+    if isinstance(node, Atom) or id(node) in keep:
         return node
-    return SList([copy_node(item) for item in node.items], node.pos)
+    return SList([copy_node(item, keep) for item in node.items], node.pos)

@@ -91,7 +91,7 @@ def rewrite(
 ) -> tuple[Script, list[str]] | None:
     """A copy of `script` with up to `changes` literals weakened (or strengthened); None when
     no literal can be rewritten."""
-    script = Script([copy_node(c) for c in script.commands], script.filename)  # type: ignore[misc]
+    script = Script([copy_node(c) for c in script.commands], script.filename)
     info = infer_sorts(script)
     sorts = {key: str(value) for key, value in info.sorts.items()}
     parts = split(script)
