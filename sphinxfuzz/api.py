@@ -23,6 +23,7 @@ from sphinxfuzz.campaign.runner import Message, Progress
 from sphinxfuzz.campaign.runner import run_campaign as run_campaign_stats
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.solvers import Family
+from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 
 Folder = str | os.PathLike[str]
 
@@ -51,6 +52,7 @@ def run_campaign(
     jobs: int = 1,
     resume: bool = False,
     persistent: bool = True,
+    process_scripts: int = SCRIPTS_PER_PROCESS,
     unconfined: bool = False,
     ray: str | None = None,
     status_every: float = 10.0,
@@ -60,7 +62,8 @@ def run_campaign(
     """Run (or, with `resume`, continue) the campaign `config` describes in the folder
     `campaign`, for `time` (seconds, or "90s", "10m", "2h") or `mutants` mutants; with
     neither, one pass over the seeds. `jobs` worker processes (or Ray actors at `ray`).
-    `status_every`: seconds between rewrites of the folder's `status.json`.
+    `status_every`: seconds between rewrites of the folder's `status.json`. `persistent`: keep
+    long-lived solver processes, each replaced after `process_scripts` scripts.
 
     A `Campaign` (`config.resolve()`, checked by `campaign.runner.validate`, as the CLI
     does) runs without being checked again. Raises `sphinxfuzz.errors.SphinxfuzzError` subclasses for unusable settings (a solver
@@ -74,7 +77,8 @@ def run_campaign(
     stats = run_campaign_stats(
         config, root, Budget(seconds, mutants), jobs=jobs, resume=resume,
         on_progress=on_progress or (lambda stats, elapsed: None),
-        on_message=on_message or (lambda text: None), persistent=persistent,
+        on_message=on_message or (lambda text: None),
+        persistent=max(1, process_scripts) if persistent else 0,
         unconfined=unconfined, ray=ray, status_every=status_every,
     )  # fmt: skip
     elapsed = clock.monotonic() - started

@@ -61,7 +61,7 @@ class SolverCalls:
         stats: Stats,
         root: Path,
         *,
-        persistent: bool,
+        persistent: int,
         deadline: float | None,
         stopping: Callable[[], bool],
         say: Callable[[str], None],
@@ -69,10 +69,11 @@ class SolverCalls:
         self.config, self.specs, self.stats, self.root = config, list(specs), stats, root
         self.deadline, self.stopping, self.say = deadline, stopping, say
         # one long-lived process per target that supports it (see solvers/persistent.py),
-        # serving the target's command line of the moment (a position's options)
+        # serving the target's command line of the moment (a position's options) and
+        # replaced after `persistent` scripts (0: a fresh process for every script)
         self.keeps_processes = persistent
         self.persistent: dict[str, PersistentSolver] = {
-            spec.name: PersistentSolver(spec, memory_mb=config.memory_mb)
+            spec.name: self._long_lived(spec)
             for spec in self.specs
             if persistent and supports_persistence(spec)
         }
@@ -190,6 +191,11 @@ class SolverCalls:
         stats.timeouts += result.outcome == Outcome.TIMEOUT
         stats.errors += result.outcome == Outcome.ERROR
 
+    def _long_lived(self, spec: SolverSpec) -> PersistentSolver:
+        return PersistentSolver(
+            spec, memory_mb=self.config.memory_mb, max_scripts=self.keeps_processes
+        )
+
     def _process(self, spec: SolverSpec) -> PersistentSolver | None:
         """The long-lived process of `spec`'s target, now serving `spec` (one process per
         target: another position's options retire the last one; a compared copy, `z3#2`, is
@@ -198,7 +204,7 @@ class SolverCalls:
         if solver is None:
             if not self.keeps_processes or not supports_persistence(spec):
                 return None
-            solver = PersistentSolver(spec, memory_mb=self.config.memory_mb)
+            solver = self._long_lived(spec)
             self.persistent[spec.name] = solver
         elif solver.spec.argv != spec.argv and not supports_persistence(spec):
             return None

@@ -42,7 +42,7 @@ class WorkerPlan:
     jobs: int
     budget: tuple[float | None, int | None]
     deadline: float | None
-    persistent: bool
+    persistent: int  # scripts per solver process (`SolverCalls`); 0: fresh processes
     unconfined: bool
     made: int = 0  # mutants an actor this one replaces made (counted against the budget)
 

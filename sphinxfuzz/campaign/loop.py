@@ -45,6 +45,7 @@ from sphinxfuzz.mutate.mutant import MAX_PLACEHOLDERS, with_needed_options
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.solvers import SolverSpec, reaper
 from sphinxfuzz.solvers.options import needed_options
+from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 from sphinxfuzz.solvers.runner import remove_scratch_dir
 from sphinxfuzz.solvers.versions import solver_version
 from sphinxfuzz.strategies import (
@@ -87,7 +88,7 @@ class Worker:
         deadline: float | None = None,
         report: Report = lambda event: None,
         stop_requested: Callable[[], bool] = lambda: False,
-        persistent: bool = True,
+        persistent: int = SCRIPTS_PER_PROCESS,
         unconfined: bool = False,
         sink: Callable[[], AbstractContextManager[Findings]] | None = None,
     ) -> None:
@@ -360,7 +361,7 @@ def worker_main(
     queue: object,
     stop: object,
     parent_pid: int,
-    persistent: bool = True,
+    persistent: int = SCRIPTS_PER_PROCESS,
     unconfined: bool = False,
 ) -> None:
     """Entry point of a spawned worker process: events go to the coordinator's queue."""

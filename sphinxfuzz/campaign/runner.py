@@ -32,6 +32,7 @@ from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.generators.child_process import probe_confinement
 from sphinxfuzz.generators.confine import ConfinementError
 from sphinxfuzz.solvers import reaper
+from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 from sphinxfuzz.solvers.smoke import smoke_test
 
 Progress = Callable[[Stats, float], None]  # (this run's counters, seconds since start)
@@ -240,15 +241,16 @@ def run_campaign(
     resume: bool = False,
     on_progress: Progress = lambda stats, elapsed: None,
     on_message: Message = lambda text: None,
-    persistent: bool = True,
+    persistent: int = SCRIPTS_PER_PROCESS,
     unconfined: bool = False,
     ray: str | None = None,
     status_every: float = 10.0,
 ) -> Stats:
     """Run (or resume) a campaign until its budget is spent, the seeds run out (no budget:
     one pass) or a stop is requested. Returns this run's counters. `persistent`: keep one
-    solver process per solver and worker where the solver allows it (verdicts are still
-    confirmed in fresh processes); it changes speed, never the mutants. `unconfined`: run
+    solver process per solver and worker where the solver allows it, replaced after that many
+    scripts (0: a fresh process per script; verdicts are confirmed in fresh processes either
+    way); it changes speed, never the mutants. `unconfined`: run
     generators even where the kernel confinement cannot be set up. A `Campaign` (from
     `validate`) is run as it is, without checking it again. `ray`: run the `jobs` workers as
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
@@ -272,7 +274,7 @@ def _locked_run(
     resume: bool,
     on_progress: Progress,
     on_message: Message,
-    persistent: bool,
+    persistent: int,
     unconfined: bool,
     ray: str | None = None,
     status_every: float = 10.0,
@@ -318,7 +320,7 @@ def _run_on_ray(
     jobs: int,
     aggregator: _Aggregator,
     on_message: Message,
-    persistent: bool,
+    persistent: int,
     unconfined: bool,
 ) -> None:
     from sphinxfuzz.campaign import cluster  # imports Ray: only for a campaign that asks
@@ -341,7 +343,7 @@ def _run_inline(
     deadline: float | None,
     aggregator: _Aggregator,
     on_message: Message,
-    persistent: bool,
+    persistent: int,
     unconfined: bool,
 ) -> None:
     stop = threading.Event()
@@ -367,7 +369,7 @@ def _run_spawned(
     jobs: int,
     aggregator: _Aggregator,
     on_message: Message,
-    persistent: bool,
+    persistent: int,
     unconfined: bool,
 ) -> None:
     # spawn, not fork: the coordinator may hold SQLite connections and threads

@@ -27,6 +27,7 @@ from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.options import duration
 from sphinxfuzz.cli.progress import Progress, progress_mode
 from sphinxfuzz.oracle import VerdictKind
+from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 from sphinxfuzz.strategies import get as get_strategy
 from sphinxfuzz.strategies import names as strategy_names
@@ -151,6 +152,7 @@ def fuzz(
     timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at least {MIN_MUTANT_TIMEOUT:g} s and at most --timeout (a mutant far slower than its seed would time out anyway); 0 gives every call --timeout. Default: {default_of('timeout_factor'):g}.")] = None,
     even_theories: Annotated[bool, typer.Option("--even-theories", help="Draw every theory equally often. Default: at the start, 20 sampled terms per theory go to every solver, and a theory is drawn in proportion to the share all of them accept (an older release that lacks operators, or a theory one solver lacks, then wastes few mutants).")] = False,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
+    process_scripts: Annotated[int, typer.Option("--process-scripts", min=1, help=f"Scripts a long-lived solver process answers before a new one replaces it. Fewer bound the memory a solver accumulates and what a process killed at a time-out takes with it: a z3 built with gcov writes its counters only when it exits normally (bench/coverage.py runs 20). Default: {SCRIPTS_PER_PROCESS}.")] = SCRIPTS_PER_PROCESS,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no messages while running; the summary still comes at the end.")] = False,
     log_every: Annotated[float, typer.Option("--log-every", min=0.0, help="When stdout is not a terminal (a log file, CI), print a timestamped statistics line every this many seconds; 0: none. On a terminal a live line is shown instead.")] = 10.0,
     fail_on_bug: Annotated[bool, typer.Option("--fail-on-bug", help="Exit with status 1 when this run stored a new bug or seed finding (for CI).")] = False,
@@ -200,6 +202,7 @@ def fuzz(
             summary = run_campaign(
                 campaign, root, time=seconds, mutants=mutants, jobs=jobs, resume=resume,
                 on_progress=shown.update, on_message=shown.message, persistent=not fresh_processes,
+                process_scripts=process_scripts,
                 unconfined=unconfined, ray=ray, status_every=log_every,
             )  # fmt: skip
         except (CampaignError, StoreError):

@@ -51,6 +51,9 @@ from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import solver_version
 
 EXIT_WAIT = 1.0  # seconds an idle process is given to exit when closed, before it is killed
+# scripts a process answers before a new one replaces it (`max_scripts`): bounds the memory a
+# long-lived solver may accumulate, and what a process killed at a time-out takes with it
+SCRIPTS_PER_PROCESS = 500
 READY_LIMIT = 10.0  # seconds a new process is given to answer an empty script (`_ready`)
 _EXIT = re.compile(r"\(\s*exit\s*\)")
 # options that a later script sets again itself (every mutant turns models on)
@@ -117,12 +120,14 @@ def supports_persistence(spec: SolverSpec) -> bool:
 class PersistentSolver:
     """One long-lived process of `spec`. Not thread-safe; one per worker."""
 
-    def __init__(self, spec: SolverSpec, *, memory_mb: int = 4096, max_scripts: int = 500) -> None:
+    def __init__(
+        self, spec: SolverSpec, *, memory_mb: int = 4096, max_scripts: int = SCRIPTS_PER_PROCESS
+    ) -> None:
         if not supports_persistence(spec):
             raise ValueError(f"solver {spec.text!r} cannot run persistently")
         self.spec = spec
         self.memory_mb = memory_mb
-        self.max_scripts = max_scripts  # bounds memory a long-lived solver may accumulate
+        self.max_scripts = max(1, max_scripts)
         self.shim = _shim_spec(spec)
         self.process: subprocess.Popen[bytes] | None = None
         self.served = 0

@@ -13,6 +13,7 @@ from campaign_helpers import SEEDS, config_for
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.calls import SolverCalls, Stopped, covered
 from sphinxfuzz.solvers import Answer, parse_specs, reaper
+from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 
 
 def _pigeons(holes: int) -> str:
@@ -33,7 +34,7 @@ def _pigeons(holes: int) -> str:
 def _calls(tmp_path: Path, stopping: threading.Event | None = None) -> SolverCalls:
     config = config_for([SEEDS], "z3;cvc5", timeout=60)
     return SolverCalls(
-        config, parse_specs("z3;cvc5"), Stats(), tmp_path, persistent=True, deadline=None,
+        config, parse_specs("z3;cvc5"), Stats(), tmp_path, persistent=SCRIPTS_PER_PROCESS, deadline=None,
         stopping=(lambda: False) if stopping is None else stopping.is_set, say=lambda _: None,
     )  # fmt: skip
 

@@ -10,6 +10,7 @@ from campaign_helpers import SEEDS, config_for
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.calls import SolverCalls
 from sphinxfuzz.solvers import SolverSpec, parse_specs
+from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 from sphinxfuzz.solvers.spec import with_options
 
 SCRIPTS = [
@@ -21,7 +22,7 @@ SCRIPTS = [
 OPTIONS = {"z3": ["pp.decimal=true"], "cvc5": ["--nl-cov=false", "--nl-ext=none"]}
 
 
-def _calls(tmp_path: Path, specs: list[SolverSpec], *, persistent: bool) -> SolverCalls:
+def _calls(tmp_path: Path, specs: list[SolverSpec], *, persistent: int) -> SolverCalls:
     config = config_for([SEEDS], "z3;cvc5", timeout=20)
     return SolverCalls(
         config, specs, Stats(), tmp_path, persistent=persistent, deadline=None,
@@ -37,7 +38,7 @@ def _outputs(calls: SolverCalls, specs: list[SolverSpec], *, fresh: bool = False
 def test_a_positions_options_run_in_one_process_per_target(tmp_path: Path) -> None:
     plain = parse_specs("z3;cvc5")
     optioned = [with_options(s, OPTIONS[s.name]) for s in plain]
-    calls = _calls(tmp_path, plain, persistent=True)
+    calls = _calls(tmp_path, plain, persistent=SCRIPTS_PER_PROCESS)
     try:
         kept = _outputs(calls, optioned)
         assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 1, "cvc5": 1}
@@ -59,7 +60,23 @@ def test_a_positions_options_run_in_one_process_per_target(tmp_path: Path) -> No
 
 def test_fresh_processes_on_request_stay_fresh_with_options(tmp_path: Path) -> None:
     plain = parse_specs("z3;cvc5")
-    calls = _calls(tmp_path, plain, persistent=False)
+    calls = _calls(tmp_path, plain, persistent=0)
     optioned = [with_options(s, OPTIONS[s.name]) for s in plain]
     _outputs(calls, optioned)
     assert calls.persistent == {}
+
+
+def test_a_process_is_replaced_after_its_scripts_and_exits_normally(tmp_path: Path) -> None:
+    # two scripts a process: a third starts another, and the one replaced is asked to exit
+    # (a z3 built with gcov writes its counters then), not killed
+    plain = parse_specs("z3;cvc5")
+    calls = _calls(tmp_path, plain, persistent=2)
+    try:
+        kept = _outputs(calls, plain)
+        assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 2, "cvc5": 2}
+        first = [process for s in calls.persistent.values() for process, _ in s.retiring]
+        assert len(first) == 2
+        assert kept == _outputs(calls, plain, fresh=True)
+    finally:
+        calls.close()
+    assert all(p.returncode == 0 for p in first)
