@@ -13,8 +13,16 @@ from pathlib import Path
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.mutate.annotations import strip_expectations
-from sphinxfuzz.smtlib import Script, SList, SmtParseError, parse_file, print_script, sym
-from sphinxfuzz.smtlib.vocabulary import CHECK_SAT_COMMANDS, SYMBOL_DECLARING
+from sphinxfuzz.smtlib import (
+    Atom,
+    Script,
+    SList,
+    SmtParseError,
+    parse_file,
+    print_script,
+    sym,
+)
+from sphinxfuzz.smtlib.vocabulary import CHECK_SAT_COMMANDS, CORE_SYMBOLS, SYMBOL_DECLARING
 
 
 class SeedError(InputError):
@@ -51,12 +59,28 @@ def load_seed(path: str | Path, *, max_bytes: int | None = MAX_SEED_BYTES) -> Se
         raise SeedError(f"{path}: cannot read: {exc.strerror}") from None
     except SmtParseError as exc:  # also names the place of bytes that are not UTF-8
         raise SeedError(str(exc)) from None
+    _no_core_redeclared(script, path)
     holed = not any(command.head_name() == "assert" for command in script.commands)
     if holed:
         script = _with_hole(script, path)
     script, expected = strip_expectations(script)
     text = print_script(script) if expected or holed else path.read_text(encoding="utf-8")
     return Seed(str(path), text, script, expected)
+
+
+def _no_core_redeclared(script: Script, path: Path) -> None:
+    """`SeedError` for a seed that declares a Core symbol (`(declare-fun false () Bool)`):
+    SMT-LIB forbids it, the newest z3 rejects it, and solvers that let it shadow the builtin
+    read the seed differently from each other, so every disagreement on it would be false."""
+    for command in script.commands:
+        if command.head_name() in SYMBOL_DECLARING and len(command.items) > 1:
+            name = command.items[1]
+            if isinstance(name, Atom) and name.kind == "symbol" and name.name in CORE_SYMBOLS:
+                line, column = name.pos
+                raise SeedError(
+                    f"{path}:{line}:{column}: declares {name.text!r}, a symbol of the Core "
+                    "theory that every logic has; SMT-LIB forbids declaring it again"
+                )
 
 
 def _with_hole(script: Script, path: Path) -> Script:

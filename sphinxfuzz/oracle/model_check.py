@@ -19,6 +19,7 @@ from sphinxfuzz.smtlib import (
     print_node,
     walk,
 )
+from sphinxfuzz.smtlib.nodes import sym
 from sphinxfuzz.smtlib.vocabulary import SORT_DECLARING, SYMBOL_DECLARING
 
 
@@ -62,6 +63,8 @@ def _model_items(model_text: str) -> list[SList]:
 # a backslash that does not start an SMT-LIB 2.6 `\u` escape (2.6 solvers print a
 # backslash itself as \u{5c})
 _OLD_ESCAPE = re.compile(r"\\(?!u)")
+# z3's name for an element of an uninterpreted sort S: S!val!0, S!val!1, ...
+_Z3_ELEMENT = re.compile(r"(.+)!val!\d+")
 
 
 def constant_values(model_text: str) -> dict[str, Node]:
@@ -146,6 +149,16 @@ def _read_model(model_text: str) -> _Model:
         elif head in ("define-fun-rec", "define-funs-rec", "define-sort", "declare-sort"):
             raise ModelCheckError(f"model item {head!r} is not supported by the model check")
         # anything else (comments are already gone) carries no assignment
+    # z3 4.12 declares a universe's elements in some models and not in others (a model of
+    # functions only): an element no item declared still names its sort
+    for definition in definitions.values():
+        for symbol in sorted(_symbols_in(definition.items[4])):
+            element = _Z3_ELEMENT.fullmatch(symbol)
+            if element is not None and symbol not in z3_sort_of:
+                sort = print_node(sym(element.group(1)))
+                z3_sort_of[symbol] = sort
+                line = f"(declare-fun {print_node(sym(symbol))} () {sort})"
+                z3_universe.setdefault(sort, []).append(line)
     universe: dict[str, list[str]] = dict(z3_universe)
     elements: dict[str, list[str]] = {}
     for element, sort in z3_sort_of.items():

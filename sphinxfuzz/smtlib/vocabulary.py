@@ -9,6 +9,8 @@ read them from here.
 SYMBOL_DECLARING = frozenset(
     {"declare-const", "declare-fun", "define-fun", "define-fun-rec", "define-const"}
 )
+# the Core theory's symbols: every logic has them, so no script may declare them again
+CORE_SYMBOLS = frozenset({"true", "false", "not", "=>", "and", "or", "xor", "=", "distinct", "ite"})
 # commands that declare or define several function symbols at once ((f ...) ...) (bodies)
 SYMBOLS_DECLARING = frozenset({"define-funs-rec"})
 # commands that declare or define sorts (datatypes included)

@@ -82,5 +82,8 @@ class SolverResult:
 
     @property
     def first(self) -> Answer | Outcome:
-        """Its first answer, else how it ended: what a one-query check reads."""
-        return self.answers[0] if self.answers else self.outcome
+        """Its first answer, else how it ended: what a one-query check reads. A run that
+        rejected part of its input answered without that part: its answer is the error."""
+        if self.answers and self.outcome != Outcome.ERROR:
+            return self.answers[0]
+        return self.outcome

@@ -248,6 +248,19 @@ def test_seed_errors_name_the_place(tmp_path) -> None:
     empty.write_text("(check-sat)\n")
     with pytest.raises(SeedError, match="no assert"):
         load_seed(empty)
+    # a bug-trigger seed: z3 4.12.2 let `false` shadow the builtin, the newest z3 rejects it
+    shadowing = tmp_path / "shadowing.smt2"
+    shadowing.write_text(
+        "(declare-fun p () Bool)\n(declare-fun false () Bool)\n(assert (or p false))\n(check-sat)\n"
+    )
+    with pytest.raises(
+        SeedError, match=r"shadowing.smt2:2:14: declares 'false', a symbol of the Core"
+    ):
+        load_seed(shadowing)
+    from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
+
+    newest = run_solver(parse_specs("z3")[0], shadowing.read_text(), timeout=10)
+    assert newest.outcome == Outcome.ERROR and "builtin symbol 'false'" in newest.stdout
 
 
 class SortDeclaringSource:

@@ -198,3 +198,48 @@ def test_a_lone_solver_is_judged_on_its_own_model_only() -> None:
         judgement = judge(SAT_FORMULA, [result], check_on)
         assert judgement.verdicts == [] and not judgement.unconfirmed
     assert checked == []
+
+
+# z3 4.12.2's model of a formula over an uninterpreted sort that constrains only functions:
+# its elements (U!val!0, U!val!1) are used but declared nowhere in the model
+UNDECLARED_ELEMENTS = """(
+  (define-fun a () U
+    U!val!0)
+  (define-fun b () U
+    U!val!1)
+  (define-fun f ((x!0 U)) Int
+    (ite (= x!0 U!val!0) 1
+      0))
+  (define-fun r () Real
+    (/ 1.0 3.0))
+)"""
+
+
+@pytest.mark.parametrize("family", ["z3", "cvc5"])
+def test_a_model_check_declares_z3_elements_the_model_left_undeclared(family: str) -> None:
+    formula = UNINTERPRETED.replace("(assert (= (select arr 3) 7))\n", "")
+    check = build_model_check(formula, UNDECLARED_ELEMENTS)
+    assert "(declare-fun U!val!0 () U)" in check and "(distinct U!val!0 U!val!1)" in check
+    result = run(parse_specs(family)[0], check)
+    assert result.outcome == Outcome.SAT and result.first == Answer.SAT
+
+
+def test_a_check_that_rejects_part_of_its_input_answers_nothing() -> None:
+    # z3 reads on after an error: the answer is that of a script without the rejected part
+    result = run(parse_specs("z3")[0], "(assert undeclared)\n(check-sat)\n")
+    assert result.answers == [Answer.SAT] and result.outcome == Outcome.ERROR
+    assert result.first == Outcome.ERROR
+
+
+def test_a_party_alone_never_vouches_for_its_own_model() -> None:
+    # the unsat side cannot read the check (here: a symbol it rejects), the sat side's own
+    # check says its model holds: that is the sat solver judging itself, no verdict
+    specs = parse_specs(f"z3;{LIAR_UNSAT}")
+    results = [run(spec, SAT_FORMULA) for spec in specs]
+
+    def unreadable_for_the_liar(spec: SolverSpec, text: str) -> SolverResult:
+        return run(spec, text if spec == specs[0] else f"(assert undeclared)\n{text}")
+
+    judgement = judge(SAT_FORMULA, results, unreadable_for_the_liar)
+    assert judgement.verdicts == [] and judgement.unconfirmed
+    assert [r.first for r in judgement.check_results] == [Answer.SAT, Outcome.ERROR]
