@@ -153,9 +153,9 @@ def _read_model(model_text: str) -> _Model:
     # functions only): an element no item declared still names its sort
     for definition in definitions.values():
         for symbol in sorted(_symbols_in(definition.items[4])):
-            element = _Z3_ELEMENT.fullmatch(symbol)
-            if element is not None and symbol not in z3_sort_of:
-                sort = print_node(sym(element.group(1)))
+            named = _Z3_ELEMENT.fullmatch(symbol)
+            if named is not None and symbol not in z3_sort_of:
+                sort = print_node(sym(named.group(1)))
                 z3_sort_of[symbol] = sort
                 line = f"(declare-fun {print_node(sym(symbol))} () {sort})"
                 z3_universe.setdefault(sort, []).append(line)
