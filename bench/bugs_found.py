@@ -58,7 +58,7 @@ TIMEOUT = 20.0
 class Entry:
     id: str
     title: str
-    kind: str  # crash: the only kind replayed without a second solver's answer
+    kind: str  # crash or invalid-model (a failed own check): no second solver's answer
     family: str
     release: str
     options: tuple[str, ...]
@@ -77,8 +77,10 @@ class Entry:
         fields["options"] = tuple(data["options"])
         fields["formula"] = "\n".join(data["formula"]) + "\n"  # one line per JSON string
         entry = cls(**fields)
-        if VerdictKind(entry.kind) != VerdictKind.CRASH:
-            raise ValueError(f"{entry.id}: only crashes are listed so far, not {entry.kind}")
+        if VerdictKind(entry.kind) not in (VerdictKind.CRASH, VerdictKind.INVALID_MODEL):
+            raise ValueError(
+                f"{entry.id}: only crashes and invalid models are listed so far, not {entry.kind}"
+            )
         if entry.status not in (ALIVE, FIXED):
             raise ValueError(f"{entry.id}: status {entry.status!r}, not alive or fixed")
         return entry
