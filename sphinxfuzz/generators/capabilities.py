@@ -35,7 +35,7 @@ from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, print_node, walk
 from sphinxfuzz.smtlib.generated import read_generated
 from sphinxfuzz.smtlib.infer import SortInfo
 from sphinxfuzz.smtlib.sorts import Sort
-from sphinxfuzz.smtlib.vocabulary import BINDERS, SORT_DECLARING, SYMBOL_DECLARING
+from sphinxfuzz.smtlib.vocabulary import BINDERS, CORE_SYMBOLS, SORT_DECLARING, SYMBOL_DECLARING
 from sphinxfuzz.solvers import SolverSpec
 from sphinxfuzz.solvers.installs import cache_root
 from sphinxfuzz.solvers.versions import solver_version
@@ -44,9 +44,8 @@ REDRAWS = 8  # tries for a term every target takes, after the first
 PROBE_TIMEOUT = 20.0  # per batched probe call (parsing only)
 
 # Every solver has these: probing them would only cost time.
-_CORE = {
-    "=", "distinct", "and", "or", "not", "=>", "xor", "ite", "true", "false", "!", "_", "as",
-    "let", "forall", "exists", "match", "lambda", "par", "Bool",
+_CORE = CORE_SYMBOLS | {
+    "!", "_", "as", "let", "forall", "exists", "match", "lambda", "par", "Bool",
 }  # fmt: skip
 _LITERALS = ("numeral", "decimal", "hex", "binary", "string")
 # Argument sorts a fresh constant may stand for (a constant of RegLan, say, is itself an
