@@ -18,6 +18,10 @@ bench/yinyang_driver.py as bench/peers.py runs it. Each tool's z3 writes its cou
 `--lanes 2` runs two at a time (on a 2-core machine each gets about one core, and every
 tool has a neighbour when their number is even), halving the wall time of the bench.
 
+sphinxfuzz draws solver options per seed position by default (`--options random`): the
+targets' option tables are built before any tool starts, and the probe's counters are
+thrown away, so each tool is measured by its own campaign.
+
 A solver process writes its counters when it exits normally: a z3 killed at its time limit
 adds nothing. yinyang starts a process per call, so a killed z3 loses one script's counters.
 sphinxfuzz keeps its solver processes as it does for its users, but replaced every
@@ -157,6 +161,22 @@ def summary_figures(summary: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def target_solvers(z3: Path) -> list[str]:
+    return [f"{z3} model_validate=true",
+            f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models"]  # fmt: skip
+
+
+def option_tables(z3: Path, work: Path) -> None:
+    """Build the targets' option tables (sphinxfuzz draws options by default) before any tool
+    runs, with the probe's counters thrown away: a tool's counters are its campaign's alone,
+    and no tool's minutes pay for the probe."""
+    environment = {**os.environ, "GCOV_PREFIX": str(work / "gcov-option-probe")}
+    for solver in target_solvers(z3):
+        subprocess.run([sys.executable, "-m", "sphinxfuzz", "solvers", "options", solver],
+                       capture_output=True, check=True, env=environment)  # fmt: skip
+    shutil.rmtree(work / "gcov-option-probe", ignore_errors=True)
+
+
 def run_tool(
     tool: str, z3: Path, seeds: Path, work: Path, seconds: float, seed: int, env: Path
 ) -> dict[str, Any]:
@@ -164,8 +184,7 @@ def run_tool(
     prefix = work / f"gcov-{tool}"
     shutil.rmtree(prefix, ignore_errors=True)
     environment = {**os.environ, "GCOV_PREFIX": str(prefix)}
-    solvers = [f"{z3} model_validate=true",
-               f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models"]  # fmt: skip
+    solvers = target_solvers(z3)
     if tool.startswith("yinyang-"):
         # yinyang stops at the first seed its own type checker refuses (typefuzz often does,
         # at once): it is started again with the next seed until its minutes are spent, so
@@ -243,6 +262,8 @@ def main() -> int:
         tools = [t.strip() for t in args.tools.split(",") if t.strip()]
         if any(t.startswith("yinyang-") for t in tools):
             yinyang_env(args.yinyang_env)  # installed once, before lanes start
+        if any(not t.startswith("yinyang-") for t in tools):
+            option_tables(z3, work)
         with ThreadPoolExecutor(max_workers=max(1, args.lanes)) as pool:
             rows = list(pool.map(
                 lambda tool: measure(tool, z3, build, seeds, work, args.minutes * 60,

@@ -36,6 +36,7 @@ def config_for(
     timeout: float = 5.0,
     fast_factor: int = 1,  # exact mutant counts unless a test is about fast seeds
     timeout_factor: float = 0.0,  # the given timeout unless a test is about calibration
+    options: str = "none",  # the targets as named unless a test is about solver options
 ) -> CampaignConfig:
     return CampaignConfig(
         seeds=tuple(str(s) for s in seeds),
@@ -46,6 +47,7 @@ def config_for(
         timeout=timeout,
         fast_seed_factor=fast_factor,
         timeout_factor=timeout_factor,
+        options=options,
     )
 
 

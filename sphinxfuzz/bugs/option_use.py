@@ -20,6 +20,13 @@ from pathlib import Path
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import BugFileError, BugRecord, is_bug_folder, load_record
 
+NO_OPTIONS = "none"  # the `options` setting of a campaign whose targets get none (as "")
+
+
+def sets_options(setting: str) -> bool:
+    """Whether a campaign's `options` setting gives its targets options."""
+    return setting.strip() not in ("", NO_OPTIONS)
+
 
 @dataclass
 class OptionUse:

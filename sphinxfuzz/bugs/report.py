@@ -17,7 +17,7 @@ from pathlib import Path
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import BugFacts, bisect_summary, issue_text, load_facts
 from sphinxfuzz.bugs.listing import alive_first
-from sphinxfuzz.bugs.option_use import count_options, solver_texts
+from sphinxfuzz.bugs.option_use import count_options, sets_options, solver_texts
 from sphinxfuzz.bugs.record import Bisection, is_bug_folder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store, StoreError
@@ -344,7 +344,7 @@ def _strategies(stats: Stats) -> str:
 
 def _options(config: dict[str, object], facts: list[BugFacts]) -> str:
     """A campaign with solver options: each option word and the stored bugs that ran with it."""
-    if not config.get("options"):
+    if not sets_options(str(config.get("options") or "")):
         return ""
     used = count_options((f.record for f in facts), solver_texts(str(config.get("solvers", ""))))
     rows = [[f"<code>{escape(u.option)}</code>", str(u.bugs),

@@ -285,9 +285,9 @@ class SolverCalls:
                 if cause not in stats.rejections:
                     first = " ".join((result.failure_line or "").split())
                     seen = formula.text_for(result.spec.family)
-                    keep_example(
-                        CampaignFolder(self.root).rejected, cause, seen, f"first error: {first}"
-                    )
+                    # the command line: with drawn options, they may be what the solver refuses
+                    note = f"first error: {first}\n; command: {result.spec.text}"
+                    keep_example(CampaignFolder(self.root).rejected, cause, seen, note)
                 stats.rejections[cause] += 1
         return accepted
 

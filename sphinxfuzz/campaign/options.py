@@ -1,7 +1,7 @@
 """Solver options a campaign sets per seed position (the `options` setting):
 
-- "" (none): every target runs as its spec says;
-- `random` or `random:K`: each position draws up to K options (3 by default) for each target
+- `none` (or ""): every target runs as its spec says;
+- `random` (the default) or `random:K`: each position draws up to K options (3 by default) for each target
   whose family has option tables (`solvers.options.table`), from
   `rng_for(campaign_seed, position, "options")`, each with one of its probed values, among
   the options that can act on the position's seed (`solvers.options.relevance`: no string
@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from sphinxfuzz.bugs.option_use import sets_options
 from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
@@ -54,7 +55,7 @@ class OptionPlan:
     @classmethod
     def parse(cls, text: str) -> OptionPlan:
         text = text.strip()
-        if not text:
+        if not sets_options(text):
             return cls()
         matched = _DRAWN.fullmatch(text)
         if matched is not None:
@@ -71,7 +72,7 @@ class OptionPlan:
             words = shlex.split(rest) if colon else []
             if family == Family.OTHER or not words:
                 raise CampaignError(
-                    f"options {text!r}: write random[:K], compare[:K] or FAMILY: OPTIONS; ... "
+                    f"options {text!r}: write random[:K], compare[:K], none or FAMILY: OPTIONS; ... "
                     f'(e.g. "z3: smt.arith.solver=2 auto_config=false"), not {part!r}',
                     setting="options",
                 )
@@ -94,13 +95,16 @@ class PositionOptions:
         )
 
     @classmethod
-    def prepare(cls, text: str, specs: Sequence[SolverSpec], campaign_seed: int) -> PositionOptions:
+    def prepare(
+        cls, text: str, specs: Sequence[SolverSpec], campaign_seed: int,
+        say: Callable[[str], None] | None = None,
+    ) -> PositionOptions:  # fmt: skip
         """The plan of `text`, with the option tables random draws need (read from the cache,
-        built first for a release that has none)."""
+        built first for a release that has none, saying so to `say`)."""
         plan = OptionPlan.parse(text)
         tables: dict[str, OptionTable] = {}
         if plan.drawn:
-            tables = {s.name: option_table(s) for s in specs if s.family in TABLED}
+            tables = {s.name: option_table(s, say=say) for s in specs if s.family in TABLED}
         return cls(plan, specs, campaign_seed, tables)
 
     def words(self, position: int, text: str | None = None) -> dict[str, tuple[str, ...]]:

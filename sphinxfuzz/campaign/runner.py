@@ -95,10 +95,14 @@ def prepare(root: Path, config: CampaignConfig, *, resume: bool) -> Store:
     return store
 
 
-def validate(config: CampaignConfig | Campaign, *, unconfined: bool = False) -> Campaign:
+def validate(
+    config: CampaignConfig | Campaign, *, unconfined: bool = False,
+    say: Callable[[str], None] | None = None,
+) -> Campaign:  # fmt: skip
     """Fail before any process starts: solvers, seeds and generators must all be usable,
     and generator code must run confined (unless `unconfined`). Returns the resolved
-    campaign; a `Campaign` given is taken as resolved and checked already."""
+    campaign; a `Campaign` given is taken as resolved and checked already. `say` hears of
+    option tables built (once per release, seconds each)."""
     if isinstance(config, Campaign):
         return config
     campaign = config.resolve()
@@ -107,7 +111,7 @@ def validate(config: CampaignConfig | Campaign, *, unconfined: bool = False) -> 
     except ConfinementError as exc:
         raise CampaignError(str(exc), setting="unconfined") from None
     # random options need the targets' option tables: built here once, before any worker
-    options = PositionOptions.prepare(config.options, campaign.specs, config.campaign_seed)
+    options = PositionOptions.prepare(config.options, campaign.specs, config.campaign_seed, say)
     fixed = options.specs_for(0) if options.plan.fixed else []  # the same at every position
     for spec, setting in [
         *((s, "solvers") for s in campaign.specs),
@@ -288,7 +292,7 @@ def _locked_run(
         status = StatusWriter(
             root, aggregator.total, every=status_every, seed_count=len(campaign.seed_files),
             jobs=jobs, budget=(budget.seconds, budget.mutants), ray=ray,
-            options_of=campaign.config.solvers if campaign.config.options else None,
+            options_of=campaign.config.solvers if campaign.config.sets_options else None,
         )  # fmt: skip
         with status:
             if ray is not None:

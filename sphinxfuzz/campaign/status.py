@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.bugs.folder import CampaignFolder
-from sphinxfuzz.bugs.option_use import option_use
+from sphinxfuzz.bugs.option_use import option_use, sets_options
 from sphinxfuzz.bugs.stats import Stats, StrategyStats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.lock import is_locked
@@ -194,7 +194,7 @@ def read_status(root: Path) -> dict[str, Any]:
     # the store's bugs, not the counters: a killed run's last minute of counters is lost,
     # its bugs never are
     document["bugs"] = {k: bugs.count(k) for k in sorted(set(bugs) | _KINDS)}
-    if config.get("options"):
+    if sets_options(str(config.get("options") or "")):
         document["options"] = options_field(root, str(config.get("solvers", "")))
     return document
 

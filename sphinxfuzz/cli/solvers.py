@@ -215,7 +215,7 @@ def show_options(
     small enums and small integer ranges; never output, proof, dump, resource, time or
     seed options), and probed: each value is set alone on an empty problem and a tiny
     satisfiable formula, and kept only if the release answers sat to both. The first call
-    per release takes a minute or two; the table is then cached under
+    per release takes seconds (z3 ~6, one run per value); the table is then cached under
     $SPHINXFUZZ_CACHE/options (default ~/.cache/sphinxfuzz/options) and built again only
     when the rules change or with --rebuild. The delivery column says how the release takes
     options: on its command line (argv) or as (set-option ...) in the script.

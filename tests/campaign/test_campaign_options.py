@@ -21,6 +21,7 @@ from sphinxfuzz.bugs.record import BugRecord, SolverSummary, load_record
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
+from sphinxfuzz.campaign.config import CampaignConfig
 from sphinxfuzz.campaign.options import OptionPlan, PositionOptions
 from sphinxfuzz.campaign.status import options_field, read_status
 from sphinxfuzz.cli.fuzz import summary_table
@@ -35,7 +36,12 @@ STATUS_SCHEMA = TESTS.parent / "sphinxfuzz" / "schemas" / "status.schema.json"
 
 
 def test_plans_are_read_or_refused() -> None:
-    assert OptionPlan.parse("") == OptionPlan()
+    assert OptionPlan.parse("") == OptionPlan() == OptionPlan.parse(" none ")
+    # drawn by default: a new campaign's config says so, one stored before options existed ran without
+    assert CampaignConfig.from_settings({"campaign_seed": 1}).options == "random"
+    stored = CampaignConfig.from_settings({"campaign_seed": 1}).to_json()
+    del stored["options"]
+    assert CampaignConfig.from_json(stored).options == ""
     assert OptionPlan.parse("random") == OptionPlan(drawn=3)
     assert OptionPlan.parse("random:5") == OptionPlan(drawn=5)
     fixed = OptionPlan.parse("z3: smt.arith.solver=2 auto_config=false; cvc5: --nl-ext-tplanes")

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sphinxfuzz.cli import app
-from sphinxfuzz.solvers import Family, parse_specs
+from sphinxfuzz.solvers import Family, Outcome, parse_specs
 from sphinxfuzz.solvers.options.choose import RULES, choose, load_rules
 from sphinxfuzz.solvers.options.declared import (
     Declared,
@@ -27,6 +27,8 @@ from sphinxfuzz.solvers.options.probe import delivered, find_delivery, probe
 from sphinxfuzz.solvers.options.relevance import RULES as RELEVANCE
 from sphinxfuzz.solvers.options.relevance import load_relevance
 from sphinxfuzz.solvers.options.table import build_table, load_table, option_table, save_table
+from sphinxfuzz.solvers.runner import run_solver
+from sphinxfuzz.solvers.spec import with_options
 
 # as z3 5.4.1 prints them (`z3 -pm:sat`, `z3 -pm:smt`), one of each shape
 Z3_TEXT = """[module] sat, description: propositional SAT solver
@@ -153,6 +155,18 @@ def test_every_relevance_rule_names_options_of_the_newest_wheels() -> None:
     assert not rules.acts(Family.CVC5, "lfsc-flatten", frozenset(rules.features))
 
 
+def test_an_option_refused_beside_a_seed_feature_is_not_drawn_for_that_seed() -> None:
+    seed = "(set-option :produce-unsat-cores true)\n(declare-const x Int)\n(assert (> x 0))\n"
+    refused = run_solver(with_options(parse_specs("cvc5")[0], ("--pb-rewrites",)),
+                         seed + "(check-sat)\n", timeout=30)  # fmt: skip
+    assert refused.outcome == Outcome.ERROR
+    assert "not supported with unsat cores" in (refused.failure_line or "")
+    rules = load_relevance()
+    assert not rules.acts(Family.CVC5, "pb-rewrites", rules.seed_features(seed))
+    plain = seed.replace(":produce-unsat-cores", ":produce-models")
+    assert rules.acts(Family.CVC5, "pb-rewrites", rules.seed_features(plain))
+
+
 def test_relevance_rules_name_known_features(tmp_path: Path) -> None:
     data = json.loads(RELEVANCE.read_text(encoding="utf-8"))
     data["options"]["z3"].append({"pattern": "smt.x", "needs": ["quantifier"]})
@@ -196,7 +210,9 @@ def test_probe_keeps_only_what_z3_accepts() -> None:
     assert set(table.rejected) == {"smt.string_solver=no_such_solver", "smt.no_such_option=true"}
     assert "no_such_option" in table.rejected["smt.no_such_option=true"]
     assert table.rejected_options == 1 and table.candidates == 3
-    assert table.probe_runs >= 6  # every value on both probe scripts, until one fails
+    # an accepted value costs one run (both scripts, the formula after a reset); a refused
+    # one is tried again a script a run, up to the first that fails
+    assert table.probe_runs == 2 * 1 + 2 * 2
 
 
 def test_probe_of_cvc5_on_its_command_line_and_by_set_option() -> None:

@@ -28,6 +28,7 @@ class Needs:
     pattern: str
     features: frozenset[str] | None  # None: acts everywhere
     older: bool = False  # names options that older releases alone declare
+    avoids: frozenset[str] = frozenset()  # features beside which the release refuses it
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,12 @@ class Relevance:
         return frozenset(name for name, found in self.features.items() if found.search(text))
 
     def acts(self, family: Family, option: str, features: frozenset[str]) -> bool:
-        """Whether `option` may change a run on a seed showing `features`."""
+        """Whether `option` may change a run on a seed showing `features` (and the release
+        takes it there)."""
         for rule in self.rules.get(family, ()):
             if fnmatchcase(option, rule.pattern):
+                if rule.avoids & features:
+                    return False
                 return rule.features is None or bool(rule.features & features)
         return True
 
@@ -55,14 +59,15 @@ def load_relevance(path: Path = RULES) -> Relevance:
         for family, entries in data["options"].items():
             needs = []
             for entry in entries:
-                wanted = entry.get("needs")
-                unknown = set(wanted or ()) - features.keys()
+                wanted, avoided = entry.get("needs"), entry.get("avoids", [])
+                unknown = (set(wanted or ()) | set(avoided)) - features.keys()
                 if unknown:
                     raise ValueError(f"{entry['pattern']}: no feature {', '.join(sorted(unknown))}")
-                if wanted == [] and not entry.get("why"):
-                    raise ValueError(f"{entry['pattern']}: say why it acts nowhere")
+                if (wanted == [] or avoided) and not entry.get("why"):
+                    raise ValueError(f"{entry['pattern']}: say why it acts nowhere or is avoided")
                 chosen = None if wanted is None else frozenset(str(w) for w in wanted)
-                needs.append(Needs(str(entry["pattern"]), chosen, bool(entry.get("older"))))
+                needs.append(Needs(str(entry["pattern"]), chosen, bool(entry.get("older")),
+                                   frozenset(str(a) for a in avoided)))  # fmt: skip
             rules[Family(family)] = tuple(needs)
         return Relevance(features, rules)
     except (OSError, ValueError, KeyError, TypeError, re.error) as exc:

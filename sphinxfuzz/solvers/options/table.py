@@ -5,6 +5,7 @@ file changes."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import time
@@ -147,11 +148,20 @@ def option_table(
     rebuild: bool = False,
     say: Callable[[str], None] | None = None,
 ) -> OptionTable:
-    """`spec`'s table from the cache, built and stored first when missing (or `rebuild`)."""
+    """`spec`'s table from the cache, built and stored first when missing (or `rebuild`).
+    One process builds it while the others wait (test workers, a cluster's node sharing a
+    cache), then read what it stored."""
     table = None if rebuild else load_table(spec, folder)
-    if table is None:
-        table = build_table(spec, say=say)
-        save_table(spec, table, folder)
+    if table is not None:
+        return table
+    path = table_path(spec, folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # dropped by the kernel however the holder ends
+        table = None if rebuild else load_table(spec, folder)
+        if table is None:
+            table = build_table(spec, say=say)
+            save_table(spec, table, folder)
     return table
 
 
