@@ -10,8 +10,10 @@ the first error with exit code 1. Options follow the binary: `--name=value`, `--
 exit code 70 (a crash), never as an answer.
 
 `--sphinxfuzz-serve` keeps the process for many scripts (a persistent solver): each script
-arrives as a line with its length in bytes and a token, followed by the bytes, runs in a
-fresh `cvc5.Solver` exactly as a file would (the command line's options set on each), and
+arrives as a line with its length in bytes, a token and (optionally) a JSON list of option
+words, followed by the bytes, runs in a fresh `cvc5.Solver` exactly as a file would (the
+command line's options and then the script's own words set on each: a campaign's options
+change per seed position, and one process serves them all), and
 is followed by the line `;; sphinxfuzz-end TOKEN N` on standard output and standard error
 (N: the exit code the file run would have had; the token, new for every script, keeps a
 script that echoes such a line from ending its own answer early).
@@ -90,14 +92,22 @@ def main(argv: list[str]) -> int:
 
 
 def _serve(options: list[tuple[str, str]]) -> int:
+    import json
+
     stdin = sys.stdin.buffer
     while True:
         header = stdin.readline()
         if not header:
             return 0
-        size, _, token = header.decode("ascii", "replace").partition(" ")
+        size, _, rest = header.decode("utf-8", "replace").strip().partition(" ")
+        token, _, words = rest.partition(" ")
         text = stdin.read(int(size)).decode("utf-8", "replace")
-        status = run_script(text, options, "<stdin>")
+        try:
+            extra = parse_options([str(w) for w in json.loads(words)])[0] if words else []
+            status = run_script(text, options + extra, "<stdin>")
+        except SystemExit as refused:  # an unknown short option: refused as the binary would
+            print(refused.code, flush=True)
+            status = 1
         end = f"{END} {token.strip()} {status}" if token.strip() else f"{END} {status}"
         for stream in (sys.stdout, sys.stderr):
             stream.write(f"\n{end}\n")

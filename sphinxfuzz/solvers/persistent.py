@@ -14,8 +14,10 @@ a fresh Python, ~0.1 s; z3 ~10 ms), so a campaign keeps one process per solver a
   does it forget datatypes cleanly: z3 5.4.0 segfaults on a parametric datatype after
   `(reset)` of a script with another datatype, so a script with datatypes ends its process
   too.
-- the cvc5 shim serves scripts itself (`--sphinxfuzz-serve`), each in a fresh `cvc5.Solver`,
-  and ends each answer with `;; sphinxfuzz-end <token> <exit code>` on both output streams.
+- the cvc5 shim serves scripts itself (`--sphinxfuzz-serve`), each in a fresh `cvc5.Solver`
+  with the spec's options, which come with each script (so a campaign's options, new at each
+  seed position, cost no new process: starting Python and cvc5 takes ~0.3 s), and ends each
+  answer with `;; sphinxfuzz-end <token> <exit code>` on both output streams.
 
 Output is capped like a fresh run's (`reaper.OUTPUT_LIMIT`), and the processes are started
 and ended by `reaper`, so nothing they start outlives them. A process replaced because of the
@@ -32,6 +34,7 @@ campaign confirms every verdict in fresh processes before it stores a bug.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -44,6 +47,7 @@ from pathlib import Path
 from sphinxfuzz.smtlib.lexer import blotted
 from sphinxfuzz.solvers import reaper
 from sphinxfuzz.solvers.classify import classify
+from sphinxfuzz.solvers.families import program_argv
 from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.result import SolverResult
 from sphinxfuzz.solvers.runner import output_limit, run_solver
@@ -140,8 +144,8 @@ class PersistentSolver:
 
     # -- process lifetime -------------------------------------------------------------------
     def _argv(self) -> list[str]:
-        if self.shim:
-            return [*self.spec.argv, "--sphinxfuzz-serve"]
+        if self.shim:  # the options come with each script (`_frame`)
+            return [*program_argv(self.spec.argv), "--sphinxfuzz-serve"]
         return [*self.spec.argv, "-in"]
 
     def _start(self) -> subprocess.Popen[bytes]:
@@ -156,10 +160,15 @@ class PersistentSolver:
 
     def serve(self, spec: SolverSpec) -> None:
         """Answer as `spec` from now on: the same solver with another position's options on
-        its command line (`campaign.options`). A process of another command line is retired
-        (its options are the process's own: z3's survive `(reset)`, the shim applies them to
-        every script), so the next script starts one of `spec`."""
-        if spec.argv != self.spec.argv:
+        its command line (`campaign.options`). The shim takes options with each script, so
+        its process stays; a z3 process of another command line is retired (its options are
+        the process's own and survive `(reset)`), so the next script starts one of `spec`."""
+        same_shim = (
+            self.shim
+            and _shim_spec(spec)
+            and (program_argv(spec.argv) == program_argv(self.spec.argv))
+        )
+        if spec.argv != self.spec.argv and not same_shim:
             if not supports_persistence(spec):
                 raise ValueError(f"solver {spec.text!r} cannot run persistently")
             self._retire()
@@ -234,7 +243,8 @@ class PersistentSolver:
     def _frame(self, text: str, marker: str) -> bytes:
         if self.shim:
             data = text.encode("utf-8")
-            return f"{len(data)} {marker}\n".encode() + data
+            words = json.dumps(self.spec.argv[len(program_argv(self.spec.argv)) :])
+            return f"{len(data)} {marker} {words}\n".encode() + data
         return f'(reset)\n{text}\n(echo "{marker}")\n'.encode()
 
     def run(self, text: str, *, timeout: float) -> SolverResult:

@@ -150,34 +150,37 @@ NO_NL = ["--nl-cov=false", "--nl-ext=none"]
 
 
 @pytest.mark.parametrize(
-    ("spec_text", "words", "script", "plain", "optioned"),
+    ("spec_text", "words", "script", "plain", "optioned", "starts"),
     [
-        ("z3", ["pp.decimal=true"], THIRD, "(/ 1.0 3.0)", "0.3333333333?"),
-        ("cvc5", NO_NL, SQRT2, "sat", "unknown"),
+        ("z3", ["pp.decimal=true"], THIRD, "(/ 1.0 3.0)", "0.3333333333?", 2),
+        ("cvc5", NO_NL, SQRT2, "sat", "unknown", 1),
     ],
 )
 def test_command_line_options_reach_every_script_a_process_serves(
-    spec_text: str, words: list[str], script: str, plain: str, optioned: str
+    spec_text: str, words: list[str], script: str, plain: str, optioned: str, starts: int
 ) -> None:
-    """A process serves another command line (a campaign position's options) after the
-    last one is retired; its options hold for every script, as in a fresh run (z3 keeps
-    command-line parameters across `(reset)`, the shim sets them on each new solver)."""
+    """A process serves another command line (a campaign position's options): z3's options
+    are its process's own and survive `(reset)`, so its last process is retired and a new
+    one serves them; the shim takes the options with each script and sets them on each new
+    solver, so its process stays. Either way they hold for every script, as in a fresh run."""
     spec = parse_specs(spec_text)[0]
     with_words = with_options(spec, words)
     solver = PersistentSolver(spec)
     assert plain in solver.run(script, timeout=20).stdout
     first = solver.process
     solver.serve(with_words)
-    assert [r for r, _ in solver.retiring] == [first]
+    assert [r for r, _ in solver.retiring] == ([first] if starts == 2 else [])
     kept = [solver.run(script, timeout=20) for _ in range(3)]
     fresh = run_solver(with_words, script, timeout=20)
     assert optioned in fresh.stdout
     for result in kept:
         assert result.stdout == fresh.stdout and result.outcome == fresh.outcome
         assert result.spec == with_words  # stored bugs keep the command line that ran
-    assert solver.starts == 2  # one process for the three scripts of the options
+    assert solver.starts == starts  # one process for the three scripts of the options
     solver.serve(with_words)  # the same command line keeps its process
     solver.run(script, timeout=20)
-    assert solver.starts == 2
+    solver.serve(spec)  # and the shim's serves the plain one again
+    assert plain in solver.run(script, timeout=20).stdout
+    assert solver.starts == starts + (starts == 2)
     solver.close()
     assert first is not None and first.returncode == 0 and solver.retiring == []
