@@ -155,6 +155,19 @@ def test_every_relevance_rule_names_options_of_the_newest_wheels() -> None:
     assert not rules.acts(Family.CVC5, "lfsc-flatten", frozenset(rules.features))
 
 
+def test_a_value_that_turns_a_theory_off_is_left_out_and_its_option_stays() -> None:
+    """z3's `smt.string_solver=none` leaves strings uninterpreted: a model gives a string
+    variable an element of an abstract universe, which no string semantics accepts."""
+    z3 = parse_specs("z3")[0]
+    text = '(declare-const s String)\n(assert (str.prefixof "a" s))\n(check-sat)\n(get-model)\n'
+    off = run_solver(with_options(z3, ("smt.string_solver=none",)), text, timeout=30)
+    assert "universe for String" in off.stdout
+    declared = [Declared("smt.string_solver", Kind.ENUM, "seq", ("seq", "auto", "none"))]
+    chosen, left_out = choose(Family.Z3, declared)
+    assert [(c.name, c.values) for c in chosen] == [("smt.string_solver", ("auto",))]
+    assert "uninterpreted" in left_out["smt.string_solver=none"]
+
+
 def test_an_option_refused_beside_a_seed_feature_is_not_drawn_for_that_seed() -> None:
     seed = "(set-option :produce-unsat-cores true)\n(declare-const x Int)\n(assert (> x 0))\n"
     refused = run_solver(with_options(parse_specs("cvc5")[0], ("--pb-rewrites",)),
@@ -194,7 +207,7 @@ def test_delivery_words() -> None:
 def _z3_handful() -> list[Declared]:
     return [
         Declared("auto_config", Kind.BOOL, "true"),
-        Declared("smt.string_solver", Kind.ENUM, "seq", ("seq", "empty", "no_such_solver")),
+        Declared("smt.string_solver", Kind.ENUM, "seq", ("seq", "auto", "no_such_solver")),
         Declared("smt.no_such_option", Kind.BOOL, "false"),
     ]
 
@@ -205,7 +218,7 @@ def test_probe_keeps_only_what_z3_accepts() -> None:
     assert table.delivery == "argv"
     assert {o.name: o.values for o in table.options} == {
         "auto_config": ("false",),
-        "smt.string_solver": ("empty",),
+        "smt.string_solver": ("auto",),
     }
     assert set(table.rejected) == {"smt.string_solver=no_such_solver", "smt.no_such_option=true"}
     assert "no_such_option" in table.rejected["smt.no_such_option=true"]

@@ -1,6 +1,6 @@
 """Which declared options a campaign may draw, by the rules of `fuzzable.json`: Booleans,
 small enums and integers with a small declared range, minus the exclusions (each with its
-reason). The result is a list of candidates with the non-default values to try; the probe
+reason; an exclusion `name=value` leaves out one value). The result is a list of candidates with the non-default values to try; the probe
 (`probe.py`) keeps those the release accepts."""
 
 from __future__ import annotations
@@ -35,8 +35,14 @@ class Rules:
     digest: str  # of the file: a cached table made under other rules is made again
 
     def exclusion(self, family: Family, name: str) -> Exclusion | None:
+        """The rule excluding option `name`, or one value of it when `name` is `name=value`
+        (a rule whose pattern has a `=` names values; the others, options)."""
         for rule in self.excluded:
-            if rule.family in (None, family) and fnmatchcase(name, rule.pattern):
+            if (
+                rule.family in (None, family)
+                and ("=" in rule.pattern) == ("=" in name)
+                and fnmatchcase(name, rule.pattern)
+            ):
                 return rule
         return None
 
@@ -100,6 +106,12 @@ def choose(
             left_out[option.name] = f"excluded ({rule.pattern}): {rule.why}"
             continue
         values = _values(option, rules)
+        if not isinstance(values, str):
+            for value in values:
+                setting = f"{option.name}={value}"
+                if (rule := rules.exclusion(family, setting)) is not None:
+                    left_out[setting] = f"excluded ({rule.pattern}): {rule.why}"
+            values = tuple(v for v in values if f"{option.name}={v}" not in left_out)
         if isinstance(values, str):
             left_out[option.name] = values
         elif values:

@@ -42,7 +42,8 @@ class OptionTable:
     delivery: str  # "argv" or "set-option" (probe.py)
     declared: int  # how many options the release declares
     options: tuple[TableOption, ...]
-    left_out: dict[str, str] = field(default_factory=dict)  # by the rules: option -> why
+    # by the rules: option (or option=value) -> why
+    left_out: dict[str, str] = field(default_factory=dict)
     rejected: dict[str, str] = field(default_factory=dict)  # by the probe: name=value -> why
     probe_runs: int = 0
     seconds: float = 0.0
@@ -50,8 +51,8 @@ class OptionTable:
 
     @property
     def candidates(self) -> int:
-        """Options the rules chose (before the probe)."""
-        return self.declared - len(self.left_out)
+        """Options the rules chose (before the probe); a `name=value` left out is a value."""
+        return self.declared - sum("=" not in name for name in self.left_out)
 
     @property
     def rejected_options(self) -> int:
