@@ -27,10 +27,11 @@ from sphinxfuzz.solvers.spec import SolverSpec, with_options
 
 Setting = tuple[str, str]  # (option name, value as the solver spells it)
 PROBE_TIMEOUT = 10.0  # seconds per probe run: the scripts are tiny
+# with models on, as every mutant has them: some options refuse model generation
 PROBE_SCRIPTS = {
-    "empty problem": "(check-sat)\n",
+    "empty problem": "(set-option :produce-models true)\n(check-sat)\n",
     "tiny sat formula": (
-        "(declare-const x Int)\n(declare-const b Bool)\n"
+        "(set-option :produce-models true)\n(declare-const x Int)\n(declare-const b Bool)\n"
         "(assert (and b (< 0 x 3) (= (ite b x 0) 1)))\n(check-sat)\n"
     ),
 }
