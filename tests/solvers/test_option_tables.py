@@ -178,6 +178,13 @@ def test_an_option_refused_beside_a_seed_feature_is_not_drawn_for_that_seed() ->
     assert not rules.acts(Family.CVC5, "pb-rewrites", rules.seed_features(seed))
     plain = seed.replace(":produce-unsat-cores", ":produce-models")
     assert rules.acts(Family.CVC5, "pb-rewrites", rules.seed_features(plain))
+    # a second check-sat makes the script incremental, which deep restarts refuse
+    twice = plain + "(check-sat)\n(assert (< x 5))\n(check-sat)\n"
+    refused = run_solver(with_options(parse_specs("cvc5")[0], ("--deep-restart=all",)),
+                         twice, timeout=30)  # fmt: skip
+    assert "not supported with incremental solving" in (refused.failure_line or "")
+    assert not rules.acts(Family.CVC5, "deep-restart", rules.seed_features(twice))
+    assert rules.acts(Family.CVC5, "deep-restart", rules.seed_features(plain + "(check-sat)\n"))
 
 
 def test_relevance_rules_name_known_features(tmp_path: Path) -> None:
