@@ -82,7 +82,7 @@ class CampaignConfig:
     # from each target's option table ("compare[:K]": each target plain and with those);
     # "z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes" fixes them; "none" (or "") sets none.
     # They go on the targets' command lines, so stored bugs carry them. Drawn by default:
-    # an hour of z3 4.12.2 reached 37.0% of its lines with them, 32.1% without
+    # an hour of z3 4.12.2 reached 38.5% of its lines with them, 32.1% without
     # (docs/benchmarks.md).
     options: str = "random"
     # The solvers that label seeds sat/unsat (fusion, sae, janus), give STORM its models and
