@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
@@ -35,19 +35,30 @@ class Needs:
 class Relevance:
     features: dict[str, re.Pattern[str]]
     rules: dict[Family, tuple[Needs, ...]]
+    # (family, option) -> its first matching rule: a campaign asks for every option of two
+    # tables at every seed position, and matching ~100 patterns each took milliseconds
+    _first: dict[tuple[Family, str], Needs | None] = field(default_factory=dict, compare=False)
 
     def seed_features(self, text: str) -> frozenset[str]:
         return frozenset(name for name, found in self.features.items() if found.search(text))
 
+    def rule_for(self, family: Family, option: str) -> Needs | None:
+        key = (family, option)
+        if key not in self._first:
+            self._first[key] = next(
+                (r for r in self.rules.get(family, ()) if fnmatchcase(option, r.pattern)), None
+            )
+        return self._first[key]
+
     def acts(self, family: Family, option: str, features: frozenset[str]) -> bool:
         """Whether `option` may change a run on a seed showing `features` (and the release
         takes it there)."""
-        for rule in self.rules.get(family, ()):
-            if fnmatchcase(option, rule.pattern):
-                if rule.avoids & features:
-                    return False
-                return rule.features is None or bool(rule.features & features)
-        return True
+        rule = self.rule_for(family, option)
+        if rule is None:
+            return True
+        if rule.avoids & features:
+            return False
+        return rule.features is None or bool(rule.features & features)
 
 
 @lru_cache(maxsize=2)
