@@ -39,8 +39,8 @@ from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.families import (
     Family,
     is_plain_release,
+    options_argv,
     parse_version,
-    program_argv,
     short_version,
     split_build,
 )
@@ -123,7 +123,7 @@ def _blamed(spec: CheckSpec, family: Family) -> tuple[int, list[str]]:
             setting="solver",
         )
     words = tuple(shlex.split(spec.solvers[index]))
-    return index, list(words[len(program_argv(words)) :])
+    return index, list(options_argv(words))
 
 
 def try_version(spec: CheckSpec, family: Family, version: str, text: str) -> Tried:

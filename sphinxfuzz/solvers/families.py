@@ -123,6 +123,11 @@ def program_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
     return argv[:1]
 
 
+def options_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of a spec's command line after its program (`program_argv`): its options."""
+    return argv[len(program_argv(argv)) :]
+
+
 UNKNOWN_VERSION = "unknown"  # what a solver (or tool) that names no release has
 _RELEASE = re.compile(r"\d+(?:\.\d+)+")
 _PLAIN = re.compile(r"\d+(?:\.\d+)*")

@@ -47,7 +47,7 @@ from pathlib import Path
 from sphinxfuzz.smtlib.lexer import blotted
 from sphinxfuzz.solvers import reaper
 from sphinxfuzz.solvers.classify import classify
-from sphinxfuzz.solvers.families import program_argv
+from sphinxfuzz.solvers.families import options_argv, program_argv
 from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.result import SolverResult
 from sphinxfuzz.solvers.runner import output_limit, run_solver
@@ -243,7 +243,7 @@ class PersistentSolver:
     def _frame(self, text: str, marker: str) -> bytes:
         if self.shim:
             data = text.encode("utf-8")
-            words = json.dumps(self.spec.argv[len(program_argv(self.spec.argv)) :])
+            words = json.dumps(options_argv(self.spec.argv))
             return f"{len(data)} {marker} {words}\n".encode() + data
         return f'(reset)\n{text}\n(echo "{marker}")\n'.encode()
 
