@@ -1,8 +1,8 @@
 """Solver options a campaign sets per seed position (the `options` setting):
 
 - `none` (or ""): every target runs as its spec says;
-- `random` (the default) or `random:K`: each position draws up to K options (3 by default) for each target
-  whose family has option tables (`solvers.options.table`), from
+- `random` (the default) or `random:K`: each position draws up to K options (3 by default)
+  for each target whose family has option tables (`solvers.options.table`), from
   `rng_for(campaign_seed, position, "options")`, each with one of its probed values, among
   the options that can act on the position's seed (`solvers.options.relevance`: no string
   options for a bit-vector seed);

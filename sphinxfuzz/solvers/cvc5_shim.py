@@ -108,7 +108,7 @@ def _serve(options: list[tuple[str, str]]) -> int:
         except SystemExit as refused:  # an unknown short option: refused as the binary would
             print(refused.code, flush=True)
             status = 1
-        end = f"{END} {token.strip()} {status}" if token.strip() else f"{END} {status}"
+        end = f"{END} {token} {status}" if token else f"{END} {status}"
         for stream in (sys.stdout, sys.stderr):
             stream.write(f"\n{end}\n")
             stream.flush()

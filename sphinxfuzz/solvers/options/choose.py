@@ -1,7 +1,8 @@
 """Which declared options a campaign may draw, by the rules of `fuzzable.json`: Booleans,
 small enums and integers with a small declared range, minus the exclusions (each with its
-reason; an exclusion `name=value` leaves out one value). The result is a list of candidates with the non-default values to try; the probe
-(`probe.py`) keeps those the release accepts."""
+reason; an exclusion `name=value` leaves out one value). The result is a list of candidates
+with the non-default values to try; the probe (`probe.py`) keeps those the release
+accepts."""
 
 from __future__ import annotations
 
@@ -107,11 +108,14 @@ def choose(
             continue
         values = _values(option, rules)
         if not isinstance(values, str):
+            kept = []
             for value in values:
                 setting = f"{option.name}={value}"
-                if (rule := rules.exclusion(family, setting)) is not None:
+                if (rule := rules.exclusion(family, setting)) is None:
+                    kept.append(value)
+                else:
                     left_out[setting] = f"excluded ({rule.pattern}): {rule.why}"
-            values = tuple(v for v in values if f"{option.name}={v}" not in left_out)
+            values = tuple(kept)
         if isinstance(values, str):
             left_out[option.name] = values
         elif values:

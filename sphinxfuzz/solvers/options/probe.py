@@ -6,9 +6,10 @@ out, with the solver's words). On the command line both go to one process first,
 formula after a `(reset)` (which keeps command-line options): a release's table then costs
 one process start per value, ~6 s for z3's 750 values. A value that run refuses is tried
 again with a process per script, since a second `check-sat` makes some releases incremental,
-which some options refuse (cvc5 1.0.3's `--deep-restart`), and a mutant has one. How an option reaches the solver (`delivery`): on the command
-line (z3 `name=value`, cvc5 `--name=value`) or as `(set-option :name value)` at the top of
-the script. A release honours a way when `get-option` then answers the value set; the rules
+which some options refuse (cvc5 1.0.3's `--deep-restart`), and a mutant has one.
+
+How an option reaches the solver (`delivery`): on the command line (z3 `name=value`, cvc5
+`--name=value`) or as `(set-option :name value)` at the top of the script. A release honours a way when `get-option` then answers the value set; the rules
 say which way to try first per family.
 """
 
