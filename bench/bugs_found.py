@@ -19,7 +19,8 @@ Each entry is replayed twice, judged as `sphinxfuzz bisect` judges a release
   failed assertion of a build with assertions (`4.8.11+assert`, made by `sphinxfuzz solvers
   build z3==4.8.11 --assertions`) goes to the newest such build newer than its own instead,
   as `bugs refresh` does: a release checks no assertions.
-The newest release of the other family must also read the formula without an error (valid
+A wrong answer (`soundness`) runs beside its entry's `referees`, judged as a campaign judges
+it. The newest release of the other family must also read the formula without an error (valid
 SMT-LIB, not a parser's error path). Exit status 1 when any entry fails one of these.
 """
 
@@ -58,7 +59,7 @@ TIMEOUT = 20.0
 class Entry:
     id: str
     title: str
-    kind: str  # crash or invalid-model (a failed own check): no second solver's answer
+    kind: str  # crash, invalid-model (a failed own check) or soundness (beside `referees`)
     family: str
     release: str
     options: tuple[str, ...]
@@ -70,17 +71,25 @@ class Entry:
     status: str  # ... and what it did there: alive or fixed
     note: str
     formula: str
+    # a soundness entry's other solvers (spec texts, `z3`, `cvc5@1.3.2`): their answers and
+    # their checks of the sat model decide it, as the campaign's judge does; none beside a
+    # crash or an invalid model, which the release shows alone
+    referees: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
-        fields = {key: data[key] for key in cls.__dataclass_fields__}
+        fields = {key: data[key] for key in cls.__dataclass_fields__ if key != "referees"}
         fields["options"] = tuple(data["options"])
+        fields["referees"] = tuple(data.get("referees", ()))
         fields["formula"] = "\n".join(data["formula"]) + "\n"  # one line per JSON string
         entry = cls(**fields)
-        if VerdictKind(entry.kind) not in (VerdictKind.CRASH, VerdictKind.INVALID_MODEL):
+        kind = VerdictKind(entry.kind)
+        if kind not in (VerdictKind.CRASH, VerdictKind.INVALID_MODEL, VerdictKind.SOUNDNESS):
             raise ValueError(
-                f"{entry.id}: only crashes and invalid models are listed so far, not {entry.kind}"
+                f"{entry.id}: crashes, invalid models and wrong answers are listed, not {kind}"
             )
+        if (kind == VerdictKind.SOUNDNESS) != bool(entry.referees):
+            raise ValueError(f"{entry.id}: a wrong answer, and only one, names its referees")
         if entry.status not in (ALIVE, FIXED):
             raise ValueError(f"{entry.id}: status {entry.status!r}, not alive or fixed")
         return entry
@@ -120,6 +129,7 @@ def render(entries: list[Entry]) -> str:
             "",
             f"- kind: {e.kind}; signature: `{e.signature}`",
             f"- solver: {e.family} {e.release}, options: {_options(e)}, build: {e.build}",
+            *([f"- judged beside: {', '.join(e.referees)}"] if e.referees else []),
             f"- found by: {e.strategy}, in `{e.campaign}`",
             f"- newest release: {e.status} in {e.family} {e.newest}",
             "",
@@ -174,10 +184,13 @@ def replay(entry: Entry, say: Callable[[str], object] = print) -> Replayed:
     """Run the entry on its release (installed if missing) and on its family's newest one."""
     family = Family.read(entry.family)
     install(family, entry.release, say=say)
-    name = parse_specs(entry.solver)[0].name
-    spec = CheckSpec(
-        VerdictKind(entry.kind), name, entry.signature, (entry.solver,), (name,), TIMEOUT
-    )
+    for referee in entry.referees:  # a named release is installed as the entry's own is
+        program, _, version = referee.split()[0].partition("@")
+        if version:
+            install(Family.read(program), version, say=say)
+    solvers = (entry.solver, *entry.referees)
+    names = tuple(s.name for s in parse_specs(";".join(solvers)))
+    spec = CheckSpec(VerdictKind(entry.kind), names[0], entry.signature, solvers, names, TIMEOUT)
     then = try_version(spec, family, entry.release, entry.formula)
     newest = newest_specs()
     # as `bugs refresh` picks it: a failed assertion of a build goes to a newer such build

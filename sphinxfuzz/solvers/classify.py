@@ -10,7 +10,8 @@ Choices worth knowing:
   "Expected result unsat but got sat", z3 reports "check annotation that says unsat") neither
   crashed nor rejected anything: the outcome is its answer, `annotation_conflict` is set.
 - Sanitizer, assertion and fatal-failure text, a signal, or a non-zero exit with no error
-  message is a crash, whatever else was printed. A command line the release refuses (z3's
+  message is a crash, whatever else was printed; so is an error that cvc5's internal
+  argument checks raised ("Illegal argument detected" in `cvc5::internal::` code). A command line the release refuses (z3's
   "ERROR: unknown parameter", exit 110: an option of another release) is an error.
 """
 
@@ -44,6 +45,9 @@ _CRASH = re.compile(
     r"panicked at|UNREACHABLE|Unreachable code|Traceback \(most recent call last\)|"
     r"Internal error|terminate called|Aborted|core dumped|uncaught exception",
 )
+# cvc5's internal argument checks (`IllegalArgument` in its own code, not the API's "Invalid
+# argument" for a caller's mistake) fail like an assertion: printed as an error, yet a crash
+_INTERNAL_ERROR = re.compile(r"Illegal argument detected\b.*\bcvc\d*::internal::", re.DOTALL)
 # a command line the release does not take (z3: "ERROR: unknown parameter 'x' at module 'y'",
 # then exit 110 without reading the script): a refusal, not a crash
 _COMMAND_LINE = re.compile(r"^ERROR: .*\b(?:parameter|option)\b.*$", re.MULTILINE)
@@ -155,8 +159,12 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
         return Classified(Outcome.TIMEOUT, answers, model, "time limit", model_check_failed)
     everything = stderr + "\n" + stdout
     memory = _first_line(_MEMORY, everything)
-    crash = _first_line(_CRASH, stderr) or _first_line(
-        _CRASH, "\n".join(line for line in stdout.splitlines() if not line.startswith("(error"))
+    crash = (
+        _first_line(_CRASH, stderr)
+        or _first_line(
+            _CRASH, "\n".join(line for line in stdout.splitlines() if not line.startswith("(error"))
+        )
+        or next((" ".join(e.split()) for e in serious if _INTERNAL_ERROR.search(e)), None)
     )
     if memory is not None and (exit_code != 0 or serious):
         return Classified(Outcome.UNKNOWN, answers, model, "memory limit", model_check_failed)

@@ -61,3 +61,16 @@ def test_an_entry_that_no_longer_holds_fails_the_replay(
     err = capsys.readouterr().err
     assert "4.8.8 no longer shows it: clean" in err
     assert re.search(r"the page says alive, [0-9.]+ is fixed", err)
+
+
+def test_a_wrong_answer_is_listed_with_its_referees_and_only_then() -> None:
+    entries = bench.load()
+    wrong = [e for e in entries if e.kind == "soundness"]
+    assert wrong and all(e.referees for e in wrong)
+    assert all(not e.referees for e in entries if e.kind != "soundness")
+    item = next(i for i in json.loads(bench.DATA.read_text()) if i["kind"] == "soundness")
+    with pytest.raises(ValueError, match="names its referees"):
+        bench.Entry.from_json({**item, "referees": []})
+    crash = next(i for i in json.loads(bench.DATA.read_text()) if i["kind"] == "crash")
+    with pytest.raises(ValueError, match="names its referees"):
+        bench.Entry.from_json({**crash, "referees": ["z3"]})

@@ -71,3 +71,29 @@ def test_an_option_the_release_lacks_is_refused_not_a_crash() -> None:
     result = run_solver(z3, "(declare-const x Int)\n(assert (> x 0))\n(check-sat)\n", timeout=10)
     assert result.exit_code != 0
     assert result.outcome == Outcome.ERROR and "unknown parameter" in (result.failure_line or "")
+
+
+# cvc5 1.4.2's whole output for `(set-logic QF_BV) (declare-const x (_ BitVec 4))
+# (assert (bvnego (bvsmod (_ bv7 4) x))) (check-sat)` under --bv-rw-extend-eq (exit code 1)
+INTERNAL_CHECK = """(error "Illegal argument detected
+cvc5::internal::theory::TheoryId cvc5::internal::theory::kindToTheoryId(cvc5::internal::Kind)
+
+  `k' is a bad argument
+bad kind")
+"""
+
+
+def test_an_internal_argument_check_of_cvc5_is_a_crash_not_a_rejection() -> None:
+    found = classify(INTERNAL_CHECK, "", 1, False)
+    assert found.outcome is Outcome.CRASH
+    assert found.failure_line == (
+        "Illegal argument detected cvc5::internal::theory::TheoryId "
+        "cvc5::internal::theory::kindToTheoryId(cvc5::internal::Kind) `k' is a bad argument "
+        "bad kind"
+    )
+    # the API's own check of a caller's argument stays a rejection
+    (cvc5,) = parse_specs("cvc5")
+    refused = run_solver(
+        cvc5, "(declare-const x Int)\n(assert (bvnego x))\n(check-sat)\n", timeout=30
+    )
+    assert refused.outcome is Outcome.ERROR, refused.stdout + refused.stderr
