@@ -77,6 +77,8 @@ class SolverCalls:
             for spec in self.specs
             if persistent and supports_persistence(spec)
         }
+        # ... and the process of the command line each served before (`_process`)
+        self._previous: dict[str, PersistentSolver] = {}
         # the threads `start` calls the targets from, kept for the campaign's life
         self._threads: ThreadPoolExecutor | None = None
         self._threads_size = 0
@@ -197,17 +199,26 @@ class SolverCalls:
         )
 
     def _process(self, spec: SolverSpec) -> PersistentSolver | None:
-        """The long-lived process of `spec`'s target, now serving `spec` (one process per
-        target: another position's options retire the last one; a compared copy, `z3#2`, is
-        a target of its own), or None when `spec` runs fresh."""
+        """The long-lived process of `spec`'s target, now serving `spec` (a target keeps the
+        processes of its last two command lines, and the shim one for all; a compared copy,
+        `z3#2`, is a target of its own), or None when `spec` runs fresh."""
         solver = self.persistent.get(spec.name)
         if solver is None:
             if not self.keeps_processes or not supports_persistence(spec):
                 return None
             solver = self._long_lived(spec)
             self.persistent[spec.name] = solver
-        elif solver.spec.argv != spec.argv and not supports_persistence(spec):
-            return None
+        elif solver.spec.argv != spec.argv:
+            if not supports_persistence(spec):
+                return None
+            if not solver.shim:  # the shim serves any options itself
+                # A process's own options (z3's) cost a start per command line, and a
+                # position changes the line twice: its seed is checked as the spec says,
+                # its cases run with the position's options. The process of the line served
+                # before waits, so a position starts one process, not two.
+                waiting = self._previous.get(spec.name) or self._long_lived(spec)
+                self._previous[spec.name], self.persistent[spec.name] = solver, waiting
+                solver = waiting
         solver.serve(spec)
         return solver
 
@@ -294,7 +305,7 @@ class SolverCalls:
     def close(self) -> None:
         if self._threads is not None:
             self._threads.shutdown()
-        for solver in self.persistent.values():
+        for solver in [*self.persistent.values(), *self._previous.values()]:
             solver.close()
 
 

@@ -44,19 +44,33 @@ def test_a_positions_options_run_in_one_process_per_target(tmp_path: Path) -> No
         assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 1, "cvc5": 1}
         assert kept == _outputs(calls, optioned, fresh=True)
         assert any("0.3333333333?" in k for k in kept) and any("unknown" in k for k in kept)
-        retired = [calls.persistent["z3"].process]
-        # seed checks run the specs as given: z3's options are its process's, so it changes;
-        # the shim takes options with each script and keeps its process
+        position = calls.persistent["z3"]
+        seen = [position.process]
+        # seed checks run the specs as given: z3's options are its process's own, so the plain
+        # line gets a process, and the position's waits for the position's next case; the
+        # shim takes options with each script and keeps its one process
         _outputs(calls, plain)
-        assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 2, "cvc5": 1}
+        checks = calls.persistent["z3"]
+        seen.append(checks.process)
+        assert checks is not position and checks.starts == 1
+        _outputs(calls, optioned)
+        assert calls.persistent["z3"] is position and position.starts == 1
+        assert calls.persistent["cvc5"].starts == 1
+        # the next position: the plain line's process again, and one process of its options
+        # (the last position's process serves it, after a start)
+        _outputs(calls, plain)
+        assert calls.persistent["z3"] is checks and checks.starts == 1
+        calls.run(with_options(plain[0], ["pp.decimal=false"]), SCRIPTS[0])
+        assert calls.persistent["z3"] is position and position.starts == 2
+        seen.append(position.process)
         # a compared copy (`campaign.options` compare) is a target with a process of its own
         copy = parse_specs(";".join(s.text for s in (*plain, optioned[0])))[2]
         assert copy.name == "z3#2"
         calls.run(copy, SCRIPTS[0])
-        assert calls.persistent["z3#2"].starts == 1 and calls.persistent["z3"].starts == 2
+        assert calls.persistent["z3#2"].starts == 1 and checks.starts == 1
     finally:
         calls.close()
-    assert all(p is not None and p.returncode == 0 for p in retired)  # retired, then reaped
+    assert all(p is not None and p.returncode == 0 for p in seen)  # asked to exit, then reaped
     assert all(s.retiring == [] and s.process is None for s in calls.persistent.values())
 
 
@@ -69,16 +83,22 @@ def test_fresh_processes_on_request_stay_fresh_with_options(tmp_path: Path) -> N
 
 
 def test_a_process_is_replaced_after_its_scripts_and_exits_normally(tmp_path: Path) -> None:
-    # two scripts a process: a third starts another, and the one replaced is asked to exit
-    # (a z3 built with gcov writes its counters then), not killed
+    # two scripts a process: its successor starts after the second, for the third, and the
+    # one replaced is asked to exit (a z3 built with gcov writes its counters then), not killed
     plain = parse_specs("z3;cvc5")
     calls = _calls(tmp_path, plain, persistent=2)
     try:
-        kept = _outputs(calls, plain)
-        assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 2, "cvc5": 2}
+        kept = [calls.run(spec, s) for spec in plain for s in SCRIPTS[:2]]
         first = [process for s in calls.persistent.values() for process, _ in s.retiring]
         assert len(first) == 2
-        assert kept == _outputs(calls, plain, fresh=True)
+        assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 2, "cvc5": 2}
+        kept += [calls.run(spec, SCRIPTS[2]) for spec in plain]
+        assert {name: s.starts for name, s in calls.persistent.items()} == {"z3": 2, "cvc5": 2}
+        fresh = [calls.run(spec, s, fresh=True) for spec in plain for s in SCRIPTS[:2]]
+        fresh += [calls.run(spec, SCRIPTS[2], fresh=True) for spec in plain]
+        assert [f"{r.outcome} {r.stdout}" for r in kept] == [
+            f"{r.outcome} {r.stdout}" for r in fresh
+        ]
     finally:
         calls.close()
     assert all(p.returncode == 0 for p in first)

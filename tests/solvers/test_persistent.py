@@ -125,7 +125,12 @@ def test_an_idle_process_exits_normally_and_a_busy_one_is_killed(spec_text: str)
     solver.close()
     assert process.returncode == 0
     assert solver.run(HARD, timeout=0.5).outcome == Outcome.TIMEOUT
-    assert solver.process is None  # killed at the time-out, not asked to exit
+    # killed at the time-out, not asked to exit (nothing retiring), and its successor is
+    # started ahead of the next script
+    assert solver.retiring == [] and solver.primed and solver.starts == 3
+    assert solver.run("(check-sat)\n", timeout=10).outcome == Outcome.SAT
+    assert solver.starts == 3 and not solver.primed
+    solver.close()
 
 
 def test_a_process_replaced_for_its_state_is_not_waited_for_and_still_exits_normally() -> None:
@@ -135,9 +140,10 @@ def test_a_process_replaced_for_its_state_is_not_waited_for_and_still_exits_norm
     assert solver.run("(set-option :pp.decimal true)\n(check-sat)\n", timeout=10).outcome == (
         Outcome.SAT
     )
-    assert solver.process is None and len(solver.retiring) == 1
+    assert len(solver.retiring) == 1 and solver.primed  # its successor started ahead
     retired = solver.retiring[0][0]
     assert solver.run("(check-sat)\n", timeout=10).outcome == Outcome.SAT
+    assert solver.starts == 2
     solver.close()
     assert retired.returncode == 0 and solver.retiring == [] and solver.process is None
 
