@@ -167,6 +167,17 @@ def expected_actual(facts: BugFacts) -> tuple[str, str, str]:
             f"{failure or 'model validation failed'} (answers: {answers})",
         )
     others = [s.name for s in facts.solvers if s.name != facts.solver]
+    if isinstance(checks, dict) and set(checks) == {facts.solver} and not others:
+        # a lone model check (the only target that takes the formula): the solver's two
+        # answers disagree, and nothing says which of them is wrong (a wrong unsat on the
+        # check is as likely as a wrong model: bugs-found entry 13 was the check)
+        return (
+            "sat with a model, then unsat for the formula under that model",
+            "the same answer twice: sat, and sat for the formula with the model below "
+            "substituted (or unsat both times)",
+            f"sat with the model below, and unsat for the formula with that model substituted "
+            f"({checked}): one of the two answers is wrong",
+        )
     return (
         "sat with a model under which the formula is false",
         f"unsat (as {', '.join(others) or 'the other solvers'} answer), or a model that "

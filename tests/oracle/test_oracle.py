@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from campaign_helpers import FIXTURES, LIAR_SAT, LIAR_UNSAT
 
+from sphinxfuzz.bugs import Origin, Store
+from sphinxfuzz.bugs.issue_text import issue_text, load_facts
 from sphinxfuzz.oracle import (
     ModelCheckError,
     VerdictKind,
@@ -166,7 +169,7 @@ def test_own_model_check_failure_is_an_invalid_model() -> None:
     ]
 
 
-def test_a_lone_solver_is_judged_on_its_own_model_only() -> None:
+def test_a_lone_solver_is_judged_on_its_own_model_only(tmp_path: Path) -> None:
     """One result (a seed one target alone accepts): its sat model is checked on that solver,
     never on another; a wrong one is an invalid model, anything else decides nothing."""
     checked: list[str] = []
@@ -182,6 +185,16 @@ def test_a_lone_solver_is_judged_on_its_own_model_only() -> None:
         (VerdictKind.INVALID_MODEL, liar.name)
     ]
     assert checked == [liar.name] and not judgement.unconfirmed
+    # its report says what is known: its two answers disagree, not which one is wrong
+    with Store(tmp_path, create=True) as store:
+        store.save_config({"timeout": 10.0, "memory_mb": 4096})
+        ident = store.record_bug(
+            judgement.verdicts[0], Origin(1, "seed.smt2", 0, 0, "sphinx", ("Ints",)),
+            UNSAT_FORMULA, [lying],
+        )  # fmt: skip
+    text = issue_text(load_facts(tmp_path / "bugs" / str(ident)))
+    assert "then unsat for the formula under that model" in text
+    assert "one of the two answers is wrong" in text and "other solvers" not in text
     [z3] = parse_specs("z3")
     checked.clear()
     right = run(z3, SAT_FORMULA)
