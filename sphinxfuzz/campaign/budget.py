@@ -7,8 +7,10 @@ times as many for a seed whose cases keep answering fast (all solvers together u
 FAST_MUTANT_SECONDS a case on average): its cases are the cheapest tests there are, as AFL
 gives fast inputs more energy. A seed is left early once `max_mutant_timeouts` of its cases
 timed out, or UNDECIDED_IN_A_ROW of its cases in a row were undecided (a solver answered
-unknown, or timed out: a case no solver decides compares nothing), and the whole run's budget
-(a stop, the deadline, the mutant limit) ends it too.
+unknown, or timed out: a case no solver decides compares nothing), or KNOWN_IN_A_ROW of its
+cases in a row found only bugs stored already (a position whose options make most mutants
+crash the same way finds that crash again, each time after a debugger's run for its stack),
+and the whole run's budget (a stop, the deadline, the mutant limit) ends it too.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS
 # Few enough that a seed whose theory a target cannot solve (finite fields on the cvc5 wheel)
 # costs little, enough that one hard mutant of a seed that is decided otherwise does not end it.
 UNDECIDED_IN_A_ROW = 3
+# cvc5 1.4.2 under --bv-rw-extend-eq crashed 29 of one position's 30 mutants (session 17)
+KNOWN_IN_A_ROW = 3
 
 
 class SeedBudget:
@@ -35,6 +39,7 @@ class SeedBudget:
         self.solver_seconds = 0.0  # of the seed's tested cases
         self.timeouts = 0  # tested cases of the seed that timed out
         self.undecided_run = 0  # tested cases in a row, up to the last, that were undecided
+        self.known_run = 0  # ... that found only bugs stored already
         self.stopped = False  # the run's budget ended the seed, not the seed's own
         # the seed's cases timed out or were undecided too often: time is better spent elsewhere
         self.left_early = False
@@ -51,13 +56,19 @@ class SeedBudget:
                 return
             number += 1
 
-    def tested(self, solver_seconds: float, timed_out: bool, undecided: bool = False) -> None:
-        """What one tested case of the seed cost, and whether a solver left it undecided."""
+    def tested(
+        self, solver_seconds: float, timed_out: bool, undecided: bool = False, known: bool = False
+    ) -> None:
+        """What one tested case of the seed cost, whether a solver left it undecided, and
+        whether it found only bugs stored already."""
         self.solver_seconds += solver_seconds
         self.timeouts += timed_out
         self.undecided_run = self.undecided_run + 1 if undecided or timed_out else 0
+        self.known_run = self.known_run + 1 if known else 0
         self.left_early = (
-            self.timeouts >= self.max_timeouts or self.undecided_run >= UNDECIDED_IN_A_ROW
+            self.timeouts >= self.max_timeouts
+            or self.undecided_run >= UNDECIDED_IN_A_ROW
+            or self.known_run >= KNOWN_IN_A_ROW
         )
 
     def _more(self, number: int) -> bool:

@@ -115,7 +115,7 @@ class CaseTester:
                     config.campaign_seed, seed.path, position, number, name, case.theories
                 )
                 timeouts, undecided = stats.timeouts, stats.undecided
-                seconds = stats.solver_time
+                seconds, known, bugs = stats.solver_time, stats.duplicates, stats.bugs.total()
                 # a case related to another formula gets the full limit: its time-out is a
                 # verdict
                 limit = config.timeout if case.related is not None else self.mutant_timeout
@@ -140,8 +140,9 @@ class CaseTester:
                     ahead = None
                     stats.drawn_again += 1
                 budget.tested(
-                    stats.solver_time - seconds, stats.timeouts > timeouts, left_undecided
-                )
+                    stats.solver_time - seconds, stats.timeouts > timeouts, left_undecided,
+                    known=stats.duplicates > known and stats.bugs.total() == bugs,
+                )  # fmt: skip
             stats.seeds_left_early += budget.left_early
             return not budget.stopped
         finally:

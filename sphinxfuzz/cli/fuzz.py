@@ -89,7 +89,7 @@ def summary_table(
         ("unconfirmed disagreements", str(stats.unconfirmed)),
         ("time outside solvers", f"{stats.outside_share:.1%}"),
         ("seeds used in full / in part / set aside / malformed", f"{stats.seeds_used} / {stats.seeds_partial} / {stats.seeds_set_aside} / {stats.seeds_malformed}"),
-        ("seeds left early (slow or undecided mutants)", str(stats.seeds_left_early)),
+        ("seeds left early (slow, undecided or known crashes)", str(stats.seeds_left_early)),
         ("seed findings", str(stats.seed_findings)),
         ("generator failures", str(stats.generator_failures)),
         ("repeated crash signatures", str(stats.duplicates)),

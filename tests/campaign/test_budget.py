@@ -3,7 +3,7 @@ cases in a row, and ended by the run's budget."""
 
 from __future__ import annotations
 
-from sphinxfuzz.campaign.budget import UNDECIDED_IN_A_ROW, SeedBudget
+from sphinxfuzz.campaign.budget import KNOWN_IN_A_ROW, UNDECIDED_IN_A_ROW, SeedBudget
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS
 
 
@@ -12,11 +12,14 @@ def _run(
     seconds: float = 0.0,
     timeouts: set[int] = frozenset(),
     undecided: set[int] = frozenset(),
+    known: set[int] = frozenset(),
 ) -> list[int]:
     tested = []
     for number in budget.numbers():
         tested.append(number)
-        budget.tested(seconds, number in timeouts, undecided=number in undecided)
+        budget.tested(
+            seconds, number in timeouts, undecided=number in undecided, known=number in known
+        )
     return tested
 
 
@@ -69,3 +72,14 @@ def test_the_runs_budget_stops_the_seed() -> None:
     budget = SeedBudget(10, max_timeouts=1, out_of_budget=lambda: next(calls))
     assert _run(budget) == [0, 1]
     assert budget.stopped
+
+
+def test_cases_that_find_only_stored_bugs_in_a_row_leave_the_seed_early() -> None:
+    budget = SeedBudget(20, max_timeouts=5, out_of_budget=lambda: False)
+    # a case that found nothing, or something new, starts the count again
+    scattered = {i for i in range(20) if i % KNOWN_IN_A_ROW}
+    assert _run(budget, known=scattered) == list(range(20))
+    budget = SeedBudget(20, max_timeouts=5, out_of_budget=lambda: False)
+    in_a_row = set(range(1, 1 + KNOWN_IN_A_ROW))
+    assert _run(budget, known=in_a_row) == list(range(1 + KNOWN_IN_A_ROW))
+    assert budget.left_early and not budget.stopped

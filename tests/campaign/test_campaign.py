@@ -16,6 +16,7 @@ from campaign_helpers import CRASHER, FIXTURES, GENERATORS, LIAR_UNSAT, SEEDS, c
 
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
+from sphinxfuzz.campaign.budget import KNOWN_IN_A_ROW
 from sphinxfuzz.campaign.config import MIN_MUTANT_TIMEOUT, SeedCheck, calibrated_timeout
 from sphinxfuzz.campaign.seedcheck import _checked
 from sphinxfuzz.solvers import Outcome, SolverResult, parse_specs
@@ -50,6 +51,18 @@ def test_crash_is_stored_once_per_signature(crash_campaign: tuple[Path, list[str
         p.name for p in folder.iterdir()
     }
     assert "crash_marker" in (folder / "mutant.smt2").read_text()
+
+
+def test_a_seed_whose_mutants_crash_only_as_stored_is_left_early(tmp_path: Path) -> None:
+    """Every mutant of crash.smt2 crashes the stand-in at one of three sites: once its cases
+    find only stored crashes KNOWN_IN_A_ROW times in a row, the seed is left."""
+    config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=30)
+    stats = run_campaign(config, tmp_path / "c", Budget())
+    with Store(tmp_path / "c") as store:
+        crashes = [b for b in store.bugs() if b.kind == "crash"]
+    assert 1 <= len(crashes) <= 3 and stats.seeds_left_early == 1
+    assert stats.mutants < 30 and stats.duplicates >= KNOWN_IN_A_ROW
+    assert sum(b.count for b in crashes) == stats.mutants  # every one crashed
 
 
 def test_seed_findings_and_malformed_seeds_do_not_stop_the_campaign(
