@@ -36,7 +36,7 @@ from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 from sphinxfuzz.solvers.options.probe import option_words
-from sphinxfuzz.solvers.options.relevance import relevant
+from sphinxfuzz.solvers.options.relevance import load_relevance, relevant
 from sphinxfuzz.solvers.options.table import OptionTable, option_table
 from sphinxfuzz.solvers.spec import with_options
 
@@ -124,7 +124,10 @@ class PositionOptions:
             options = relevant(table, text)
             count = rng.randint(0, min(self.plan.drawn, len(options)))
             chosen = rng.sample(options, count)
-            settings = [(o.name, rng.choice(o.values)) for o in chosen]
+            # a pair the release refuses loses its later option (the draws stay the same)
+            kept = set(load_relevance().compatible(spec.family, [o.name for o in chosen]))
+            values = [rng.choice(o.values) for o in chosen]
+            settings = [(o.name, v) for o, v in zip(chosen, values, strict=True) if o.name in kept]
             found[spec.name] = option_words(spec.family, settings)
         return found
 

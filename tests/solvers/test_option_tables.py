@@ -187,6 +187,26 @@ def test_an_option_refused_beside_a_seed_feature_is_not_drawn_for_that_seed() ->
     assert rules.acts(Family.CVC5, "deep-restart", rules.seed_features(plain + "(check-sat)\n"))
 
 
+def test_options_a_release_refuses_together_are_not_drawn_together() -> None:
+    """`--unsat-cores-mode` turns unsat cores on, beside which cvc5 refuses deep restarts:
+    the later of the two drawn is left out, whichever order they came in."""
+    cvc5 = parse_specs("cvc5")[0]
+    text = "(set-option :produce-models true)\n(declare-const x Int)\n(assert (> x 2))\n"
+    pair = ("--unsat-cores-mode=assumptions", "--deep-restart=all")
+    refused = run_solver(with_options(cvc5, pair), text + "(check-sat)\n", timeout=30)
+    assert "deep restarts not supported with proofs or unsat cores" in (refused.failure_line or "")
+    rules = load_relevance()
+    assert rules.compatible(Family.CVC5, ["unsat-cores-mode", "deep-restart", "decision"]) == [
+        "unsat-cores-mode", "decision",
+    ]  # fmt: skip
+    assert rules.compatible(Family.CVC5, ["deep-restart", "minimal-unsat-cores"]) == [
+        "deep-restart"
+    ]
+    assert rules.compatible(Family.CVC5, ["pb-rewrites", "deep-restart"]) == [
+        "pb-rewrites", "deep-restart",
+    ]  # fmt: skip
+
+
 def test_relevance_rules_name_known_features(tmp_path: Path) -> None:
     data = json.loads(RELEVANCE.read_text(encoding="utf-8"))
     data["options"]["z3"].append({"pattern": "smt.x", "needs": ["quantifier"]})

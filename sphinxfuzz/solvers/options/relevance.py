@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -29,6 +30,7 @@ class Needs:
     features: frozenset[str] | None  # None: acts everywhere
     older: bool = False  # names options that older releases alone declare
     avoids: frozenset[str] = frozenset()  # features beside which the release refuses it
+    gives: frozenset[str] = frozenset()  # features it turns on itself (unsat cores)
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,24 @@ class Relevance:
             return False
         return rule.features is None or bool(rule.features & features)
 
+    def compatible(self, family: Family, options: Sequence[str]) -> list[str]:
+        """`options` (drawn in this order) without each one that avoids a feature an
+        earlier one gives, or gives one an earlier one avoids: a release refuses the pair
+        (cvc5: `--unsat-cores-mode` beside `--deep-restart`)."""
+        kept: list[str] = []
+        given: set[str] = set()
+        avoided: set[str] = set()
+        for option in options:
+            rule = self.rule_for(family, option)
+            gives = rule.gives if rule else frozenset()
+            avoids = rule.avoids if rule else frozenset()
+            if avoids & given or gives & avoided:
+                continue
+            kept.append(option)
+            given |= gives
+            avoided |= avoids
+        return kept
+
 
 @lru_cache(maxsize=2)
 def load_relevance(path: Path = RULES) -> Relevance:
@@ -71,14 +91,18 @@ def load_relevance(path: Path = RULES) -> Relevance:
             needs = []
             for entry in entries:
                 wanted, avoided = entry.get("needs"), entry.get("avoids", [])
-                unknown = (set(wanted or ()) | set(avoided)) - features.keys()
+                given = entry.get("gives", [])
+                unknown = (set(wanted or ()) | set(avoided) | set(given)) - features.keys()
                 if unknown:
                     raise ValueError(f"{entry['pattern']}: no feature {', '.join(sorted(unknown))}")
-                if (wanted == [] or avoided) and not entry.get("why"):
-                    raise ValueError(f"{entry['pattern']}: say why it acts nowhere or is avoided")
+                if (wanted == [] or avoided or given) and not entry.get("why"):
+                    raise ValueError(
+                        f"{entry['pattern']}: say why it acts nowhere, is avoided or gives a feature"
+                    )
                 chosen = None if wanted is None else frozenset(str(w) for w in wanted)
                 needs.append(Needs(str(entry["pattern"]), chosen, bool(entry.get("older")),
-                                   frozenset(str(a) for a in avoided)))  # fmt: skip
+                                   frozenset(str(a) for a in avoided),
+                                   frozenset(str(g) for g in given)))  # fmt: skip
             rules[Family(family)] = tuple(needs)
         return Relevance(features, rules)
     except (OSError, ValueError, KeyError, TypeError, re.error) as exc:
