@@ -244,6 +244,7 @@ def run_sphinxfuzz(
 ) -> dict[str, Any]:  # fmt: skip
     from sphinxfuzz.campaign import Budget, CampaignConfig, run_campaign
     from sphinxfuzz.generators.catalogue import default_generators_dir
+    from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 
     config = CampaignConfig(
         seeds=(str(seeds),),
@@ -260,8 +261,9 @@ def run_sphinxfuzz(
     )
     started = time.monotonic()
     stats = run_campaign(
-        config, work / name, Budget(seconds=seconds), jobs=jobs, persistent=persistent
-    )
+        config, work / name, Budget(seconds=seconds), jobs=jobs,
+        persistent=SCRIPTS_PER_PROCESS if persistent else 0,  # True would be one script each
+    )  # fmt: skip
     wall = time.monotonic() - started
     return {
         "tool": name,

@@ -260,6 +260,8 @@ def run_campaign(
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
     `status_every`: seconds between rewrites of the folder's `status.json` (`campaign.status`;
     0: only at the start and the end)."""
+    if isinstance(persistent, bool):  # True would mean one script a process
+        raise TypeError(f"persistent: scripts a process serves (0: fresh), not {persistent}")
     check_jobs(jobs, ray)
     check_folder(root, resume=resume)
     campaign = validate(config, unconfined=unconfined)

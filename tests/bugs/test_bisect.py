@@ -50,7 +50,7 @@ def bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
         _release(cache, version, z3)
     root = tmp_path / "campaign"
     config = config_for([SEEDS / "crash.smt2"], "z3@4.9.0;z3", per_seed=1)
-    run_campaign(config, root, Budget(), persistent=False)  # the stand-in has no -in mode
+    run_campaign(config, root, Budget(), persistent=0)  # the stand-in has no -in mode
     with Store(root) as store:
         (row,) = store.bugs()
     assert (row.kind, row.solver) == ("crash", "z3@4.9.0")
@@ -210,7 +210,7 @@ def test_a_bug_of_a_build_with_assertions_is_bisected_over_such_builds(
     monkeypatch.setattr(bisect_module, "released_versions", no_index)
     root = tmp_path / "campaign"
     config = config_for([SEEDS / "crash.smt2"], "z3@4.9.2+assert;z3", per_seed=1)
-    run_campaign(config, root, Budget(), persistent=False)
+    run_campaign(config, root, Budget(), persistent=0)
     with Store(root) as store:
         (row,) = store.bugs()
     assert row.solver == "z3@4.9.2+assert"

@@ -70,7 +70,7 @@ def test_seeds_over_the_size_limit_are_skipped_with_a_message(tmp_path: Path) ->
 def test_time_limit_holds_whatever_the_solver_does(tmp_path: Path) -> None:
     config = config_for([PLAIN], f"z3;{HANG}", timeout=60)
     started = time.monotonic()
-    run_campaign(config, tmp_path / "c", Budget(seconds=3), persistent=False)
+    run_campaign(config, tmp_path / "c", Budget(seconds=3), persistent=0)
     assert time.monotonic() - started < 10
     assert sleeping("sleep 787") == [] and sleeping("sleep 788") == []
 

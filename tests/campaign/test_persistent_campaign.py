@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from campaign_helpers import FIXTURES, SEEDS, config_for
 
 from sphinxfuzz.bugs import Store
@@ -52,8 +53,12 @@ def test_fresh_processes_on_request(tmp_path: Path) -> None:
     messages: list[str] = []
     root = tmp_path / "campaign"
     config = config_for([SEEDS / "plain.smt2"], f"z3;{STANDIN} --glitch", per_seed=3)
-    run_campaign(config, root, Budget(), on_message=messages.append, persistent=False)
+    run_campaign(config, root, Budget(), on_message=messages.append, persistent=0)
     with Store(root) as store:
         stats = store.total_stats()
         assert store.bugs() == []
     assert stats.mutants == 3 and stats.fresh_confirmations == 0
+    # a count of scripts, not a switch: True would have served one script a process (the
+    # peers bench passed it so, and compared a process per call with opfuzz for two sessions)
+    with pytest.raises(TypeError, match="scripts a process serves"):
+        run_campaign(config, tmp_path / "other", Budget(), persistent=True)

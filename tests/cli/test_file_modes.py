@@ -24,7 +24,7 @@ def test_bug_folders_and_reports_follow_the_umask(tmp_path: Path, umask: int) ->
     try:
         root = tmp_path / "campaign"
         config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=1)
-        run_campaign(config, root, Budget(), persistent=False)
+        run_campaign(config, root, Budget(), persistent=0)
         report = write_report(root, tmp_path / "report.html")
     finally:
         os.umask(old)

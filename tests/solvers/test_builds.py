@@ -302,7 +302,7 @@ def test_a_campaign_stores_the_builds_assertion_and_replays_it(
     monkeypatch.setenv("SPHINXFUZZ_CACHE", str(cache))
     root = tmp_path / "c"
     config = config_for([SEEDS / "crash.smt2"], "z3@0.1.0+assert;z3", per_seed=3)
-    run_campaign(config, root, Budget(), persistent=False)  # the program has no -in mode
+    run_campaign(config, root, Budget(), persistent=0)  # the program has no -in mode
     with Store(root) as store:
         crashes = [b for b in store.bugs() if b.kind == "crash"]
     # one assertion, one bug, whatever the mutants look like
