@@ -369,7 +369,12 @@ class PersistentSolver:
         pending = memoryview(frame)
         stdin = process.stdin.fileno()
         endings = [f"\n{marker}\n".encode(), f'\n"{marker}"\n'.encode()]  # quoted by some z3s
-        shim_end = re.compile(rb"\n?;; sphinxfuzz-end " + marker.encode() + rb" (-?\d+)\n")
+        # compiled per call (the marker is new each time): only where the shim answers
+        shim_end = (
+            re.compile(rb"\n?;; sphinxfuzz-end " + marker.encode() + rb" (-?\d+)\n")
+            if self.shim
+            else None
+        )
         shim_out = shim_err = None
         searched = 0  # z3: where the marker search of `out` resumes
         exited_at: float | None = None
@@ -377,7 +382,7 @@ class PersistentSolver:
             if max(len(out), len(err)) > reaper.OUTPUT_LIMIT:
                 self.over_limit = True
                 return False, 0, False
-            if self.shim:
+            if shim_end is not None:
                 shim_out = shim_out or shim_end.search(out)
                 shim_err = shim_err or shim_end.search(err)
                 if shim_out is not None and shim_err is not None:
