@@ -16,6 +16,7 @@ import tempfile
 from functools import lru_cache
 
 from sphinxfuzz.smtlib.lexer import lexemes
+from sphinxfuzz.solvers.families import program_argv
 from sphinxfuzz.solvers.reaper import run_bounded
 from sphinxfuzz.solvers.result import Answer, Outcome, SolverResult
 from sphinxfuzz.solvers.spec import SolverSpec
@@ -51,8 +52,10 @@ def _reads_unicode_escapes(argv: tuple[str, ...]) -> bool:
 
 
 def reads_unicode_escapes(spec: SolverSpec) -> bool:
-    """`spec` reads `\\u{..}` in string literals as SMT-LIB 2.6 does (asked once)."""
-    return _reads_unicode_escapes(tuple(spec.argv))
+    """`spec` reads `\\u{..}` in string literals as SMT-LIB 2.6 does (asked once per
+    release: a campaign draws new options at every seed position, and asking per command
+    line ran the probe, a fresh solver process, at each position with an escaped string)."""
+    return _reads_unicode_escapes(tuple(program_argv(spec.argv)))
 
 
 def misread(spec: SolverSpec, script_text: str) -> SolverResult | None:

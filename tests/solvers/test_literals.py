@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 
 from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
-from sphinxfuzz.solvers.literals import REASON, escapes, reads_unicode_escapes
+from sphinxfuzz.solvers.literals import (
+    REASON,
+    _reads_unicode_escapes,
+    escapes,
+    reads_unicode_escapes,
+)
 from sphinxfuzz.solvers.persistent import PersistentSolver
+from sphinxfuzz.solvers.spec import with_options
 
 # sat in SMT-LIB 2.6 (one character, code point 0); unsat where `\u{0}` is five characters
 ZERO = (
@@ -30,3 +36,7 @@ def test_an_old_z3_is_not_run_on_escapes_it_misreads() -> None:
         assert (result.outcome, result.failure_line) == (Outcome.ERROR, REASON)
     plain = ZERO.replace("\\u{0}", "a")
     assert run_solver(old, plain).outcome == Outcome.SAT  # no backslash: run as before
+    # asked once per release: a position's options (a new command line) ask nothing again
+    probes = _reads_unicode_escapes.cache_info().misses
+    assert not reads_unicode_escapes(with_options(old, ("smt.arith.solver=2",)))
+    assert _reads_unicode_escapes.cache_info().misses == probes
