@@ -173,11 +173,14 @@ def test_killed_campaign_keeps_bugs_and_resumes(tmp_path: Path) -> None:
     with Store(root) as store:
         after = store.bugs()
         assert store.done_positions() == set(range(6))
-        assert len(store.mutant_log()) == 24
+        tested = len(store.mutant_log())
+    # 4 mutants a seed, fewer for a seed whose mutants found only stored crashes three times
+    # in a row (`budget.KNOWN_IN_A_ROW`)
+    assert 6 * KNOWN_IN_A_ROW <= tested <= 24
     assert before <= {b.id for b in after}
     crash_rows = [b for b in after if b.kind == "crash"]
-    # one bug per assertion the stand-in fails (three of them here), all 24 hits counted
-    assert 1 <= len(crash_rows) <= 3 and sum(b.count for b in crash_rows) == 24
+    # one bug per assertion the stand-in fails (three of them here), every hit counted once
+    assert 1 <= len(crash_rows) <= 3 and sum(b.count for b in crash_rows) == tested
     assert len({b.signature for b in crash_rows}) == len(crash_rows)
 
 
