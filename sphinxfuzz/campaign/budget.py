@@ -9,7 +9,7 @@ gives fast inputs more energy. A seed is left early once `max_mutant_timeouts` o
 timed out, or UNDECIDED_IN_A_ROW of its cases in a row were undecided (a solver answered
 unknown, or timed out: a case no solver decides compares nothing), or KNOWN_IN_A_ROW of its
 cases in a row found only bugs stored already (a position whose options make most mutants
-crash the same way finds that crash again, each time after a debugger's run for its stack),
+crash the same way finds that crash again, a segfault each time after a debugger's run),
 and the whole run's budget (a stop, the deadline, the mutant limit) ends it too.
 """
 
