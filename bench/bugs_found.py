@@ -45,7 +45,7 @@ from sphinxfuzz.oracle import VerdictKind  # noqa: E402
 from sphinxfuzz.oracle.interesting import CheckSpec, accepts  # noqa: E402
 from sphinxfuzz.solvers import Family, parse_specs  # noqa: E402
 from sphinxfuzz.solvers.families import split_build  # noqa: E402
-from sphinxfuzz.solvers.installs import InstallError, install  # noqa: E402
+from sphinxfuzz.solvers.installs import InstallError, install, install_releases  # noqa: E402
 from sphinxfuzz.solvers.versions import solver_version  # noqa: E402
 
 DATA = REPO / "docs" / "bugs-found.json"
@@ -184,10 +184,7 @@ def replay(entry: Entry, say: Callable[[str], object] = print) -> Replayed:
     """Run the entry on its release (installed if missing) and on its family's newest one."""
     family = Family.read(entry.family)
     install(family, entry.release, say=say)
-    for referee in entry.referees:  # a named release is installed as the entry's own is
-        program, _, version = referee.split()[0].partition("@")
-        if version:
-            install(Family.read(program), version, say=say)
+    install_releases(";".join(entry.referees), say=say)  # as the entry's own release
     solvers = (entry.solver, *entry.referees)
     names = tuple(s.name for s in parse_specs(";".join(solvers)))
     spec = CheckSpec(VerdictKind(entry.kind), names[0], entry.signature, solvers, names, TIMEOUT)

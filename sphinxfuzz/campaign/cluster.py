@@ -28,6 +28,7 @@ from sphinxfuzz.campaign.sink import Forwarding, Snapshot, Write, apply
 from sphinxfuzz.campaign.targets import CampaignError, target_specs
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.solvers import reaper, scratch
+from sphinxfuzz.solvers.installs import install_releases
 from sphinxfuzz.solvers.smoke import smoke_test
 
 POLL = 0.5  # seconds between the coordinator's drains
@@ -68,7 +69,7 @@ class FuzzActor:
         """Resolve the solver specs on this node; why they cannot be used here, or None."""
         config = self.campaign.config
         try:
-            _install_releases(config.solvers)
+            install_releases(config.solvers, say=lambda line: None)
             specs = target_specs(config.solvers)
         except (SphinxfuzzError, OSError) as exc:
             return str(exc)
@@ -110,21 +111,6 @@ class FuzzActor:
     def stop(self) -> None:
         self.stopped.set()
         reaper.abort_all()
-
-
-def _install_releases(solvers: str) -> None:
-    """Releases the specs name (`z3@4.8.17`) that this node lacks, installed into its own
-    cache, as `sphinxfuzz solvers install` would."""
-    from sphinxfuzz.solvers.families import PACKAGES, Family
-    from sphinxfuzz.solvers.installs import find_installed, install
-
-    for text in solvers.split(";"):
-        name, at, version = (text.split() or [""])[0].partition("@")
-        if not (at and name in PACKAGES and version):
-            continue
-        family = Family(name)
-        if find_installed(family, version) is None:
-            install(family, version, say=lambda line: None)
 
 
 @dataclass

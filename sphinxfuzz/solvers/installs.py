@@ -131,6 +131,16 @@ def folder_for(family: Family, version: str) -> Path:
     return cache_root() / f"{family}-{version}"
 
 
+def install_releases(solvers: str, *, say: object = print) -> None:
+    """Install the releases that the specs of `solvers` ("z3@4.8.17 opt;cvc5") name by
+    `FAMILY@VERSION` and that are missing, as `sphinxfuzz solvers install` would; other specs
+    (a path, the newest wheel) need nothing."""
+    for text in solvers.split(";"):
+        name, at, version = (text.split() or [""])[0].partition("@")
+        if at and version and name in PACKAGES:
+            install(Family(name), version, say=say)
+
+
 def install(family: Family, version: str, *, say: object = print, by: str = "user") -> Installed:
     """Install one release (a no-op when it is there already). `by` is recorded: `solvers`
     marks the releases the test suite installed ("tests") as test fixtures.

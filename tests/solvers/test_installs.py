@@ -164,3 +164,20 @@ def test_the_tests_mark_their_fresh_installs(cache: Path, monkeypatch: pytest.Mo
     assert install(Family.Z3, "4.12.2").by == "user"
     assert {i.version: i.by for i in installed_versions()} == {"4.8.17": "tests", "4.12.2": "user"}
     assert install(Family.Z3, "4.12.2", by="tests").by == "user"  # present already: left as it was
+
+
+def test_the_releases_specs_name_are_installed_and_nothing_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a Ray node and the bugs-found replay install for a list of specs: each
+    FAMILY@VERSION, options and all; not the newest wheel, a path or a foreign name."""
+    from sphinxfuzz.solvers import installs
+
+    asked: list[tuple[Family, str]] = []
+    monkeypatch.setattr(installs, "install", lambda family, version, say: asked.append(
+        (family, version)))  # fmt: skip
+    installs.install_releases(
+        "z3@4.8.8 smt.arith.solver=2;cvc5;/usr/bin/cvc5 --check-models;cvc5@1.3.2;yices@2.6",
+        say=lambda _: None,
+    )
+    assert asked == [(Family.Z3, "4.8.8"), (Family.CVC5, "1.3.2")]
