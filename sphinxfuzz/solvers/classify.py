@@ -11,8 +11,9 @@ Choices worth knowing:
   crashed nor rejected anything: the outcome is its answer, `annotation_conflict` is set.
 - Sanitizer, assertion and fatal-failure text, a signal, or a non-zero exit with no error
   message is a crash, whatever else was printed; so is an error that cvc5's internal
-  argument checks raised ("Illegal argument detected" in `cvc5::internal::` code). A command line the release refuses (z3's
-  "ERROR: unknown parameter", exit 110: an option of another release) is an error.
+  argument checks raised ("Illegal argument detected" in `cvc5::internal::` code). A command
+  line the release refuses (z3's "ERROR: unknown parameter", exit 110: an option of another
+  release) is an error.
 """
 
 from __future__ import annotations

@@ -27,11 +27,12 @@ state a script left, or because the solver is to run with other command-line opt
 solve.
 
 A time-out, a crash, a dead process or anything unexpected on the pipes kills the process
-group. Whenever a process ends so, or for the state a script left, its successor is started
-at once and sent an empty script (`_start_ahead`), so the next script finds it ready: z3's
-start (~12 ms) came after one mutant in three with datatypes among the generated terms. The answers are classified like a fresh run's. What
-persistence could still change (state left in the solver by an earlier script) is why the
-campaign confirms every verdict in fresh processes before it stores a bug.
+group. Whenever a process ends so, for the state a script left, or after its `max_scripts`,
+its successor is started at once and sent an empty script (`_start_ahead`), so the next
+script finds it ready: z3's start (~12 ms) came after one mutant in three with datatypes
+among the generated terms. The answers are classified like a fresh run's. What persistence
+could still change (state left in the solver by an earlier script) is why the campaign
+confirms every verdict in fresh processes before it stores a bug.
 """
 
 from __future__ import annotations
@@ -175,7 +176,7 @@ class PersistentSolver:
         try:
             os.write(process.stdin.fileno(), self._frame("", self._ready_marker()))
             self.primed = True
-        except (BlockingIOError, BrokenPipeError, OSError):
+        except OSError:  # a full or broken pipe
             self._retire()  # the next script starts one as it did before
 
     def serve(self, spec: SolverSpec) -> None:
@@ -286,7 +287,8 @@ class PersistentSolver:
         started = time.perf_counter()
         self._reap()
         process, starting = self.process, 0.0
-        if process is None or process.poll() is not None or self.served >= self.max_scripts:
+        # (a process that served its `max_scripts` was replaced when it answered the last)
+        if process is None or process.poll() is not None:
             self._retire()
             process = self._ready(self._start())
             starting = time.perf_counter() - started

@@ -102,9 +102,8 @@ def preexec(memory_mb: int) -> Callable[[], None]:
     parent = os.getpid()
 
     def apply() -> None:
-        limit = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for which, bounds in _limits(memory_mb):
+            resource.setrlimit(which, bounds)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
             os._exit(127)  # the parent died before the signal was armed
@@ -224,12 +223,17 @@ def _setpriv() -> str | None:
     return found if done.returncode == 0 else None
 
 
-def _limit(pid: int, memory_mb: int) -> None:
-    """`preexec`'s limits, set on a started process from here."""
+def _limits(memory_mb: int) -> tuple[tuple[int, tuple[int, int]], ...]:
+    """A solver's resource limits: its memory, and no core files."""
     limit = memory_mb * 1024 * 1024
+    return ((resource.RLIMIT_AS, (limit, limit)), (resource.RLIMIT_CORE, (0, 0)))
+
+
+def _limit(pid: int, memory_mb: int) -> None:
+    """`_limits` set on a started process from here."""
     try:
-        resource.prlimit(pid, resource.RLIMIT_AS, (limit, limit))
-        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
+        for which, bounds in _limits(memory_mb):
+            resource.prlimit(pid, which, bounds)
     except (ProcessLookupError, PermissionError):
         pass  # gone already: nothing left to limit
 
@@ -240,8 +244,9 @@ def start(argv: list[str], memory_mb: int, stdin: int) -> subprocess.Popen[bytes
     Python forks the whole campaign process for a `preexec_fn`, and the child runs Python
     code, touching pages to copy: ~4 ms a start for a 50 MB campaign, growing with it, on
     every fresh call and every process start. Without one it uses vfork (~0.2 ms): `setpriv`
-    arms the death signal and execs the solver, and the limits are set from here at once
-    (the solver has not read a byte of its script by then). Not kept that way: the solver's
+    arms the death signal and execs the solver, and the limits are set from here as soon as
+    `setpriv` runs (so a solver may run unlimited for the moment until then, far too short to
+    allocate its memory limit). Not kept that way: the solver's
     own subreaper flag, and the check that this process was alive when the signal was
     armed (the scratch folder's janitor kills a dead campaign's solvers all the same)."""
     ensure_subreaper()

@@ -9,8 +9,9 @@ again with a process per script, since a second `check-sat` makes some releases 
 which some options refuse (cvc5 1.0.3's `--deep-restart`), and a mutant has one.
 
 How an option reaches the solver (`delivery`): on the command line (z3 `name=value`, cvc5
-`--name=value`) or as `(set-option :name value)` at the top of the script. A release honours a way when `get-option` then answers the value set; the rules
-say which way to try first per family.
+`--name=value`) or as `(set-option :name value)` at the top of the script. A release honours
+a way when `get-option` then answers the value set; the rules say which way to try first
+per family.
 """
 
 from __future__ import annotations
