@@ -132,6 +132,16 @@ def test_model_check_failure_keeps_the_answer_and_flags_it() -> None:
     assert "invalid model" in (result.failure_line or "")
 
 
+def test_a_model_check_the_solver_calls_advisory_is_no_failure() -> None:
+    # cvc5 --fmf-fun: its check of the recursive definition fails, and it says beforehand
+    # that the check does not hold under that option (a false invalid-model otherwise)
+    script = "(define-fun-rec f ((a Int)) Int a)\n(check-sat)\n"
+    result = run_solver(parse_specs("cvc5 --check-models --fmf-fun")[0], script)
+    assert "ERRORS SATISFYING ASSERTIONS WITH MODEL" in result.stderr
+    assert result.outcome is Outcome.SAT
+    assert not result.model_check_failed and result.failure_line is None
+
+
 def test_memory_limit_is_enforced_and_reported_not_crashed() -> None:
     spec = parse_specs(str(FAKES / "hungry_solver.py"))[0]
     result = run_solver(spec, SAT, memory_mb=256)
