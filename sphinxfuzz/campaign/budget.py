@@ -56,6 +56,11 @@ class SeedBudget:
                 return
             number += 1
 
+    def follows(self, number: int) -> bool:
+        """Whether `numbers` yields `number + 1` after `number` (tested already): the next
+        case may start before this one is judged."""
+        return not self.left_early and self._more(number + 1) and not self.out_of_budget()
+
     def tested(
         self, solver_seconds: float, timed_out: bool, undecided: bool = False, known: bool = False
     ) -> None:

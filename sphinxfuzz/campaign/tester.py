@@ -5,17 +5,22 @@ Every strategy's cases take this one path. A strategy's failures arrive as `Stra
 kinds (`strategies.base`): a `CaseFailed` costs one attempt, a refusal or a `SeedUnusable`
 ends the seed (the latter sets it aside when the strategy is the campaign's only one), and
 a `NoWorkingSource` stops the campaign.
+
+The next case is drawn while a case's solvers run (`DrawsAhead`), and started before the case
+is judged when judging it can make no verdict and no solver call (`_quiet`: every target
+decided it alike), so the judging and the bookkeeping overlap solver time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sphinxfuzz.bugs.record import Origin
 from sphinxfuzz.campaign.budget import SeedBudget
-from sphinxfuzz.campaign.calls import SolverCalls
+from sphinxfuzz.campaign.calls import Running, SolverCalls, Stopped
 from sphinxfuzz.campaign.cases import CaseJudge
 from sphinxfuzz.campaign.config import CampaignConfig
 from sphinxfuzz.campaign.mix import StrategyBench
@@ -92,44 +97,39 @@ class CaseTester:
         )
         log: list[tuple[int, int, str, list[str]]] = []
         ahead: _Ahead | None = None  # the next case, drawn while this one's solvers ran
+        started: _Started | None = None  # the next case, run while this one is judged
         self.calls.use_specs(position_specs)
         try:
             for number in budget.numbers():
-                draw, ahead = (ahead.draw if ahead is not None else self._draw(cases)), None
-                try:
-                    case, formula, digest = draw.case()
-                except StopIteration:
-                    return True
-                except CaseFailed as exc:  # the next attempt may do
-                    self._failed(exc, name, seed, number)
-                    continue
-                except NoWorkingSource as exc:
-                    raise CampaignError(str(exc), setting=exc.setting, step=exc.step) from None
-                except (SphinxfuzzError, RecursionError) as exc:
-                    self._refused(store, exc, name, seed)
-                    return True
-                log.append((position, number, digest, list(case.theories)))
-                if self.keep_scripts:
-                    self.scripts.append(formula.script)
-                origin = Origin(
-                    config.campaign_seed, seed.path, position, number, name, case.theories
-                )
-                timeouts, undecided = stats.timeouts, stats.undecided
-                seconds, known, bugs = stats.solver_time, stats.duplicates, stats.bugs.total()
-                # a case related to another formula gets the full limit: its time-out is a
-                # verdict
-                limit = config.timeout if case.related is not None else self.mutant_timeout
-                running = self.calls.start(targets, formula, timeout=limit)
+                if started is None:
+                    draw, ahead = (ahead.draw if ahead is not None else self._draw(cases)), None
+                    try:
+                        made = draw.case()
+                    except StopIteration:
+                        return True
+                    except CaseFailed as exc:  # the next attempt may do
+                        self._failed(exc, name, seed, number)
+                        continue
+                    except NoWorkingSource as exc:
+                        raise CampaignError(str(exc), setting=exc.setting, step=exc.step) from None
+                    except (SphinxfuzzError, RecursionError) as exc:
+                        self._refused(store, exc, name, seed)
+                        return True
+                    started = self._start(made, seed, position, number, name, targets, log, None)
+                now, started = started, None
+                assert now.origin.mutant == number
                 try:
                     if isinstance(cases, DrawsAhead):  # the next case, while the solvers run
                         ahead = _Ahead(cases.mark(), self._draw(cases))
                         stats.drawn_ahead += 1
                 finally:
-                    results = self.calls.finish(running)
-                if not self._test(store, origin, case, formula, targets, results):
+                    results = self.calls.finish(now.running)
+                if self.stop_requested():
+                    # Ctrl-C may have reached the solver processes too: do not judge what it
+                    # killed
                     return False
-                self.publish()
-                left_undecided = stats.undecided > undecided
+                self._count(now, results)
+                left_undecided = stats.undecided > now.undecided
                 if isinstance(cases, HearsAnswers):
                     cases.answered(left_undecided)
                 if ahead is not None and isinstance(cases, DrawsAhead) and cases.stale():
@@ -139,21 +139,71 @@ class CaseTester:
                     cases.rewind(ahead.mark)
                     ahead = None
                     stats.drawn_again += 1
-                budget.tested(
-                    stats.solver_time - seconds, stats.timeouts > timeouts, left_undecided,
-                    known=stats.duplicates > known and stats.bugs.total() == bugs,
-                )  # fmt: skip
+                seconds = stats.solver_time - now.seconds
+                quiet = _quiet(now.case, results)
+                if quiet:
+                    # Judging it can make no verdict and no solver call, so its budget is
+                    # known now, and the next case (drawn already) runs while it is judged:
+                    # the bookkeeping of a case costs no time outside the solvers.
+                    budget.tested(seconds, timed_out=False)
+                    if ahead is not None and ahead.draw.made is not None and budget.follows(number):
+                        made, mark, ahead = ahead.draw.made, ahead.mark, None
+                        started = self._start(
+                            made, seed, position, number + 1, name, targets, log, mark
+                        )
+                self._judge(store, now, targets, results)
+                self.publish()
+                if not quiet:
+                    budget.tested(
+                        seconds, stats.timeouts > now.timeouts, left_undecided,
+                        known=stats.duplicates > now.known and stats.bugs.total() == now.bugs,
+                    )  # fmt: skip
             stats.seeds_left_early += budget.left_early
             return not budget.stopped
         finally:
-            if ahead is not None and isinstance(cases, DrawsAhead):
-                # a case the budget did not want (or a stop) was never made: not tested, not
-                # logged, its failure never raised, and what it changed is undone
-                cases.rewind(ahead.mark)
-                stats.dropped_ahead += 1
+            self._drop(cases, started, ahead)
             self.calls.use_specs(self.options.specs)  # seed checks run the specs as given
             if log:
                 store.log_mutants(log)
+
+    def _drop(
+        self, cases: Iterator[TestCase], started: _Started | None, ahead: _Ahead | None
+    ) -> None:
+        """Undo the draw of a case the seed's cases ended before: one drawn ahead and never
+        made (not tested, not logged, its failure never raised), or one started early and
+        never judged (a stop, or the run's budget)."""
+        if started is not None:
+            with contextlib.suppress(Stopped):  # what it answers is not judged
+                self.calls.finish(started.running)
+            ahead = _Ahead(started.mark, _Draw(None, None))
+        if ahead is not None and isinstance(cases, DrawsAhead):
+            cases.rewind(ahead.mark)
+            self.stats.dropped_ahead += 1
+
+    def _start(
+        self,
+        made: tuple[TestCase, Formula, str],
+        seed: Seed,
+        position: int,
+        number: int,
+        name: str,
+        targets: list[SolverSpec],
+        log: list[tuple[int, int, str, list[str]]],
+        mark: object,
+    ) -> _Started:
+        """Start case `number` on the targets, with the counters it is measured against."""
+        case, formula, digest = made
+        config, stats = self.config, self.stats
+        log.append((position, number, digest, list(case.theories)))
+        if self.keep_scripts:
+            self.scripts.append(formula.script)
+        origin = Origin(config.campaign_seed, seed.path, position, number, name, case.theories)
+        counters = (stats.timeouts, stats.undecided, stats.solver_time, stats.duplicates)
+        bugs = stats.bugs.total()
+        # a case related to another formula gets the full limit: its time-out is a verdict
+        limit = config.timeout if case.related is not None else self.mutant_timeout
+        running = self.calls.start(targets, formula, timeout=limit)
+        return _Started(case, formula, origin, running, mark, *counters, bugs)
 
     def _draw(self, cases: Iterator[TestCase]) -> _Draw:
         """The stream's next case, printed (so a case drawn ahead is printed meanwhile too),
@@ -190,36 +240,34 @@ class CaseTester:
                 self.stats.seeds_set_aside += 1
                 store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
 
-    def _test(
-        self,
-        store: Findings,
-        origin: Origin,
-        case: TestCase,
-        formula: Formula,
-        specs: list[SolverSpec],
-        results: list[SolverResult],
-    ) -> bool:
-        """Count, judge, confirm and record one case's `results` on `specs`; False when
-        stopped."""
-        calls, stats = self.calls, self.stats
-        if self.stop_requested():
-            # Ctrl-C may have reached the solver processes too: do not judge what it killed
-            return False
-        undecided = stats.undecided
-        accepted = calls.count(results, formula)
+    def _count(self, started: _Started, results: list[SolverResult]) -> None:
+        """Count one case's `results`, and what the draw weights learn from them
+        (`learnt_weights`)."""
+        stats, origin = self.stats, started.origin
+        accepted = self.calls.count(results, started.formula)
         theories = set(origin.theories)  # of the generated terms in it, if any
         terms = [str(len(origin.theories))] if origin.theories else []
         stats.theories.update(theories)
         stats.term_counts.update(terms)
         if accepted:
             stats.theories_accepted.update(theories)
-        if stats.undecided > undecided:  # what the draw weights learn from (`learnt_weights`)
+        if stats.undecided > started.undecided:
             stats.theories_undecided.update(theories)
             stats.term_counts_undecided.update(terms)
+
+    def _judge(
+        self,
+        store: Findings,
+        started: _Started,
+        specs: list[SolverSpec],
+        results: list[SolverResult],
+    ) -> None:
+        """Judge, confirm and record one counted case's `results` on `specs`."""
+        calls, stats, origin, case = self.calls, self.stats, started.origin, started.case
         strategy = self.bench.get(origin.strategy)
         related = case.related
         judge_case = CaseJudge(
-            formula.text,
+            started.formula.text,
             specs,
             lambda spec, check, fresh, timeout: calls.run(spec, check, fresh=fresh, timeout=timeout),
             lambda text, rs, fresh: calls.judge(text, rs, fresh=fresh),
@@ -231,14 +279,46 @@ class CaseTester:
         stats.strategy(origin.strategy).expected += case.expected is not None
         judgement = judge_case(results, False)
         results, judgement = calls.confirmed(
-            store, formula, results, judgement, lambda fresh: judge_case(fresh, True), specs
+            store, started.formula, results, judgement, lambda fresh: judge_case(fresh, True), specs
         )
         stored = judge_case.stored_results(results)
         for verdict in judgement.verdicts:
             self.recorder.record(
                 store, verdict, judge_case.formula_of(verdict), origin, stored, judgement
             )
-        return True
+
+
+def _quiet(case: TestCase, results: list[SolverResult]) -> bool:
+    """Whether judging the case can make no verdict and no solver call (`oracle.judge`):
+    two targets or more, every one decided, without a flag, and all alike; no expected
+    answer and no related formula."""
+    if case.expected is not None or case.related is not None or len(results) < 2:
+        return False
+    answers = results[0].answers
+    return all(
+        r.decided
+        and not r.undecided
+        and not r.model_check_failed
+        and not r.annotation_conflict
+        and r.answers == answers
+        for r in results
+    )
+
+
+@dataclass(frozen=True)
+class _Started:
+    """A case whose solvers were started, with the counters before it."""
+
+    case: TestCase
+    formula: Formula
+    origin: Origin
+    running: Running
+    mark: object  # the stream's state before it, when it was drawn ahead and started early
+    timeouts: int
+    undecided: int
+    seconds: float
+    known: int
+    bugs: int
 
 
 @dataclass(frozen=True)

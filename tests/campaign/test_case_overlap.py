@@ -1,0 +1,94 @@
+"""A case whose judging can make no verdict (every target decided, alike) is judged while the
+next case's solvers run, on real z3 and cvc5: the bookkeeping then costs no time outside the
+solvers, and the campaign makes the very mutants it makes when every case is judged first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from campaign_helpers import config_for
+
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.campaign import Budget, run_campaign
+from sphinxfuzz.campaign import calls as calls_module
+from sphinxfuzz.campaign import tester as tester_module
+
+SEEDS = {
+    "lia.smt2": """(set-logic QF_LIA)
+(declare-const x Int)
+(declare-const y Int)
+(assert (< x y))
+(assert (> (+ x y) 3))
+(check-sat)
+""",
+    "lra.smt2": """(set-logic QF_LRA)
+(declare-const a Real)
+(declare-const b Real)
+(assert (> (* 2.0 a) b))
+(assert (or (< b 1.0) (= a b)))
+(check-sat)
+""",
+}
+# as the modules define them (`_run` wraps them, each run anew)
+_START = calls_module.SolverCalls.start
+_JUDGE = tester_module.CaseTester._judge
+_BEGIN = tester_module.CaseTester._start
+
+
+def _run(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, int, int]], list]:
+    """The campaign's (event, position, case number) order and its mutant log."""
+    (folder / "seeds").mkdir(parents=True)
+    for name, text in SEEDS.items():
+        (folder / "seeds" / name).write_text(text)
+    events: list[tuple[str, int, int]] = []
+
+    def started(self, specs, script, *, timeout=None):  # type: ignore[no-untyped-def]
+        events.append(("start", -1, -1))  # numbered by the case that follows in `_start`
+        return _START(self, specs, script, timeout=timeout)
+
+    def judged(self, store, case, specs, results):  # type: ignore[no-untyped-def]
+        events.append(("judge", case.origin.position, case.origin.mutant))
+        return _JUDGE(self, store, case, specs, results)
+
+    def numbered(self, made, seed, position, number, *rest):  # type: ignore[no-untyped-def]
+        case = _BEGIN(self, made, seed, position, number, *rest)
+        events[-1] = ("start", position, number)
+        return case
+
+    monkeypatch.setattr(calls_module.SolverCalls, "start", started)
+    monkeypatch.setattr(tester_module.CaseTester, "_judge", judged)
+    monkeypatch.setattr(tester_module.CaseTester, "_start", numbered)
+    config = config_for([folder / "seeds"], "z3;cvc5", seed=7, per_seed=6)
+    run_campaign(config, folder / "campaign", Budget())
+    with Store(folder / "campaign") as store:
+        return events, store.mutant_log()
+
+
+def test_a_decided_case_is_judged_while_the_next_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events, log = _run(tmp_path / "overlapping", monkeypatch)
+    cases = [(p, n) for kind, p, n in events if kind == "start" and p >= 0]
+    assert len(cases) == len(log) == 12 and sorted(cases) == sorted((p, n) for p, n, _ in log)
+    # every case started was judged once, in order
+    assert [(p, n) for kind, p, n in events if kind == "judge"] == cases
+    # and the next case of a position started before the one before it was judged
+    order = {event: index for index, event in enumerate(events) if event[1] >= 0}
+    overlapped = [
+        (p, n)
+        for p, n in cases
+        if ("start", p, n + 1) in order and order[("start", p, n + 1)] < order[("judge", p, n)]
+    ]
+    assert len(overlapped) >= 4
+
+    # judged before the next starts, every case: the same mutants
+    monkeypatch.setattr(tester_module, "_quiet", lambda case, results: False)
+    events_apart, log_apart = _run(tmp_path / "apart", monkeypatch)
+    assert log_apart == log
+    order = {event: index for index, event in enumerate(events_apart) if event[1] >= 0}
+    assert all(
+        order[("judge", p, n)] < order[("start", p, n + 1)]
+        for p, n in cases
+        if ("start", p, n + 1) in order
+    )
