@@ -33,7 +33,7 @@ from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.mutate import Formula, Seed
 from sphinxfuzz.mutate.mutant import NeededOptions, ready_to_run
-from sphinxfuzz.oracle import Expected
+from sphinxfuzz.oracle import Expected, settled_alike
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import SolverResult, SolverSpec
 from sphinxfuzz.strategies import (
@@ -172,12 +172,13 @@ class CaseTester:
         """Undo the draw of a case the seed's cases ended before: one drawn ahead and never
         made (not tested, not logged, its failure never raised), or one started early and
         never judged (a stop, or the run's budget)."""
-        if started is not None:
+        mark = None if ahead is None else ahead.mark
+        if started is not None:  # started early from the case drawn ahead (never both)
             with contextlib.suppress(Stopped):  # what it answers is not judged
                 self.calls.finish(started.running)
-            ahead = _Ahead(started.mark, _Draw(None, None))
-        if ahead is not None and isinstance(cases, DrawsAhead):
-            cases.rewind(ahead.mark)
+            mark = started.mark
+        if mark is not None and isinstance(cases, DrawsAhead):
+            cases.rewind(mark)
             self.stats.dropped_ahead += 1
 
     def _start(
@@ -289,20 +290,9 @@ class CaseTester:
 
 
 def _quiet(case: TestCase, results: list[SolverResult]) -> bool:
-    """Whether judging the case can make no verdict and no solver call (`oracle.judge`):
-    two targets or more, every one decided, without a flag, and all alike; no expected
-    answer and no related formula."""
-    if case.expected is not None or case.related is not None or len(results) < 2:
-        return False
-    answers = results[0].answers
-    return all(
-        r.decided
-        and not r.undecided
-        and not r.model_check_failed
-        and not r.annotation_conflict
-        and r.answers == answers
-        for r in results
-    )
+    """Whether judging the case can make no verdict and no solver call: no expected answer,
+    no related formula, and results `judge` has nothing to do with."""
+    return case.expected is None and case.related is None and settled_alike(results)
 
 
 @dataclass(frozen=True)

@@ -157,13 +157,13 @@ def _is_model(inner: str) -> bool:
 def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Classified:
     answers, model, errors = _scan(stdout)
     serious = [e for e in errors if not _BENIGN_ERRORS.search(e)]
+    everything = stderr + "\n" + stdout
     model_check_failed = (
         any(_MODEL_CHECK.search(e) for e in errors)
         or bool(_MODEL_CHECK.search(stderr) and "error" in stderr.lower())
-    ) and not _ADVISORY_MODEL_CHECK.search(stderr + stdout)
+    ) and not _ADVISORY_MODEL_CHECK.search(everything)
     if timed_out:
         return Classified(Outcome.TIMEOUT, answers, model, "time limit", model_check_failed)
-    everything = stderr + "\n" + stdout
     memory = _first_line(_MEMORY, everything)
     crash = (
         _first_line(_CRASH, stderr)
