@@ -1,9 +1,10 @@
 """Shrinking a stored trigger with ddSMT, keeping only candidates that are still the same bug.
 
 ddSMT (`pip install ddsmt`, the `reduce` extra) runs a command on each candidate and keeps
-those whose exit code matches the original run. The command is `oracle.interesting` with a check
-spec made from the bug: its kind, blamed solver and signature, its stored command lines, and
-the campaign's timeout. The result goes beside the original:
+those whose exit code matches the original run. The command is a script that has this process
+(`bugs.check_server.CheckServer`) run `oracle.interesting.check` with a check spec made from
+the bug: its kind, blamed solver and signature, its stored command lines, and the campaign's
+timeout. The result goes beside the original:
 
     bugs/<id>/reduced.smt2   the smallest candidate ddSMT found
     bugs/<id>/reduce.json    sizes before and after (bytes, S-expression nodes), time, ddSMT
@@ -16,9 +17,7 @@ reduce.json is written last: a bug counts as reduced once it exists.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import shlex
 import signal
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
-import sphinxfuzz
+from sphinxfuzz.bugs.check_server import CheckServer, CheckServerError
 from sphinxfuzz.bugs.newest import RefreshError, newest_specs, reference_candidates
 from sphinxfuzz.bugs.option_drop import drop_options
 from sphinxfuzz.bugs.record import (
@@ -145,23 +144,6 @@ def _check_limit(spec: CheckSpec) -> float:
     return calls * (spec.timeout + 2.0) + debugger + 10.0
 
 
-def _wrapper(work: Path, spec_path: Path) -> Path:
-    """A script ddSMT can copy and run: ddSMT copies the command's program into its own
-    temporary folder, which a Python interpreter (or a venv) does not survive."""
-    package_root = Path(sphinxfuzz.__file__).resolve().parents[1]
-    path = work / "interesting.sh"
-    path.write_text(
-        "#!/bin/sh\n"
-        f"PYTHONPATH={shlex.quote(str(package_root))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
-        "export PYTHONPATH\n"
-        f"exec {shlex.quote(sys.executable)} -m sphinxfuzz.oracle.interesting "
-        f'{shlex.quote(str(spec_path))} "$1"\n',
-        encoding="utf-8",
-    )
-    path.chmod(0o755)
-    return path
-
-
 def _run_ddsmt(
     argv: list[str],
     time_limit: float | None,
@@ -254,14 +236,17 @@ def reduce_bug(
         )
     with tempfile.TemporaryDirectory(prefix="sphinxfuzz-reduce-") as scratch:
         work = Path(scratch)
-        spec_path = work / "check.json"
-        spec_path.write_text(json.dumps(spec.to_json(), indent=2), encoding="utf-8")
         source, target = work / "input.smt2", work / "output.smt2"
         source.write_text(start, encoding="utf-8")
-        argv = [sys.executable, "-m", "ddsmt", "--ignore-output", "-j", str(max(1, jobs)),
-                "--timeout", f"{_check_limit(spec):.0f}", str(source), str(target),
-                str(_wrapper(work, spec_path))]  # fmt: skip
-        code, output = _run_ddsmt(argv, time_limit, echo, work)
+        with CheckServer(spec, work) as server:
+            argv = [sys.executable, "-m", "ddsmt", "--ignore-output", "-j", str(max(1, jobs)),
+                    "--timeout", f"{_check_limit(spec):.0f}", str(source), str(target),
+                    str(server.script)]  # fmt: skip
+            code, output = _run_ddsmt(argv, time_limit, echo, work)
+        try:
+            server.raise_errors()
+        except CheckServerError as exc:
+            raise ReduceError(f"{folder.name}: {exc}") from None
         if code not in (0, None):
             tail = "\n".join(output.strip().splitlines()[-8:])
             raise ReduceError(f"{folder.name}: ddSMT failed (exit {code}):\n{tail}")

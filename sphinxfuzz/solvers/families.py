@@ -65,12 +65,19 @@ class FamilyRecord:
     def shim_path(self) -> Path:
         return Path(__file__).resolve().with_name(f"{self.shim}.py")
 
-    def shim_argv(self, python: str, *, installed: bool = False) -> tuple[str, ...]:
-        """The command line of the shim under `python`: by module name in this environment,
-        by file in an installed release's venv (which has no sphinxfuzz to import)."""
-        if installed:
-            return (python, str(self.shim_path))
-        return (python, "-m", self.shim_module)
+    def shim_argv(self, python: str) -> tuple[str, ...]:
+        """The command line of the shim under `python`, by file: an installed release's venv
+        has no sphinxfuzz to import, and `-m` would import the packages above the shim (0.13
+        s of each cvc5 start went to importing `sphinxfuzz.solvers`, which the shim never
+        uses)."""
+        return (python, str(self.shim_path))
+
+    def is_shim(self, word: str) -> bool:
+        """Whether a command-line word names the shim, by module (`-m`, as users spell it)
+        or by file."""
+        return self.shim is not None and (
+            word == self.shim_module or Path(word).name == f"{self.shim}.py"
+        )
 
 
 RECORDS: dict[Family, FamilyRecord] = {
@@ -113,12 +120,9 @@ def program_argv(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The part of a spec's command line that names the program (a shim counts with its
     Python): what `--version` runs, and where the user's options begin."""
     for family in BUILTINS:
-        shim = family.record.shim
-        if shim is None:
-            continue
-        if family.record.shim_module in argv[:3]:
+        if len(argv) > 2 and argv[1] == "-m" and family.record.is_shim(argv[2]):
             return argv[:3]
-        if len(argv) > 1 and argv[1].endswith(f"{shim}.py"):  # an installed release
+        if len(argv) > 1 and family.record.is_shim(argv[1]):
             return argv[:2]
     return argv[:1]
 

@@ -233,7 +233,7 @@ def _argv(family: Family, folder: Path, built: str | None = None) -> tuple[str, 
         binary = folder / "bin" / record.binary
         return (str(binary),) if binary.is_file() else None
     python = folder / "bin" / "python"
-    return record.shim_argv(str(python), installed=True) if python.exists() else None
+    return record.shim_argv(str(python)) if python.exists() else None
 
 
 def _read(folder: Path) -> Installed | None:

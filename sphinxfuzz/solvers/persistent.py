@@ -102,10 +102,7 @@ def _shim_spec(spec: SolverSpec) -> bool:
     return (
         record.persistent
         and record.shim is not None
-        and (
-            record.shim_module in spec.argv
-            or any(Path(a).name == f"{record.shim}.py" for a in spec.argv)
-        )
+        and any(record.is_shim(word) for word in spec.argv)
     )
 
 

@@ -67,7 +67,7 @@ def resolve(words: list[str], text: str) -> tuple[str, Family, tuple[str, ...]]:
             " nor an executable on PATH"
         )
     for family in BUILTINS:  # our shim spelled out, as peers need it
-        if family.record.shim is not None and family.record.shim_module in options:
+        if any(family.record.is_shim(word) for word in options):
             return str(family), family, (found, *options)
     return Path(program).name, family_of(program), (found, *options)
 

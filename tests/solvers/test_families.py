@@ -50,11 +50,21 @@ def test_records_name_packages_and_the_oldest_releases_bisection_tries() -> None
     assert [f.record.reference for f in Family] == [Family.CVC5, Family.Z3, Family.Z3, Family.Z3]
 
 
-def test_installed_releases_run_the_shim_file_under_their_own_python() -> None:
-    argv = Family.CVC5.record.shim_argv(sys.executable, installed=True)
+def test_the_shim_runs_by_file_and_imports_no_sphinxfuzz_module() -> None:
+    # by file, as an installed release's venv (no sphinxfuzz there) runs it; `-m` imported
+    # sphinxfuzz.solvers first, a third of each cvc5 start
+    argv = Family.CVC5.record.shim_argv(sys.executable)
     assert program_argv((*argv, "--strings-exp")) == argv
-    done = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60)
+    [python, shim] = argv
+    done = subprocess.run(
+        [python, "-X", "importtime", shim, "--version"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and parse_version(done.stdout)[:1] == (1,), done.stderr
+    imported = [line.split("|")[-1].strip() for line in done.stderr.splitlines()]
+    assert "cvc5" in imported and not [m for m in imported if m.startswith("sphinxfuzz")]
+    # the module spelled out, as users write it in a spec, is the same program
+    spelled = (python, "-m", "sphinxfuzz.solvers.cvc5_shim")
+    assert program_argv((*spelled, "--strings-exp")) == spelled
 
 
 def test_a_program_s_file_name_says_its_family() -> None:
