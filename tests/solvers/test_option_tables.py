@@ -185,6 +185,15 @@ def test_an_option_refused_beside_a_seed_feature_is_not_drawn_for_that_seed() ->
     assert "not supported with incremental solving" in (refused.failure_line or "")
     assert not rules.acts(Family.CVC5, "deep-restart", rules.seed_features(twice))
     assert rules.acts(Family.CVC5, "deep-restart", rules.seed_features(plain + "(check-sat)\n"))
+    # bit-vectors as integers, beside a quantifier: refused (bitwise) or left undecided
+    quantified = ("(declare-const x (_ BitVec 4))\n"
+                  "(assert (forall ((y (_ BitVec 4))) (bvule y (bvor x y))))\n(check-sat)\n")  # fmt: skip
+    refused = run_solver(with_options(parse_specs("cvc5")[0], ("--solve-bv-as-int=bitwise",)),
+                         quantified, timeout=30)  # fmt: skip
+    assert "does not support quantifiers" in (refused.failure_line or "")
+    assert not rules.acts(Family.CVC5, "solve-bv-as-int", rules.seed_features(quantified))
+    free = quantified.replace("(forall ((y (_ BitVec 4))) (bvule y (bvor x y)))", "(bvule x x)")
+    assert rules.acts(Family.CVC5, "solve-bv-as-int", rules.seed_features(free))
 
 
 def test_options_a_release_refuses_together_are_not_drawn_together() -> None:
