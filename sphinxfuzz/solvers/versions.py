@@ -1,10 +1,20 @@
-"""Solver versions, asked once per command line."""
+"""Solver versions, asked once per command line, and the key a release's caches are filed
+under (`cache_key`)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 
-from sphinxfuzz.solvers.families import UNKNOWN_VERSION, printed_version, program_argv
+from sphinxfuzz.solvers.families import (
+    UNKNOWN_VERSION,
+    options_argv,
+    printed_version,
+    program_argv,
+)
 from sphinxfuzz.solvers.reaper import run_bounded
 from sphinxfuzz.solvers.spec import SolverSpec
 
@@ -28,3 +38,38 @@ def solver_version(spec: SolverSpec) -> str:
     """The version number the solver reports (options of the spec are left out: they can
     change nothing about the version, and `--version` must come alone)."""
     return _version_of(program_argv(spec.argv))
+
+
+def cache_key(spec: SolverSpec, words: Sequence[str] | None = None) -> str:
+    """A short digest naming what a release's cached facts (its option table, capabilities,
+    probe answers) depend on: family, version, the program's files by content, and `words`
+    (default: the spec's options). By content, not path: every virtual environment installs
+    the same z3 binary and cvc5 shim at a path of its own (CI makes one a run), and each new
+    path used to cost a rebuild of every cache and leave the old files behind."""
+    program = [_content(word) for word in program_argv(spec.argv)]
+    rest = list(options_argv(spec.argv) if words is None else words)
+    key = json.dumps([str(spec.family), solver_version(spec), program, rest])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def _content(word: str) -> str:
+    """A file's content digest (a program, an interpreter, a shim), else the word itself."""
+    path = Path(word)
+    try:
+        resolved = path.resolve(strict=True)
+        stat = resolved.stat()
+    except (OSError, RuntimeError):
+        return word
+    if not resolved.is_file():
+        return word
+    return _digest(str(resolved), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _digest(path: str, size: int, mtime_ns: int) -> str:
+    """(size and time only key the cache: a file rewritten in place is read again)"""
+    try:
+        with open(path, "rb") as file:
+            return "sha256:" + hashlib.file_digest(file, "sha256").hexdigest()
+    except OSError:
+        return path

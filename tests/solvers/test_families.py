@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,7 @@ from sphinxfuzz.solvers.families import (
     split_build,
 )
 from sphinxfuzz.solvers.persistent import supports_persistence
+from sphinxfuzz.solvers.versions import cache_key
 
 
 @pytest.mark.parametrize("family", BUILTINS)
@@ -128,3 +131,24 @@ def test_printed_versions_keep_their_tails() -> None:
     assert printed_version("This is cvc5 version 1.2.1-dev.12 [git ...]") == "1.2.1-dev.12"
     assert printed_version("Yices 2.6.5") == "2.6.5"
     assert printed_version("no version here") is None
+
+
+def test_a_release_s_caches_are_keyed_by_its_files_content_not_their_path(tmp_path: Path) -> None:
+    # every venv installs the same z3 and shim at a path of its own: one cache serves them all
+    z3 = parse_specs("z3 model_validate=true")[0]
+    copy = tmp_path / "elsewhere" / "z3"
+    copy.parent.mkdir()
+    shutil.copy2(z3.argv[0], copy)
+    moved = parse_specs(f"{copy} model_validate=true")[0]
+    assert moved.family is Family.Z3 and moved.argv[0] != z3.argv[0]
+    assert cache_key(moved) == cache_key(z3)
+    assert cache_key(moved, words=()) == cache_key(parse_specs("z3")[0])
+    # other options, or other content at the same path, are another key
+    assert cache_key(parse_specs("z3 smt.arith.solver=2")[0]) != cache_key(z3)
+    with copy.open("ab") as binary:
+        binary.write(b"\0")
+    assert cache_key(moved) != cache_key(z3)
+    cvc5 = parse_specs("cvc5")[0]
+    shim = tmp_path / "cvc5_shim.py"
+    shutil.copy2(cvc5.argv[1], shim)
+    assert cache_key(parse_specs(f"{cvc5.argv[0]} {shim}")[0]) == cache_key(cvc5)

@@ -6,7 +6,6 @@ file changes."""
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -21,7 +20,7 @@ from sphinxfuzz.solvers.options.choose import choose, load_rules
 from sphinxfuzz.solvers.options.declared import Declared, Kind, declared_options
 from sphinxfuzz.solvers.options.probe import find_delivery, probe
 from sphinxfuzz.solvers.spec import SolverSpec
-from sphinxfuzz.solvers.versions import solver_version
+from sphinxfuzz.solvers.versions import cache_key, solver_version
 
 SCHEMA = "sphinxfuzz/option-table/1"
 
@@ -97,12 +96,10 @@ def release_spec(spec: SolverSpec) -> SolverSpec:
 
 
 def table_path(spec: SolverSpec, folder: Path | None = None) -> Path:
-    """One file per release: family, version and program (a path or a venv's Python and
-    shim)."""
-    version = solver_version(spec)
-    key = json.dumps([spec.family, version, list(program_argv(spec.argv))])
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-    return (folder or cache_dir()) / f"{spec.family}-{version}-{digest}.json"
+    """One file per release: family, version and program (its files by content: a binary, or
+    a venv's Python and the shim)."""
+    digest = cache_key(spec, words=())  # the release alone: the spec's options are left out
+    return (folder or cache_dir()) / f"{spec.family}-{solver_version(spec)}-{digest}.json"
 
 
 def load_table(spec: SolverSpec, folder: Path | None = None) -> OptionTable | None:
