@@ -37,7 +37,7 @@ from sphinxfuzz.smtlib.sorts import Sort
 from sphinxfuzz.smtlib.vocabulary import BINDERS, CORE_SYMBOLS, SORT_DECLARING, SYMBOL_DECLARING
 from sphinxfuzz.solvers import SolverSpec
 from sphinxfuzz.solvers.installs import cache_root
-from sphinxfuzz.solvers.versions import cache_key, solver_version
+from sphinxfuzz.solvers.versions import cache_name, solver_version
 
 REDRAWS = 8  # tries for a term every target takes, after the first
 PROBE_TIMEOUT = 20.0  # per batched probe call (parsing only)
@@ -285,8 +285,7 @@ def cache_dir() -> Path:
 def cache_file(spec: SolverSpec, folder: Path | None = None) -> Path:
     """One file per release and command line (the program by content: `cache_key`): options
     can switch features on or off."""
-    digest = cache_key(spec)
-    return (folder or cache_dir()) / f"{spec.family}-{solver_version(spec)}-{digest}.json"
+    return (folder or cache_dir()) / cache_name(spec)
 
 
 def _read(path: Path) -> dict[str, object]:

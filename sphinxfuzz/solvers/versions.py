@@ -52,6 +52,12 @@ def cache_key(spec: SolverSpec, words: Sequence[str] | None = None) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
+def cache_name(spec: SolverSpec, words: Sequence[str] | None = None) -> str:
+    """The file name of a release's cached facts in their folder: readable family and
+    version, then `cache_key`."""
+    return f"{spec.family}-{solver_version(spec)}-{cache_key(spec, words)}.json"
+
+
 def _content(word: str) -> str:
     """A file's content digest (a program, an interpreter, a shim), else the word itself."""
     path = Path(word)

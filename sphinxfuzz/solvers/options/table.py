@@ -20,7 +20,7 @@ from sphinxfuzz.solvers.options.choose import choose, load_rules
 from sphinxfuzz.solvers.options.declared import Declared, Kind, declared_options
 from sphinxfuzz.solvers.options.probe import find_delivery, probe
 from sphinxfuzz.solvers.spec import SolverSpec
-from sphinxfuzz.solvers.versions import cache_key, solver_version
+from sphinxfuzz.solvers.versions import cache_name, solver_version
 
 SCHEMA = "sphinxfuzz/option-table/1"
 
@@ -98,8 +98,8 @@ def release_spec(spec: SolverSpec) -> SolverSpec:
 def table_path(spec: SolverSpec, folder: Path | None = None) -> Path:
     """One file per release: family, version and program (its files by content: a binary, or
     a venv's Python and the shim)."""
-    digest = cache_key(spec, words=())  # the release alone: the spec's options are left out
-    return (folder or cache_dir()) / f"{spec.family}-{solver_version(spec)}-{digest}.json"
+    # the release alone: the spec's options are left out
+    return (folder or cache_dir()) / cache_name(spec, words=())
 
 
 def load_table(spec: SolverSpec, folder: Path | None = None) -> OptionTable | None:
