@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import CORPUS, DEFAULT_ENV, run_yinyang, sample_seeds, yinyang_env  # noqa: E402
 
 from sphinxfuzz.solvers.builds import BuildError, fetch_sdist, z3_tree  # noqa: E402
+from sphinxfuzz.solvers.families import Family  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "sphinxfuzz" / "coverage"
 TOOLS = "default,sphinx,opfuzz,typefuzz,grammar,yinyang-opfuzz,yinyang-typefuzz"
@@ -162,8 +163,8 @@ def summary_figures(summary: dict[str, Any]) -> dict[str, float]:
 
 
 def target_solvers(z3: Path) -> list[str]:
-    return [f"{z3} model_validate=true",
-            f"{sys.executable} -m sphinxfuzz.solvers.cvc5_shim --check-models"]  # fmt: skip
+    cvc5 = " ".join(Family.CVC5.record.shim_argv(sys.executable))  # as `cvc5` resolves
+    return [f"{z3} model_validate=true", f"{cvc5} --check-models"]
 
 
 def option_tables(z3: Path, work: Path) -> None:

@@ -124,10 +124,10 @@ class CheckServer:
                 code = 1
         try:
             answer = os.open(self.work / "answers" / pid, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError as exc:  # the script was killed: nobody waits for the answer
-            if exc.errno in (errno.ENXIO, errno.ENOENT):
-                return
-            raise
+        except OSError as exc:
+            if exc.errno not in (errno.ENXIO, errno.ENOENT):  # else: the script was killed
+                self.errors.append(traceback.format_exc())  # raised here, nobody would see it
+            return
         try:
             os.write(answer, f"{code}\n".encode())
         finally:
