@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from importlib import metadata
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs import Store, check_server
 from sphinxfuzz.bugs import reduce as reduce_module
 from sphinxfuzz.bugs.record import load_reduction
 from sphinxfuzz.bugs.reduce import ReduceError, formula_size, reduce_bug
@@ -137,10 +138,18 @@ def test_unknown_ids_and_missing_ddsmt_are_explained(
 
 
 def test_a_time_limit_keeps_the_best_result_so_far(
-    crash_campaign: tuple[Path, list[str]], tmp_path: Path
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = copy_campaign(crash_campaign[0], tmp_path / "c")
     bug = crash_bug(root)
+    real_check = check_server.check
+
+    def slow_check(spec: CheckSpec, text: str) -> object:
+        # a check answered in-process takes a few ms: ddSMT could finish inside the limit
+        time.sleep(0.25)
+        return real_check(spec, text)
+
+    monkeypatch.setattr(check_server, "check", slow_check)
     result = reduce_bug(root, bug, time_limit=3.0)
     assert not result.finished and result.seconds < 20
     meta = json.loads((root / "bugs" / bug / "reduce.json").read_text())
