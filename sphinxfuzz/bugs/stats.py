@@ -69,6 +69,10 @@ class Stats:
     drawn_ahead: int = 0
     drawn_again: int = 0
     dropped_ahead: int = 0
+    # mutants whose time limit was the learnt floor (`campaign.case_limits`), and the sum of
+    # those limits: the mean floor is their quotient
+    floor_cases: int = 0
+    floor_seconds: float = 0.0
     # seconds some solver process of a worker ran (calls at once counted once), summed over workers
     solver_time: float = 0.0
     wall_time: float = 0.0  # seconds of work, summed over workers
@@ -150,6 +154,11 @@ class Stats:
     @property
     def seeds_undecided_share(self) -> float:
         return self.seeds_undecided / self.seeds_checked if self.seeds_checked else 0.0
+
+    @property
+    def mean_floor(self) -> float:
+        """The mean of the learnt floors that limited mutants (seconds; 0: none did)."""
+        return self.floor_seconds / self.floor_cases if self.floor_cases else 0.0
 
     @property
     def outside_share(self) -> float:

@@ -62,10 +62,14 @@ class CampaignConfig:
     # inputs more energy. 1 turns it off.
     fast_seed_factor: int = 3
     # Calibrated limits, as AFL derives its timeout from the input's own run time: a mutant
-    # gets `timeout_factor` times the time its seed's slowest solver needed (at least
-    # MIN_MUTANT_TIMEOUT, at most `timeout`). A mutant ten times slower than its seed is
+    # gets `timeout_factor` times the time its seed's slowest solver needed (at least a
+    # floor, at most `timeout`). A mutant ten times slower than its seed is
     # most likely a time-out, and time-outs decide nothing. 0 gives every call `timeout`.
     timeout_factor: float = 10.0
+    # The floor of those limits is learnt (`campaign.case_limits`): the shortest limit that
+    # leaves at most this share of the cases it bounds undecided. 0 keeps it at
+    # MIN_MUTANT_TIMEOUT.
+    undecided_budget: float = 0.04
     # Theories are drawn in proportion to the share of a few sampled terms every solver
     # accepts (campaign/theory_probe.py): an older release that lacks an operator, or a
     # theory one solver lacks, then costs few mutants that test only a parser. False draws
@@ -209,9 +213,9 @@ class Campaign:
     trusted: tuple[SolverSpec, ...] = ()
 
 
-# The floor of a calibrated limit (#28): with a process start no longer in a seed's time, most
-# seeds calibrate to the floor; at 0.5 s, one mutant in 40 that z3 or cvc5 decides in 0.5 to
-# 1 s (on two busy cores) came back undecided, most of the gap to the 5% target.
+# The floor of a calibrated limit before the campaign's answers move it (`case_limits`): at
+# 0.5 s, one README mutant in 40 that z3 or cvc5 decides in 0.5 to 1 s (on two busy cores)
+# came back undecided.
 MIN_MUTANT_TIMEOUT = 1.0
 
 
@@ -262,14 +266,6 @@ class SeedCheck:
 # The sentence of stores written before `SeedCheck`: read, never written.
 _OLD_SLOWEST = re.compile(r"slowest solver ([0-9.]+) s")
 _OLD_TRIMMED = "; trimmed"
-
-
-def calibrated_timeout(config: CampaignConfig, check: SeedCheck) -> float:
-    """The limit for a seed's mutants, from its stored check."""
-    if not config.timeout_factor or check.slowest is None:
-        return config.timeout
-    wanted = max(MIN_MUTANT_TIMEOUT, config.timeout_factor * check.slowest)
-    return min(config.timeout, wanted)
 
 
 @dataclass(frozen=True)

@@ -302,7 +302,7 @@ class Worker:
             return True
         before = _Snapshot.of(self.stats)
         self.tester.scripts = []
-        self.tester.mutant_timeout = usable.timeout
+        self.tester.check = usable.check
         finished = False
         try:
             finished = self.tester.seed_cases(store, position, seed, name, usable.specs)

@@ -9,7 +9,7 @@ declarations its reporter left out, inferred from their uses (`mutate.declare`).
 targets all accept is used in full; one only some targets accept (a theory one family
 lacks) serves those alone (`SEED_PARTIAL`: the loop prefers strategies that need no second
 solver); a seed no target accepts, or one some solver cannot answer in time, is set aside.
-A usable seed's check gives its cases their time limit (`config.calibrated_timeout`).
+A usable seed's check gives its cases their time limit (`case_limits.CaseLimits`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.calls import SolverCalls, cause, rejection
-from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck, calibrated_timeout
+from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.mutate import Seed, SeedError, load_seed
 from sphinxfuzz.mutate.declare import declared
@@ -40,10 +40,11 @@ USABLE = (SEED_OK, SEED_PARTIAL)
 
 @dataclass(frozen=True)
 class UsableSeed:
-    """A seed as its cases are made from, their time limit, and the targets they run on."""
+    """A seed as its cases are made from, its check (its cases' time limit), and the
+    targets they run on."""
 
     seed: Seed
-    timeout: float
+    check: SeedCheck
     specs: tuple[SolverSpec, ...]  # every target, or the ones that accept it (partial)
 
 
@@ -66,7 +67,7 @@ class SeedChecker:
         self.seed_undecided = False
 
     def usable(self, store: Findings, seed_file: str) -> UsableSeed | None:
-        """The seed with its cases' time limit and targets; None when unusable."""
+        """The seed with its check and targets; None when unusable."""
         known = store.seed_status(seed_file)
         if known is not None and known[0] not in USABLE:
             return None
@@ -95,7 +96,7 @@ class SeedChecker:
         specs = tuple(s for s in self.targets if serves is None or s.name in serves)
         if not specs:  # names no target of this campaign: not a status it wrote
             return None
-        return UsableSeed(seed, calibrated_timeout(self.config, check), specs)
+        return UsableSeed(seed, check, specs)
 
     def count(self, usable: UsableSeed, why_unused: str | None) -> None:
         """Count a usable seed's position once its strategy is drawn: used in full, used by

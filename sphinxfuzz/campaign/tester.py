@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from sphinxfuzz.bugs.record import Origin
 from sphinxfuzz.campaign.budget import SeedBudget
 from sphinxfuzz.campaign.calls import Running, SolverCalls, Stopped
+from sphinxfuzz.campaign.case_limits import CaseLimits
 from sphinxfuzz.campaign.cases import CaseJudge
-from sphinxfuzz.campaign.config import CampaignConfig
+from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck
 from sphinxfuzz.campaign.mix import StrategyBench
 from sphinxfuzz.campaign.options import PositionOptions
 from sphinxfuzz.campaign.recording import Recorder
@@ -67,7 +68,8 @@ class CaseTester:
         self.reference, self.needed_options = reference, needed_options
         self.out_of_budget, self.stop_requested = out_of_budget, stop_requested
         self.publish, self.say = publish, say
-        self.mutant_timeout = config.timeout  # calibrated per seed (see CampaignConfig)
+        self.check = SeedCheck(None)  # the position's seed's: its cases' limits (`limits`)
+        self.limits = CaseLimits(config)
         # the scripts of the position, for the bandit's operator pairs
         self.keep_scripts = bench.mix.scheduler == "bandit"
         self.scripts: list[Script] = []
@@ -202,9 +204,11 @@ class CaseTester:
         counters = (stats.timeouts, stats.undecided, stats.solver_time, stats.duplicates)
         bugs = stats.bugs.total()
         # a case related to another formula gets the full limit: its time-out is a verdict
-        limit = config.timeout if case.related is not None else self.mutant_timeout
+        limit, floored = self.limits.limit(self.check)
+        if case.related is not None:
+            limit, floored = config.timeout, False
         running = self.calls.start(targets, formula, timeout=limit)
-        return _Started(case, formula, origin, running, mark, *counters, bugs)
+        return _Started(case, formula, origin, running, mark, *counters, bugs, limit, floored)
 
     def _draw(self, cases: Iterator[TestCase]) -> _Draw:
         """The stream's next case, printed (so a case drawn ahead is printed meanwhile too),
@@ -246,6 +250,10 @@ class CaseTester:
         (`learnt_weights`)."""
         stats, origin = self.stats, started.origin
         accepted = self.calls.count(results, started.formula)
+        if started.floored:
+            stats.floor_cases += 1
+            stats.floor_seconds += started.limit
+            self.limits.heard(started.limit, results)
         theories = set(origin.theories)  # of the generated terms in it, if any
         terms = [str(len(origin.theories))] if origin.theories else []
         stats.theories.update(theories)
@@ -309,6 +317,8 @@ class _Started:
     seconds: float
     known: int
     bugs: int
+    limit: float  # the case's time limit
+    floored: bool  # set by the learnt floor (`CaseLimits.limit`)
 
 
 @dataclass(frozen=True)

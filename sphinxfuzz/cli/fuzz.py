@@ -16,6 +16,7 @@ from sphinxfuzz.bugs import StoreError
 from sphinxfuzz.bugs.option_use import OptionUse, option_use
 from sphinxfuzz.bugs.stats import StrategyStats
 from sphinxfuzz.campaign import CampaignConfig, CampaignError, Stats
+from sphinxfuzz.campaign.case_limits import LOWEST_FLOOR
 from sphinxfuzz.campaign.config import (
     DEFAULT_SOLVERS,
     FAST_MUTANT_SECONDS,
@@ -85,6 +86,7 @@ def summary_table(
         ("mutants undecided (unknown or time-out)", f"{stats.undecided} ({stats.undecided_share:.1%})"),
         ("unknown answers", str(stats.unknowns)),
         ("timeouts", str(stats.timeouts)),
+        ("mutants limited by the learnt floor (mean)", f"{stats.floor_cases} ({stats.mean_floor:.2f} s)" if stats.floor_cases else "0"),
         ("rejected (error) answers", str(stats.errors)),
         ("unconfirmed disagreements", str(stats.unconfirmed)),
         ("time outside solvers", f"{stats.outside_share:.1%}"),
@@ -153,7 +155,8 @@ def fuzz(
     rename_prob: Annotated[float | None, typer.Option("--rename-prob", min=0.0, max=1.0, help=f"Chance that a fresh generated variable is renamed to a seed variable of its sort. Default: {default_of('rename_prob'):g}.")] = None,
     seed_timeout: Annotated[float | None, typer.Option("--seed-timeout", min=0.1, help=f"Seconds each solver gets for a seed's check before mutation; slower seeds are set aside (their mutants would mostly time out). Default: {default_of('seed_timeout'):g}.")] = None,
     fast_seed_factor: Annotated[int | None, typer.Option("--fast-seed-factor", min=1, help=f"A seed whose mutants all answer within {FAST_MUTANT_SECONDS:g} s gets up to this many times --mutants-per-seed mutants (cheap tests first); 1 turns it off. Default: {default_of('fast_seed_factor')}.")] = None,
-    timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at least {MIN_MUTANT_TIMEOUT:g} s and at most --timeout (a mutant far slower than its seed would time out anyway); 0 gives every call --timeout. Default: {default_of('timeout_factor'):g}.")] = None,
+    timeout_factor: Annotated[float | None, typer.Option("--timeout-factor", min=0.0, help=f"Calibrated limits: a mutant gets this many times its seed's slowest check time, at most --timeout (a mutant far slower than its seed would time out anyway), and at least a floor learnt from the campaign's answers (see --undecided-budget); 0 gives every call --timeout. Default: {default_of('timeout_factor'):g}.")] = None,
+    undecided_budget: Annotated[float | None, typer.Option("--undecided-budget", min=0.0, max=1.0, help=f"The floor of the calibrated limits is the shortest limit that leaves at most this share of the mutants it bounds undecided (time-outs, and unknowns counted against it), between {LOWEST_FLOOR:g} and {MIN_MUTANT_TIMEOUT:g} s, learnt from the recent mutants' answer times: fast mutants stop waiting long for their few slow ones. 0 keeps it at {MIN_MUTANT_TIMEOUT:g} s. Default: {default_of('undecided_budget'):g}.")] = None,
     even_theories: Annotated[bool, typer.Option("--even-theories", help="Draw every theory equally often. Default: at the start, 20 sampled terms per theory go to every solver, and a theory is drawn in proportion to the share all of them accept (an older release that lacks operators, or a theory one solver lacks, then wastes few mutants).")] = False,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
     process_scripts: Annotated[int, typer.Option("--process-scripts", min=1, help=f"Scripts a long-lived solver process answers before a new one replaces it. Fewer bound the memory a solver accumulates and what a process killed at a time-out takes with it: a z3 built with gcov writes its counters only when it exits normally (bench/coverage.py runs 20). --fresh-processes starts one for every script instead. Default: {SCRIPTS_PER_PROCESS}.")] = SCRIPTS_PER_PROCESS,
@@ -185,6 +188,7 @@ def fuzz(
         "seed_timeout": seed_timeout,
         "fast_seed_factor": fast_seed_factor,
         "timeout_factor": timeout_factor,
+        "undecided_budget": undecided_budget,
         "adapt_theories": False if even_theories else None,
         "max_seed_bytes": max_seed_bytes,
         "strategies": strategies,

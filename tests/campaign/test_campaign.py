@@ -17,7 +17,7 @@ from campaign_helpers import CRASHER, FIXTURES, GENERATORS, LIAR_UNSAT, SEEDS, c
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.budget import KNOWN_IN_A_ROW
-from sphinxfuzz.campaign.config import MIN_MUTANT_TIMEOUT, SeedCheck, calibrated_timeout
+from sphinxfuzz.campaign.config import SeedCheck
 from sphinxfuzz.campaign.seedcheck import _checked
 from sphinxfuzz.solvers import Outcome, SolverResult, parse_specs
 
@@ -283,14 +283,6 @@ def test_a_seed_checks_time_leaves_out_a_process_start() -> None:
     started = SolverResult(cvc5, Outcome.SAT, elapsed=1.2, starting=1.15)
     warm = SolverResult(z3, Outcome.SAT, elapsed=0.03)
     assert SeedCheck.from_detail(_checked([started, warm])).slowest == 0.05
-
-
-def test_calibrated_limit_stays_between_the_floor_and_the_timeout() -> None:
-    config = config_for([SEEDS / "plain.smt2"], "z3", timeout=10.0, timeout_factor=10)
-    assert calibrated_timeout(config, SeedCheck(0.01)) == MIN_MUTANT_TIMEOUT
-    assert calibrated_timeout(config, SeedCheck(0.5)) == 5.0
-    assert calibrated_timeout(config, SeedCheck(1.5)) == 10.0
-    assert calibrated_timeout(config, SeedCheck(None)) == 10.0  # a store from before calibration
 
 
 def test_seed_checks_are_stored_structured_and_old_sentences_still_read() -> None:
