@@ -16,7 +16,7 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
@@ -150,7 +150,7 @@ class SolverCalls:
 
     def busy(self, start: float, end: float) -> None:
         """A solver ran from `start` to `end` (`time.perf_counter`) outside `run` (a
-        strategy's capability probes): solver time, counted once where it overlaps the
+        strategy's capability probes, a new bug's replay on the newest release): solver time, counted once where it overlaps the
         running case's calls."""
         if self._running is not None:
             self._running.spans.append((start, end))
@@ -259,11 +259,12 @@ class SolverCalls:
         specs: Sequence[SolverSpec],  # the targets that ran (a partial seed's: not all)
     ) -> tuple[list[SolverResult], Judgement]:
         """A verdict from persistent processes counts only if fresh processes reproduce it:
-        state an earlier script left in a solver must never become a bug report. Returns
-        the fresh results and `rejudge`'s judgement of them (no verdicts when it did not
-        reproduce). Crashes whose signatures are stored already (confirmed fresh then) are
-        only counted: one root cause hit a thousand times must not cost a thousand fresh
-        runs."""
+        state an earlier script left in a solver must never become a bug report. A crash
+        needs two fresh processes that crash alike: a segfault one fresh run showed did not
+        come again from its folder (#28). Returns the fresh results and `rejudge`'s judgement
+        of them (without the verdicts that did not reproduce). Crashes whose signatures are
+        stored already (confirmed fresh then) are only counted: one root cause hit a thousand
+        times must not cost a thousand fresh runs."""
         if not judgement.verdicts or not self.persistent:
             return results, judgement
         if all(  # a coarse signature may hide another bug (`Store` keeps a few)
@@ -280,6 +281,22 @@ class SolverCalls:
             self.stats.fresh_unconfirmed += 1
             kinds = ", ".join(f"{v.kind} ({v.solver})" for v in judgement.verdicts)
             self.say(f"not reproduced in fresh processes, not stored: {kinds}")
+            return fresh, again
+        crashed = {v.solver for v in again.verdicts if v.kind == VerdictKind.CRASH}
+        if crashed:  # the crashing solvers once more, without a debugger: do they crash again?
+            twice = {s.name: self.run(s, formula, fresh=True) for s in specs if s.name in crashed}
+            flaky = [
+                v
+                for v in again.verdicts
+                if v.kind == VerdictKind.CRASH
+                and v.solver in twice
+                and twice[v.solver].outcome != Outcome.CRASH
+            ]
+            if flaky:
+                self.stats.fresh_unconfirmed += 1
+                kinds = ", ".join(f"{v.kind} ({v.solver})" for v in flaky)
+                self.say(f"crashed one fresh process of two, not stored: {kinds}")
+                again = replace(again, verdicts=[v for v in again.verdicts if v not in flaky])
         return fresh, again
 
     def count(self, results: list[SolverResult], formula: Formula) -> bool:

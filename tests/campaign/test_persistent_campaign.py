@@ -49,6 +49,19 @@ def test_a_real_crash_in_a_persistent_process_is_confirmed_and_stored(tmp_path: 
     assert stderr is not None
 
 
+def test_a_crash_one_fresh_process_of_two_shows_is_not_stored(tmp_path: Path) -> None:
+    # the stand-in crashes in its kept process and in every other fresh one: each mutant's
+    # first fresh run crashes, the second does not, so no report names an unreliable command
+    counter = tmp_path / "fresh-runs"
+    store, messages = _run(tmp_path, f"z3;{STANDIN} --flaky {counter}", [SEEDS / "crash.smt2"])
+    with store:
+        stats = store.total_stats()
+        assert store.bugs() == []
+    assert stats.fresh_confirmations == 3 and stats.fresh_unconfirmed == 3
+    assert int(counter.read_text()) == 6
+    assert any("crashed one fresh process of two" in m for m in messages)
+
+
 def test_fresh_processes_on_request(tmp_path: Path) -> None:
     messages: list[str] = []
     root = tmp_path / "campaign"
