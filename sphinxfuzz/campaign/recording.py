@@ -9,6 +9,7 @@ of its family (`bugs.refresh`); a hit of a crash signature already stored is onl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -59,10 +60,13 @@ class Recorder:
         whose findings are written elsewhere (a Ray node) leaves it to `bugs refresh`."""
         if not (folder / VERDICT).is_file():
             return ""
+        started = time.perf_counter()
         try:
             today = refresh_bug(self.root, folder, newest_specs(self.newest))
         except RefreshError as exc:
             return f" (not replayed on the newest release: {exc})"
+        finally:  # the newest release ran (under a debugger, for a bare signal's stack)
+            self.calls.busy(started, time.perf_counter())
         return f" ({today.sentence()})"
 
     def _not_doubtful(
