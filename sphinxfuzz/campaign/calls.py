@@ -150,8 +150,8 @@ class SolverCalls:
 
     def busy(self, start: float, end: float) -> None:
         """A solver ran from `start` to `end` (`time.perf_counter`) outside `run` (a
-        strategy's capability probes, a new bug's replay on the newest release): solver time, counted once where it overlaps the
-        running case's calls."""
+        strategy's capability probes, a new bug's replay on the newest release): solver
+        time, counted once where it overlaps the running case's calls."""
         if self._running is not None:
             self._running.spans.append((start, end))
         else:
@@ -260,8 +260,8 @@ class SolverCalls:
     ) -> tuple[list[SolverResult], Judgement]:
         """A verdict from persistent processes counts only if fresh processes reproduce it:
         state an earlier script left in a solver must never become a bug report. A crash
-        needs two fresh processes that crash alike: a segfault one fresh run showed did not
-        come again from its folder (#28). Returns the fresh results and `rejudge`'s judgement
+        needs two fresh processes of its solver to crash: a segfault one fresh run showed did
+        not come again from its folder (#28). Returns the fresh results and `rejudge`'s judgement
         of them (without the verdicts that did not reproduce). Crashes whose signatures are
         stored already (confirmed fresh then) are only counted: one root cause hit a thousand
         times must not cost a thousand fresh runs."""
