@@ -57,8 +57,9 @@ TERMS_PER_MUTANT = 2
 # goes on testing it (the learnt weights then follow its mutants' answers). One no term of
 # which is decided asserted either (finite fields on the cvc5 wheel) is left out.
 ONE_WAY_TERMS = 1.0
-# A check-sat's own limit: the limit a mutant of a fast seed gets (MIN_MUTANT_TIMEOUT);
-# a term slower than that alone makes mutants that time out.
+# A check-sat's own limit: the most a mutant of a fast seed gets (MIN_MUTANT_TIMEOUT, where
+# the learnt floor starts and which it never exceeds); a term slower than that alone makes
+# mutants that time out.
 DECIDE_LIMIT = 1.0
 # Solvers stop a check-sat at their own limit and go on with the script (answering unknown):
 # a slow term costs its limit, not the batch after it.
