@@ -107,6 +107,7 @@ def test_persistent_process_caps_output_and_is_replaced(monkeypatch: pytest.Monk
         result = solver.run(script * 2 + "(check-sat)\n", timeout=60)
         assert result.outcome == Outcome.UNKNOWN
         assert result.failure_line is not None and result.failure_line.startswith("output limit")
-        assert solver.primed and solver.starts == 2  # killed; its successor started ahead
+        solver.settle()  # killed; its successor started ahead
+        assert solver.primed and solver.starts == 2
         assert solver.run("(check-sat)\n", timeout=10).outcome == Outcome.SAT
         assert solver.starts == 2
