@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from sphinxfuzz.oracle.crash import crash_signature
 from sphinxfuzz.oracle.model_check import CHECKS, ModelCheckError, build_model_check
 from sphinxfuzz.oracle.verdict import OWN_MODEL_CHECK, Judgement, Verdict, VerdictKind
-from sphinxfuzz.smtlib import SmtParseError, parse_script
+from sphinxfuzz.smtlib import Script, SmtParseError, parse_script
 from sphinxfuzz.solvers import DECIDED, Answer, Outcome, SolverResult, SolverSpec
 
 # Runs one check script on one solver in a fresh process (the caller applies the solver's
@@ -64,13 +64,18 @@ def _first_disagreement(results: Sequence[SolverResult]) -> int | None:
     return None
 
 
-def _model_follows_first_check(script_text: str) -> bool:
-    """The model answers the first check-sat only when get-model comes before any other one."""
+def _checkable(script_text: str) -> Script | None:
+    """The formula parsed, when a model answers its first check-sat: when get-model comes
+    before any other one (parsed once for this and the model check)."""
     try:
-        commands = parse_script(script_text).commands
+        script = parse_script(script_text)
     except SmtParseError:
-        return False
-    heads = [c.head_name() for c in commands]
+        return None
+    return script if _model_follows_first_check(script) else None
+
+
+def _model_follows_first_check(script: Script) -> bool:
+    heads = [c.head_name() for c in script.commands]
     checks = [i for i, h in enumerate(heads) if h in CHECKS]
     models = [i for i, h in enumerate(heads) if h == "get-model"]
     if not checks or not models or models[0] < checks[0]:
@@ -118,12 +123,13 @@ def judge(
     sat_side = [r for r in results if index < len(r.answers) and r.answers[index] == Answer.SAT]
     unsat_side = [r for r in results if index < len(r.answers) and r.answers[index] == Answer.UNSAT]
     witness = next((r for r in sat_side if r.model), None)
-    if index != 0 or witness is None or not _model_follows_first_check(script_text):
+    script = None if index != 0 or witness is None else _checkable(script_text)
+    if script is None:
         judgement.unconfirmed = True
         return judgement
-    assert witness.model is not None
+    assert witness is not None and witness.model is not None
     try:
-        check = build_model_check(script_text, witness.model)
+        check = build_model_check(script, witness.model)
     except ModelCheckError:
         judgement.unconfirmed = True
         return judgement
@@ -170,10 +176,11 @@ def _lone_model_check(
     theories): unsat -> its model is invalid; any other answer decides nothing."""
     if not result.answers or result.answers[0] != Answer.SAT or not result.model:
         return judgement
-    if not _model_follows_first_check(script_text):
+    script = _checkable(script_text)
+    if script is None:
         return judgement
     try:
-        check = build_model_check(script_text, result.model)
+        check = build_model_check(script, result.model)
     except ModelCheckError:
         return judgement
     checked = run_check(result.spec, check)

@@ -12,6 +12,7 @@ from sphinxfuzz.errors import InputError
 from sphinxfuzz.smtlib import (
     Atom,
     Node,
+    Script,
     SList,
     SmtParseError,
     parse_nodes,
@@ -281,16 +282,20 @@ class _CheckWriter:
             out[first:first] = prefix
 
 
-def build_model_check(script_text: str, model_text: str, filename: str = "<mutant>") -> str:
-    """The formula up to its first check-sat, with every declared constant or function that
-    the model defines replaced by the model's `define-fun`, then `(check-sat)`.
+def build_model_check(formula: str | Script, model_text: str, filename: str = "<mutant>") -> str:
+    """The formula (its text, or parsed: read only) up to its first check-sat, with every
+    declared constant or function that the model defines replaced by the model's
+    `define-fun`, then `(check-sat)`.
 
     Symbols the model leaves out stay declared.
     """
-    try:
-        script = parse_script(script_text, filename)
-    except SmtParseError as exc:
-        raise ModelCheckError(str(exc)) from None
+    if isinstance(formula, Script):
+        script = formula
+    else:
+        try:
+            script = parse_script(formula, filename)
+        except SmtParseError as exc:
+            raise ModelCheckError(str(exc)) from None
     declared = {
         _name(cmd.items[1])
         for cmd in script.commands
