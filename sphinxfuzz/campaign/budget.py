@@ -61,11 +61,6 @@ class SeedBudget:
         case may start before this one is judged."""
         return not self.left_early and self._more(number + 1) and not self.out_of_budget()
 
-    def within(self, number: int) -> bool:
-        """Whether attempt `number` is within the seed's count so far (its cases may still
-        end it earlier): a case drawn ahead past it is not wanted."""
-        return self._more(number)
-
     def tested(
         self, solver_seconds: float, timed_out: bool, undecided: bool = False, known: bool = False
     ) -> None:

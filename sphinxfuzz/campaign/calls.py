@@ -131,11 +131,6 @@ class SolverCalls:
         )
         return self._running
 
-    @staticmethod
-    def ended(running: Running) -> bool:
-        """Whether every call `start` started has returned (`finish` would not wait)."""
-        return all(call.done() for call in running.calls)
-
     def finish(self, running: Running) -> list[SolverResult]:
         """The results of `start`'s calls, in their specs' order, once all ended. The solver
         time counted is the wall time during which any of them ran, or another solver call

@@ -13,9 +13,8 @@ rate, however hard its terms are.
 
 A theory at or under the target keeps its probe weight exactly: a campaign with no undecided
 mutant, or few, draws the mutants it drew without learning. The counts are the worker's
-answers before the position (`settle`), so the draws are the same for the same answers,
-however many cases the loop drew ahead while a case ran (a time-out is the machine's answer;
-a resumed run starts counting again).
+answers so far, so the draws are the same for the same answers (a time-out is the machine's
+answer; a resumed run starts counting again).
 
 The number of terms a mutant gets learns the same way (`Stats.term_counts`, no probe):
 terms compound, and in the README's campaign a mutant of four terms was undecided 11% of the
@@ -36,8 +35,8 @@ PRIOR_DECIDED = 5
 
 
 class LearntWeights(Mapping[str, float]):
-    """theory (or term count) -> draw weight (`mutate`'s `theory_weights`, `count_weights`),
-    learnt from the counts taken at the last `settle`."""
+    """theory (or term count) -> draw weight, read afresh at each draw (`mutate`'s
+    `theory_weights`, `count_weights`)."""
 
     def __init__(
         self,
@@ -50,21 +49,14 @@ class LearntWeights(Mapping[str, float]):
         the live counters of the worker's statistics."""
         self.theories = sorted(theories)
         self.probe, self.drawn, self.undecided = probe or {}, drawn, undecided
-        self.weights: dict[str, float] = {}
-        self.settle()
 
-    def settle(self) -> None:
-        """Take the counts so far: the weights until the next call (a position's)."""
-        self.weights = {theory: self._weight(theory) for theory in self.theories}
-
-    def _weight(self, theory: str) -> float:
+    def __getitem__(self, theory: str) -> float:
+        if theory not in self.theories:
+            raise KeyError(theory)
         weight = self.probe.get(theory, 1.0)
         undecided = self.undecided.get(theory, 0)
         share = undecided / (max(self.drawn.get(theory, 0), undecided) + PRIOR_DECIDED)
         return weight if share <= TARGET_UNDECIDED else weight * TARGET_UNDECIDED / share
-
-    def __getitem__(self, theory: str) -> float:
-        return self.weights[theory]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.theories)

@@ -141,7 +141,6 @@ class Worker:
             publish=lambda: self._publish(soon=True), say=self._say,
         )  # fmt: skip
         self.pairs = PairCoverage()  # what the bandit rewards (operator pairs tried)
-        self.learnt: list[LearntWeights] = []  # the draw weights learnt, settled per position
 
     # -- stopping and telling -------------------------------------------------------------
     def _stopping(self) -> bool:
@@ -215,13 +214,11 @@ class Worker:
         counts: Mapping[str, float] | None = None
         if pool is not None and self.config.adapt_theories:  # the probe's, then learnt
             stats = self.stats
-            learnt = LearntWeights(
+            weights = LearntWeights(
                 pool.theories, self._probe(pool), stats.theories, stats.theories_undecided
             )
             terms = [str(n) for n in range(1, MAX_PLACEHOLDERS + 1)]
-            by_count = LearntWeights(terms, None, stats.term_counts, stats.term_counts_undecided)
-            weights, counts = learnt, by_count
-            self.learnt = [learnt, by_count]
+            counts = LearntWeights(terms, None, stats.term_counts, stats.term_counts_undecided)
 
         def left_out(counts: Mapping[str, int]) -> None:
             self.stats.left_out = Counter(counts)
@@ -313,8 +310,6 @@ class Worker:
             self.seeds.count(usable, None if name is not None else f"no strategy applies{why}")
         if name is None:
             return True
-        for weights in self.learnt:  # what the positions before taught
-            weights.settle()
         before = _Snapshot.of(self.stats)
         self.tester.scripts = []
         self.tester.check = usable.check

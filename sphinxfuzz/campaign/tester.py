@@ -6,19 +6,15 @@ kinds (`strategies.base`): a `CaseFailed` costs one attempt, a refusal or a `See
 ends the seed (the latter sets it aside when the strategy is the campaign's only one), and
 a `NoWorkingSource` stops the campaign.
 
-The next case is drawn while a case's solvers run (`DrawsAhead`), and more of the next ones
-while they still run, and started before the case is judged when judging it can make no
-verdict and no solver call (`_quiet`: every target decided it alike), so the drawing, the
-judging and the bookkeeping overlap solver time. A case drawn ahead is the case drawn at its
-turn: a draw that assumed an answer the case before it did not give is drawn again, and the
-learnt draw weights change only between positions (`learnt_weights`).
+The next case is drawn while a case's solvers run (`DrawsAhead`), and started before the case
+is judged when judging it can make no verdict and no solver call (`_quiet`: every target
+decided it alike), so the judging and the bookkeeping overlap solver time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -50,12 +46,6 @@ from sphinxfuzz.strategies import (
     SourceFailed,
     TestCase,
 )
-
-# Cases drawn ahead at most while a case's solvers run (`CaseTester._draw_ahead`): on the
-# regressions a draw takes about 12 ms and half of the cases answer in less, while a case's
-# mean is 60 ms; drawing during the slow ones took the draws out of 3% of the campaign's time
-# with no solver running.
-AHEAD = 4
 
 
 class CaseTester:
@@ -108,14 +98,13 @@ class CaseTester:
             config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget, factor
         )
         log: list[tuple[int, int, str, list[str]]] = []
-        # the next cases, drawn while a case's solvers ran, in order
-        ahead: deque[_Ahead] = deque()
+        ahead: _Ahead | None = None  # the next case, drawn while this one's solvers ran
         started: _Started | None = None  # the next case, run while this one is judged
         self.calls.use_specs(position_specs)
         try:
             for number in budget.numbers():
                 if started is None:
-                    draw = ahead.popleft().draw if ahead else self._draw(cases)
+                    draw, ahead = (ahead.draw if ahead is not None else self._draw(cases)), None
                     try:
                         made = draw.case()
                     except StopIteration:
@@ -132,8 +121,9 @@ class CaseTester:
                 now, started = started, None
                 assert now.origin.mutant == number
                 try:
-                    if isinstance(cases, DrawsAhead):  # the next cases, while the solvers run
-                        self._draw_ahead(cases, ahead, now, budget)
+                    if isinstance(cases, DrawsAhead):  # the next case, while the solvers run
+                        ahead = _Ahead(cases.mark(), self._draw(cases))
+                        stats.drawn_ahead += 1
                 finally:
                     results = self.calls.finish(now.running)
                 if self.stop_requested():
@@ -144,12 +134,13 @@ class CaseTester:
                 left_undecided = stats.undecided > now.undecided
                 if isinstance(cases, HearsAnswers):
                     cases.answered(left_undecided)
-                if ahead and isinstance(cases, DrawsAhead) and not cases.holds(ahead[0].assumed):
-                    # drawn on an answer this case did not give: drawn again at its turn, with
-                    # the cases drawn after it
-                    cases.rewind(ahead[0].mark)
-                    stats.drawn_again += len(ahead)
-                    ahead.clear()
+                if ahead is not None and isinstance(cases, DrawsAhead) and cases.stale():
+                    # drawn on an answer heard otherwise: drawn again at its turn, now that
+                    # this case is counted (a case drawn ahead draws on the learnt weights
+                    # of the cases before this one, one drawn at its turn on this one's too)
+                    cases.rewind(ahead.mark)
+                    ahead = None
+                    stats.drawn_again += 1
                 seconds = stats.solver_time - now.seconds
                 quiet = _quiet(now.case, results)
                 if quiet:
@@ -157,13 +148,11 @@ class CaseTester:
                     # known now, and the next case (drawn already) runs while it is judged:
                     # the bookkeeping of a case costs no time outside the solvers.
                     budget.tested(seconds, timed_out=False)
-                    if ahead and ahead[0].draw.made is not None and budget.follows(number):
-                        first = ahead.popleft()
-                        assert first.draw.made is not None
+                    if ahead is not None and ahead.draw.made is not None and budget.follows(number):
+                        made, mark, ahead = ahead.draw.made, ahead.mark, None
                         started = self._start(
-                            first.draw.made, seed, position, number + 1, name, targets, log,
-                            first.mark,
-                        )  # fmt: skip
+                            made, seed, position, number + 1, name, targets, log, mark
+                        )
                 self._judge(store, now, targets, results)
                 self.publish()
                 if not quiet:
@@ -179,37 +168,20 @@ class CaseTester:
             if log:
                 store.log_mutants(log)
 
-    def _draw_ahead(
-        self, cases: DrawsAhead, ahead: deque[_Ahead], now: _Started, budget: SeedBudget
-    ) -> None:
-        """Draw the case after `now` (after those drawn already) while `now`'s solvers run,
-        and more, up to AHEAD, while they still do: a slow case's time draws the fast cases
-        after it, whose own solvers take less time than a draw. A draw that raised ends them
-        (it raises at its turn)."""
-        assert isinstance(cases, Iterator)
-        while len(ahead) < AHEAD and budget.within(now.origin.mutant + len(ahead) + 1):
-            if ahead and (ahead[-1].draw.raised is not None or self.calls.ended(now.running)):
-                return
-            mark = cases.mark()
-            draw = self._draw(cases)
-            ahead.append(_Ahead(mark, draw, cases.assumed()))
-            self.stats.drawn_ahead += 1
-
     def _drop(
-        self, cases: Iterator[TestCase], started: _Started | None, ahead: deque[_Ahead]
+        self, cases: Iterator[TestCase], started: _Started | None, ahead: _Ahead | None
     ) -> None:
-        """Undo the draws of cases the seed's cases ended before: ones drawn ahead and never
-        made (not tested, not logged, their failures never raised), and one started early
-        and never judged (a stop, or the run's budget)."""
-        mark = ahead[0].mark if ahead else None
-        dropped = len(ahead)
-        if started is not None:  # started early from the first case drawn ahead
+        """Undo the draw of a case the seed's cases ended before: one drawn ahead and never
+        made (not tested, not logged, its failure never raised), or one started early and
+        never judged (a stop, or the run's budget)."""
+        mark = None if ahead is None else ahead.mark
+        if started is not None:  # started early from the case drawn ahead (never both)
             with contextlib.suppress(Stopped):  # what it answers is not judged
                 self.calls.finish(started.running)
-            mark, dropped = started.mark, dropped + 1
+            mark = started.mark
         if mark is not None and isinstance(cases, DrawsAhead):
             cases.rewind(mark)
-            self.stats.dropped_ahead += dropped
+            self.stats.dropped_ahead += 1
 
     def _start(
         self,
@@ -367,9 +339,7 @@ class _Draw:
 
 @dataclass(frozen=True)
 class _Ahead:
-    """A case drawn while a case before it ran, the stream's state before it, and what it
-    assumed of the answer to the case before it (`DrawsAhead.assumed`)."""
+    """A case drawn while the case before ran, and the stream's state before it."""
 
     mark: object
     draw: _Draw
-    assumed: object

@@ -130,24 +130,18 @@ class HearsAnswers(Protocol):
 
 @runtime_checkable
 class DrawsAhead(Protocol):
-    """A stream of cases (`Strategy.mutants`) whose next cases the loop may draw while the
-    solvers of a case before them still run: drawing runs none of the loop's solver calls (a
+    """A stream of cases (`Strategy.mutants`) whose next case the loop may draw while the
+    solvers of the case before still run: drawing runs none of the loop's solver calls (a
     capability probe is a fresh process, reported through `StrategyContext.spent`). `mark`
-    is its state before such a draw, `rewind` drops the draws since as if never made (state
-    kept across seeds too): the seed's budget did not want the cases, or a draw assumed an
-    answer (`HearsAnswers`) that the case before it did not give."""
+    is its state before such a draw, `rewind` drops the draw as if never made (state kept
+    across seeds too): the seed's budget did not want the case, or the draw is `stale`."""
 
     def mark(self) -> object: ...
 
     def rewind(self, mark: object) -> None: ...
 
-    def assumed(self) -> object:
-        """What the last draw assumed of the answer to the case before it (None: it read
-        none): it stands when that answer, once heard, `holds` it."""
-        ...
-
-    def holds(self, assumed: object) -> bool:
-        """Whether the answer heard last is what a draw `assumed`."""
+    def stale(self) -> bool:
+        """The last draw read an answer (`HearsAnswers`) other than the one heard since."""
         ...
 
 
