@@ -69,6 +69,23 @@ def test_a_solver_outlives_the_thread_that_started_it() -> None:
     assert process.returncode == -signal.SIGKILL
 
 
+def test_a_solver_runs_nicer_than_the_campaign_with_its_limits() -> None:
+    """A solver yields its core to the campaign's own drawing (`reaper.SOLVER_NICENESS`)
+    and runs under its memory limit, whichever way it was started."""
+    process = reaper.start(["sleep", "796"], 256, subprocess.DEVNULL)
+    try:
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, process.pid) == min(
+            19, ours + reaper.SOLVER_NICENESS
+        )
+        limits = Path(f"/proc/{process.pid}/limits").read_text()
+        assert f"{256 * 1024 * 1024}" in next(
+            line for line in limits.splitlines() if line.startswith("Max address space")
+        )
+    finally:
+        reaper.end(process)
+
+
 def dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()
