@@ -30,9 +30,10 @@ A time-out, a crash, a dead process or anything unexpected on the pipes kills th
 group. Whenever a process ends so, for the state a script left, or after its `max_scripts`,
 its successor is started at once, on a thread that lets the answer go back meanwhile, and
 sent an empty script (`_start_ahead`), so the next script finds it ready: z3's start
-(~12 ms) came after one mutant in three with datatypes among the generated terms. The answers are classified like a fresh run's. What persistence
-could still change (state left in the solver by an earlier script) is why the campaign
-confirms every verdict in fresh processes before it stores a bug.
+(~12 ms) came after one mutant in three with datatypes among the generated terms. The
+answers are classified like a fresh run's. What persistence could still change (state left
+in the solver by an earlier script) is why the campaign confirms every verdict in fresh
+processes before it stores a bug.
 """
 
 from __future__ import annotations
@@ -183,7 +184,7 @@ class PersistentSolver:
             try:
                 self._start_ahead()
             except OSError:  # no process could start: the next script starts one itself
-                self.process = None
+                self._retire()
         self._reap()
 
     def settle(self) -> None:
@@ -311,10 +312,10 @@ class PersistentSolver:
         rejected = misread(self.spec, text)
         if rejected is not None:
             return rejected
+        self.settle()  # the last script's housekeeping: not this script's time
         # a (re)start is part of the call's time, as it is of a fresh run, but not of its
         # limit: the script's clock starts once the process has answered an empty script
         started = time.perf_counter()
-        self.settle()
         process, starting = self.process, 0.0
         # (a process that served its `max_scripts` was replaced when it answered the last)
         if process is None or process.poll() is not None:
