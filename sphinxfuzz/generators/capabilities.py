@@ -4,10 +4,10 @@ Theory weights (campaign.theory_probe) keep whole theories a solver lacks out of
 but one operator newer than a release (`bvnego`, `ubv_to_int`, `int_to_bv`) still sinks a
 share of an otherwise fine theory. So every generated term is read for its *features*:
 operator heads (the name of an indexed operator: `int_to_bv` for `(_ int_to_bv 8)`), theory
-constants (`re.allchar`, `RNE`) and sort heads (`FiniteField`). A feature seen for the first
-time is probed once per solver: a small script built from the term, the operator applied
-to fresh constants of its arguments' sorts, parsed and type-checked (no check-sat) in one
-batched call. The answers are cached on disk per release (`<cache>/capabilities/`, keyed
+constants (`re.allchar`, `RNE`) and sort heads (`FiniteField`; `Array/2`, a parametric one
+with its arity, probed over Int). A feature seen for the first time is probed once per
+solver: a small script built from the term, the operator applied to fresh constants of its
+arguments' sorts, parsed and type-checked (no check-sat) in one batched call. The answers are cached on disk per release (`<cache>/capabilities/`, keyed
 by family, version and command line), so they depend on the solvers alone, never on
 timing, and later campaigns probe nothing they probed before.
 
@@ -56,11 +56,18 @@ _PREFIX = "sphinxfuzz_probe_"
 @dataclass(frozen=True)
 class Feature:
     """One feature of a term and the script that probes it alone: `decls` and a Bool `term`
-    (the shape `generators.solver_check` checks)."""
+    (the shape `generators.solver_check` checks). `needs`: the sort features of the
+    arguments the probe keeps (no fresh constant stands for their sorts)."""
 
     name: str
     decls: str
     term: str
+    needs: tuple[str, ...] = ()
+
+    @property
+    def qualified(self) -> str:
+        """The cache key of a refusal that may be a needed sort's (`select[Bag/1]`)."""
+        return f"{self.name}[{','.join(self.needs)}]"
 
 
 class TermSource(Protocol):
@@ -135,6 +142,15 @@ def _sort_heads(sort: Sort) -> list[str]:
     return [sort.name, *(name for arg in sort.args for name in _sort_heads(arg))]
 
 
+def _sort_feature(sort: Sort) -> str:
+    """A sort's feature name: its head, with its arity when it has arguments (`Array/2`)."""
+    return f"{sort.name}/{len(sort.args)}" if sort.args else sort.name
+
+
+def _sort_parts(sort: Sort) -> list[Sort]:
+    return [sort, *(part for arg in sort.args for part in _sort_parts(arg))]
+
+
 def _is_literal(node: Node, user: set[str]) -> bool:
     """Literals and theory constants stay as they are in a probe (`re.range` wants string
     literals, `fp.add` a rounding mode); `(_ bv5 8)` and `(as ...)` forms too."""
@@ -167,11 +183,19 @@ def term_features(decls_text: str, term_text: str) -> list[Feature]:
     features: dict[str, Feature] = {}
 
     def add_sort(sort: Sort) -> None:
-        for arg in sort.args:  # each argument sort is probed alone first
+        for arg in sort.args:  # each argument sort is a feature of its own
             add_sort(arg)
-        name = sort.name
-        if name not in features and name not in _CORE and name not in user_sorts:
-            decl = f"(declare-const {_PREFIX}s {sort})"
+        if sort.name in _CORE or sort.name in user_sorts:
+            return
+        # A parametric sort is probed with Int for each argument, and its arity is in the
+        # name: the answer is cached for every term with that head, so it must not blame
+        # the head for an argument (a solver without Seq refusing (Array Int (Seq Int)))
+        # nor for an arity only some solvers take (z3's (Array Int Bool Int) is no cvc5
+        # sort; once that refusal was cached as "Array", cvc5 campaigns drew no arrays).
+        name = _sort_feature(sort)
+        if name not in features:
+            probe = Sort(sort.name, tuple(Sort("Int") for _ in sort.args), sort.indices)
+            decl = f"(declare-const {_PREFIX}s {probe})"
             features[name] = Feature(name, "\n".join([*sort_decls, decl]), "true")
 
     for sort in _declared_sorts(commands, info):
@@ -248,11 +272,18 @@ def _application_probe(
     items: list[str] = [print_node(node.items[0])]
     decls: list[str] = []
     kept: set[str] = set()
+    needs: set[str] = set()
     for index, arg in enumerate(node.items[1:]):
         arg_sort = info.sort_of(arg)
         if _is_literal(arg, user) or not _plain(arg_sort):
             items.append(print_node(arg))
             kept |= {n.name for n in walk(arg) if isinstance(n, Atom) and n.kind == "symbol"}
+            if arg_sort is not None:
+                needs.update(
+                    _sort_feature(part)
+                    for part in _sort_parts(arg_sort)
+                    if part.name not in _CORE and (part.args or part.name not in _PLAIN_SORTS)
+                )
             continue
         fresh = f"{_PREFIX}{index}"
         decls.append(f"(declare-const {fresh} {arg_sort})")
@@ -272,7 +303,7 @@ def _application_probe(
         if sort is not None and sort.name == "Bool" and not sort.args
         else (f"(= {application} {application})")
     )
-    return Feature(name, "\n".join([*sort_decls, *needed, *decls]), term)
+    return Feature(name, "\n".join([*sort_decls, *needed, *decls]), term, tuple(sorted(needs)))
 
 
 # -- the cache -----------------------------------------------------------------------------
@@ -345,18 +376,27 @@ class Capabilities:
         self.spent = spent
 
     def learn(self, features: Sequence[Feature]) -> None:
-        """Probe every feature some target has no answer for yet (one batch per solver)."""
+        """Probe every feature some target has no answer for yet (one batch per solver).
+
+        A probe keeps the arguments no fresh constant may stand for, with their sorts
+        (`Feature.needs`). When the solver lacks one of those sorts, its refusal may be the
+        sort's, so it is cached under `Feature.qualified`, never under the feature alone:
+        z3 refused `(select a 1)` for an array of bags, and a refusal cached as `select`
+        would have cost it every array term."""
         for spec in self.specs:
             known = self.known[spec.name]
-            todo = list({f.name: f for f in features if f.name not in known}.values())
+            todo = list({f.name: f for f in features if _answer(known, f) is _NONE}.values())
             if not todo:
                 continue
             started = time.perf_counter()
             verdicts = check_terms([(f.decls, f.term) for f in todo], [spec], timeout=PROBE_TIMEOUT)
             self.spent(started, time.perf_counter())
             self.probes += len(todo)
-            for feature, verdict in zip(todo, verdicts, strict=True):
-                known[feature.name] = verdict.errors.get(spec.name)
+            errors = [(f, v.errors.get(spec.name)) for f, v in zip(todo, verdicts, strict=True)]
+            for feature, error in sorted(errors, key=lambda pair: bool(pair[0].needs)):
+                # the sorts (which need nothing) are answered before what needs them
+                blamed = error is not None and any(known.get(n) for n in feature.needs)
+                known[feature.qualified if blamed else feature.name] = error
             save_section(self.paths[spec.name], spec, "features", dict(known))
 
     def lacking(self, features: Sequence[Feature]) -> list[tuple[str, str]]:
@@ -366,12 +406,24 @@ class Capabilities:
             (f.name, spec.name)
             for f in features
             for spec in self.specs
-            if self.known[spec.name].get(f.name) is not None
+            if _answer(self.known[spec.name], f) not in (None, _NONE)
         ]
 
     def lacked(self) -> dict[str, list[str]]:
         """solver -> features it rejects (known so far), for reports."""
         return {n: sorted(f for f, e in k.items() if e is not None) for n, k in self.known.items()}
+
+
+_NONE = object()  # no answer cached for a feature
+
+
+def _answer(known: dict[str, str | None], feature: Feature) -> object:
+    """The cached answer for `feature`: None (accepted), the solver's error, or _NONE."""
+    if feature.name in known:
+        return known[feature.name]
+    if feature.needs and feature.qualified in known:
+        return known[feature.qualified]
+    return _NONE
 
 
 class CapableTerms:
