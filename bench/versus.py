@@ -41,11 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from peers import sampled_corpus
+from realworld import REGRESSIONS, REPO
 
 from sphinxfuzz.bugs import Store
-
-REPO = Path(__file__).resolve().parents[1]
-REGRESSIONS = REPO.parent / "shared" / "seeds" / "regressions"
 
 
 @dataclass(frozen=True)
@@ -56,9 +54,9 @@ class Figures:
     mutants: int
 
 
-# (name, how it is printed, whether lower is better)
-SHOWN = (("rate", "mutants/s", False), ("outside", "outside solvers", True),
-         ("undecided", "undecided", True))  # fmt: skip
+# (name, how it is printed, whether lower is better, whether it is a share)
+SHOWN = (("rate", "mutants/s", False, False), ("outside", "outside solvers", True, True),
+         ("undecided", "undecided", True, True))  # fmt: skip
 
 
 def campaign(tree: Path, folder: Path, seconds: float, seed: int, seeds: Path | None,
@@ -93,14 +91,13 @@ def compare(candidate: list[Figures], control: list[Figures]) -> None:
     print(
         f"\n{'figure':16s} {'candidate':>10s} {'control':>10s} {'difference':>20s}  candidate better"
     )
-    for name, shown, lower in SHOWN:
+    for name, shown, lower, share in SHOWN:
         ours = [getattr(f, name) for f in candidate]
         theirs = [getattr(f, name) for f in control]
         diffs = [a - b for a, b in zip(ours, theirs, strict=True)]
         error = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("nan")
         better = sum((d < 0) if lower else (d > 0) for d in diffs)
-        percent = name != "rate"
-        scale, unit = (100.0, " pt") if percent else (1.0, "")
+        scale, unit = (100.0, " pt") if share else (1.0, "")
         mean = statistics.mean(diffs) * scale
         print(
             f"{shown:16s} {statistics.mean(ours) * scale:10.2f} {statistics.mean(theirs) * scale:10.2f}"

@@ -7,9 +7,10 @@ operator heads (the name of an indexed operator: `int_to_bv` for `(_ int_to_bv 8
 constants (`re.allchar`, `RNE`) and sort heads (`FiniteField`; `Array/2`, a parametric one
 with its arity, probed over Int). A feature seen for the first time is probed once per
 solver: a small script built from the term, the operator applied to fresh constants of its
-arguments' sorts, parsed and type-checked (no check-sat) in one batched call. The answers are cached on disk per release (`<cache>/capabilities/`, keyed
-by family, version and command line), so they depend on the solvers alone, never on
-timing, and later campaigns probe nothing they probed before.
+arguments' sorts, parsed and type-checked (no check-sat) in one batched call. The answers
+are cached on disk per release (`<cache>/capabilities/`, keyed by family, version and
+command line), so they depend on the solvers alone, never on timing, and later campaigns
+probe nothing they probed before.
 
 `CapableTerms` wraps a term source: a term with a feature some target lacks is drawn again
 (from a seed derived from the original one, a bounded number of times) and every leftover
@@ -138,17 +139,14 @@ def _term_nodes(node: Node) -> list[Node]:
     return found
 
 
-def _sort_heads(sort: Sort) -> list[str]:
-    return [sort.name, *(name for arg in sort.args for name in _sort_heads(arg))]
+def _sort_parts(sort: Sort) -> list[Sort]:
+    """`sort` and every sort nested in its arguments."""
+    return [sort, *(part for arg in sort.args for part in _sort_parts(arg))]
 
 
 def _sort_feature(sort: Sort) -> str:
     """A sort's feature name: its head, with its arity when it has arguments (`Array/2`)."""
     return f"{sort.name}/{len(sort.args)}" if sort.args else sort.name
-
-
-def _sort_parts(sort: Sort) -> list[Sort]:
-    return [sort, *(part for arg in sort.args for part in _sort_parts(arg))]
 
 
 def _is_literal(node: Node, user: set[str]) -> bool:
@@ -160,7 +158,7 @@ def _is_literal(node: Node, user: set[str]) -> bool:
 
 
 def _plain(sort: Sort | None) -> bool:
-    return sort is not None and all(name in _PLAIN_SORTS for name in _sort_heads(sort))
+    return sort is not None and all(part.name in _PLAIN_SORTS for part in _sort_parts(sort))
 
 
 def term_features(decls_text: str, term_text: str) -> list[Feature]:
