@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from sphinxfuzz.solvers.installs import cache_root
+
 REPO = Path(__file__).resolve().parents[2]
 _SKIP_ANYWHERE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache",
                                        ".ruff_cache", ".hypothesis")  # fmt: skip
@@ -85,11 +87,23 @@ def _venv_seeing_this_environment(venv: Path) -> Path:
     return python
 
 
+def _copy_probe_caches(cache: Path) -> None:
+    """The option tables and capability answers this environment has probed already: keyed
+    by release and program content, so the wheel's z3 and cvc5 shim find them as a user who
+    installed it beside a checkout would. A cold cache costs the test half a minute of
+    probing, which tests/solvers and tests/generators cover."""
+    own = cache_root().parent
+    for folder in ("options", "capabilities"):
+        if (own / folder).is_dir():
+            shutil.copytree(own / folder, cache / folder)
+
+
 def test_the_installed_wheel_fuzzes_and_validates(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     _venv_seeing_this_environment(venv)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["SPHINXFUZZ_CACHE"] = str(tmp_path / "cache")
+    _copy_probe_caches(tmp_path / "cache")
     python, command = str(venv / "bin" / "python"), str(venv / "bin" / "sphinxfuzz")
     _run([python, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall",
           "--disable-pip-version-check", str(wheel)], tmp_path, env)  # fmt: skip

@@ -107,10 +107,12 @@ def test_status_of_reads_only_a_whole_status_command() -> None:
     assert status("(set-info (:status) unsat)\n") is None
 
 
-def test_200_fused_formulas_keep_their_label() -> None:
+def test_100_fused_formulas_keep_their_label() -> None:
     strategy = FusionStrategy(per_seed=1)
     # quantifier-free linear seeds keep the test fast: fusions of quantified or non-linear
-    # ones often end `unknown` at the per-query limit (the strategy itself takes them all)
+    # ones often end `unknown` at the per-query limit (the strategy itself takes them all).
+    # A hundred, not more: string fusions take z3 up to 3 s each, and the larger sample is
+    # bench/strategies.py's, where a fusion the newest solvers contradict is a stored bug.
     for seed, answer in labelled():
         if not is_quantifier_free(seed.script) or logic(seed) not in FAST_LOGICS:
             continue
@@ -120,21 +122,14 @@ def test_200_fused_formulas_keep_their_label() -> None:
     assert all(a in counts for _, a in strategy.labelled.values())
     rng = random.Random(17)
     cases = []
-    while len(cases) < 200:
+    while len(cases) < 100:
         seed = strategy.labelled[rng.choice(seeds)][0]
         cases += list(strategy.mutants(seed, rng))
     for case in cases:
         counts[case.expected] += 1  # type: ignore[index]
-    assert min(counts.values()) >= 40, counts
-    scripts = [c.script for c in cases]
-    for start in range(0, 200, 50):
-        # none may contradict; few may stay `unknown` at the per-query limit
-        assert_expected(
-            SOLVERS,
-            scripts[start : start + 50],
-            [c.expected for c in cases[start : start + 50]],
-            0.1,
-        )
+    assert min(counts.values()) >= 20, counts
+    # none may contradict; few may stay `unknown` at the per-query limit
+    assert_expected(SOLVERS, [c.script for c in cases], [c.expected for c in cases], 0.1)
 
 
 def test_fusion_is_reproducible_and_registered() -> None:

@@ -83,16 +83,14 @@ def _cases(strategy, count: int, rng: random.Random) -> list:
     return cases
 
 
-def test_200_sae_mutants_keep_their_answer() -> None:
-    cases = _cases(SaeStrategy(per_seed=2), 200, random.Random(21))
+def test_100_sae_mutants_keep_their_answer() -> None:
+    # the larger sample is bench/strategies.py's (a mutant the newest solvers contradict is
+    # a stored bug there)
+    cases = _cases(SaeStrategy(per_seed=2), 100, random.Random(21))
     assert {c.expected for c in cases} == {"sat", "unsat"}
     assert any(r.startswith("lpi") for c in cases for r in c.provenance["rules"])
     assert any(not r.startswith("lpi") for c in cases for r in c.provenance["rules"])
-    scripts = [c.script for c in cases]
-    for start in range(0, 200, 100):
-        assert_expected(
-            SOLVERS, scripts[start : start + 100], [c.expected for c in cases[start : start + 100]]
-        )
+    assert_expected(SOLVERS, [c.script for c in cases], [c.expected for c in cases])
 
 
 def test_janus_relates_each_mutant_to_its_seed() -> None:
