@@ -31,17 +31,18 @@ def test_fragments_are_boolean_subformulas() -> None:
     ]
 
 
-def test_200_instances_are_sat_and_incremental_ones_too() -> None:
-    strategy = StormStrategy(run=_z3, per_seed=20)
+def test_100_instances_are_sat_and_incremental_ones_too() -> None:
+    strategy = StormStrategy(run=_z3, per_seed=10)
     seeds = [s for s, a in fast() if a == "sat" and strategy.applies(s)]
     assert len(seeds) >= 10
     rng = random.Random(11)
     cases = [case for seed in seeds for case in strategy.mutants(seed, rng)]
-    plain = [c for c in cases if not c.provenance["incremental"]][:200]
+    # every seed's instances, a hundred of them checked (bench/strategies.py checks more)
+    plain = [c for c in cases if not c.provenance["incremental"]]
+    plain = [plain[i * len(plain) // 100] for i in range(100)]
     stepwise = [c for c in cases if c.provenance["incremental"]][:20]
-    assert len(plain) == 200 and len(stepwise) == 20
-    for start in range(0, 200, 100):
-        assert_expected(SOLVERS, [c.script for c in plain[start : start + 100]], ["sat"] * 100)
+    assert len({id(c) for c in plain}) == 100 and len(stepwise) == 20
+    assert_expected(SOLVERS, [c.script for c in plain], ["sat"] * 100)
     checks = sum(
         sum(1 for c in case.script.commands if c.head_name() == "check-sat") for case in stepwise
     )
