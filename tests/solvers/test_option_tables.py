@@ -178,6 +178,12 @@ def test_an_option_refused_beside_a_seed_feature_is_not_drawn_for_that_seed() ->
     assert not rules.acts(Family.CVC5, "pb-rewrites", rules.seed_features(seed))
     plain = seed.replace(":produce-unsat-cores", ":produce-models")
     assert rules.acts(Family.CVC5, "pb-rewrites", rules.seed_features(plain))
+    # learned rewrites too, which a regressions campaign drew beside a seed's unsat cores
+    refused = run_solver(with_options(parse_specs("cvc5")[0], ("--learned-rewrite",)),
+                         seed + "(check-sat)\n", timeout=30)  # fmt: skip
+    assert "learned rewrites not supported with unsat cores" in (refused.failure_line or "")
+    assert not rules.acts(Family.CVC5, "learned-rewrite", rules.seed_features(seed))
+    assert rules.acts(Family.CVC5, "learned-rewrite", rules.seed_features(plain))
     # a second check-sat makes the script incremental, which deep restarts refuse
     twice = plain + "(check-sat)\n(assert (< x 5))\n(check-sat)\n"
     refused = run_solver(with_options(parse_specs("cvc5")[0], ("--deep-restart=all",)),
