@@ -21,7 +21,10 @@ kind. Real bugs are counted once per triage group (`sphinxfuzz bugs list` groups
 signature, or kind, solver, theories and operators), which is what "distinct" means here.
 
 Printed per strategy: cases/s, the share of cases with an expected answer, the share every
-solver accepted, stored bugs by kind, real ones and distinct real ones. Strategies run one
+solver accepted, construction doubts (verdicts the trusted z3 contradicted: the strategy's own
+wrong expected answers, kept in the campaign's doubts/ and never stored; the unit tests check
+a hundred cases of each, this counts them over whole campaigns), stored bugs by kind, real
+ones and distinct real ones. Strategies run one
 after the other (`--lanes 2`: two at a time, on a 2-core machine each about one core; the
 rates of rows that ran beside each other are then comparable, not those of a row that ran
 alone). A JSON file with everything is written to `--out`. Run again with the same `--out`,
@@ -201,6 +204,9 @@ def run_strategy(
         "accepted_share": round(mine.accepted / cases, 3) if mine and cases else 0.0,
         "seed_positions": mine.positions if mine else 0,
         "verdicts": dict(stats.bugs),
+        # verdicts the trusted solver contradicted, so not stored: the strategy's own wrong
+        # constructions (a fusion label, an SAE rewrite, a STORM model) show here
+        "doubts": sum(stats.doubts.values()),
         "folder": str(folder),
     }
     row.update(real_bugs(folder))
@@ -215,14 +221,15 @@ def stored(row: dict[str, Any]) -> str:
 
 
 def table(rows: list[dict[str, Any]], minutes: float) -> str:
-    head = ("| strategy | solvers | cases/s | expected answer | accepted | bugs stored "
-            "(by kind) | real | distinct real | ... not on the seed alone |\n"
-            "|---|---|---:|---:|---:|---|---:|---:|---:|")  # fmt: skip
+    head = ("| strategy | solvers | cases/s | expected answer | accepted | construction doubts "
+            "| bugs stored (by kind) | real | distinct real | ... not on the seed alone |\n"
+            "|---|---|---:|---:|---:|---:|---|---:|---:|---:|")  # fmt: skip
     lines = [head]
     for row in rows:
         lines.append(
             f"| {row['strategy']} | {row['solvers']} | {row['cases_per_second']:.2f} | "
-            f"{row['expected_share']:.0%} | {row['accepted_share']:.0%} | {stored(row)} | "
+            f"{row['expected_share']:.0%} | {row['accepted_share']:.0%} | "
+            f"{row.get('doubts', '-')} | {stored(row)} | "
             f"{row['real']} | {row['distinct_real']} | {row['distinct_new']} |"
         )
     return f"{minutes:g} minutes per row\n\n" + "\n".join(lines)

@@ -111,8 +111,8 @@ def test_100_fused_formulas_keep_their_label() -> None:
     strategy = FusionStrategy(per_seed=1)
     # quantifier-free linear seeds keep the test fast: fusions of quantified or non-linear
     # ones often end `unknown` at the per-query limit (the strategy itself takes them all).
-    # A hundred, not more: string fusions take z3 up to 3 s each, and the larger sample is
-    # bench/strategies.py's, where a fusion the newest solvers contradict is a stored bug.
+    # A hundred, not more: string fusions take z3 up to 3 s each. bench/strategies.py counts
+    # the wrong labels over whole campaigns (its construction doubts).
     for seed, answer in labelled():
         if not is_quantifier_free(seed.script) or logic(seed) not in FAST_LOGICS:
             continue
