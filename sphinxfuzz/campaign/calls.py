@@ -231,12 +231,26 @@ class SolverCalls:
         """A trusted solver's run: fresh, and no longer than a seed's check may take."""
         return lambda text: self.run(spec, text, fresh=True, timeout=self.config.seed_timeout)
 
-    def judge(self, text: str, results: list[SolverResult], *, fresh: bool = False) -> Judgement:
-        judgement = judge(text, results, lambda spec, check: self.run(spec, check, fresh=fresh))
+    def judge(
+        self,
+        text: str,
+        results: list[SolverResult],
+        *,
+        fresh: bool = False,
+        parsed: Script | None = None,
+    ) -> Judgement:
+        """`judge` with this campaign's solver calls for its model checks (`parsed`: the
+        script whose text is `text`, when the caller has it)."""
+
+        def run(spec: SolverSpec, check: str) -> SolverResult:
+            return self.run(spec, check, fresh=fresh)
+
+        judgement = judge(text, results, run, parsed)
         self.stats.unconfirmed += judgement.unconfirmed
         # a crash that printed nothing is told apart by its stack (`oracle.backtrace`)
+        script = text if parsed is None else parsed
         judgement.verdicts = identified(
-            judgement.verdicts, results, lambda spec: for_family(text, spec.family), self._debug
+            judgement.verdicts, results, lambda spec: for_family(script, spec.family), self._debug
         )
         return judgement
 

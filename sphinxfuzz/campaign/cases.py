@@ -47,6 +47,7 @@ class CaseJudge:
     # target confirms it, so the verdict names a reference (replay and reduction need one)
     reference: SolverSpec | None = None
     last_reference: SolverResult | None = None  # its result in the latest judgement
+    parsed: Script | None = None  # `text` parsed, when the caller has it (read only)
     _related_results: dict[bool, list[SolverResult]] = field(default_factory=dict)
 
     @property
@@ -56,7 +57,9 @@ class CaseJudge:
     def __call__(self, results: list[SolverResult], fresh: bool) -> Judgement:
         if self.expected is None:
             return self.plain(self.text, results, fresh)
-        checks = ModelChecker(self.text, lambda spec, check: self.run(spec, check, fresh, None))
+        checks = ModelChecker(
+            self.text, lambda spec, check: self.run(spec, check, fresh, None), self.parsed
+        )
         judged = list(results)
         self.last_reference = None
         if self._needs_reference(results, self.expected.answer):

@@ -275,15 +275,17 @@ class CaseTester:
         calls, stats, origin, case = self.calls, self.stats, started.origin, started.case
         strategy = self.bench.get(origin.strategy)
         related = case.related
+        script = started.formula.script  # the text judged, parsed: model checks start from it
         judge_case = CaseJudge(
             started.formula.text,
             specs,
             lambda spec, check, fresh, timeout: calls.run(spec, check, fresh=fresh, timeout=timeout),
-            lambda text, rs, fresh: calls.judge(text, rs, fresh=fresh),
+            lambda text, rs, fresh: calls.judge(text, rs, fresh=fresh, parsed=script),
             None if case.expected is None else Expected(case.expected, strategy.name, strategy.summary),
             None if related is None else ready_to_run(related.script, self.needed_options),
             self.config.timeout,
             self.reference,
+            parsed=script,
         )  # fmt: skip
         stats.strategy(origin.strategy).expected += case.expected is not None
         judgement = judge_case(results, False)

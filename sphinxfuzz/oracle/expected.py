@@ -28,6 +28,7 @@ from sphinxfuzz.oracle.verdict import (
     Verdict,
     VerdictKind,
 )
+from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import DECIDED, Answer, Outcome, SolverResult
 
 UNSOLVED = (Outcome.UNKNOWN, Outcome.TIMEOUT)
@@ -39,6 +40,7 @@ class ModelChecker:
 
     script_text: str
     run: CheckRunner
+    parsed: Script | None = None  # `script_text` parsed, when the caller has it (read only)
 
     def verdict_on(
         self, model: str, solvers: Sequence[SolverResult]
@@ -47,7 +49,8 @@ class ModelChecker:
         does not, None when the solvers decide nothing). Every solver runs the check; those
         that took no part decide first (as in `judge`)."""
         try:
-            script = build_model_check(self.script_text, model)
+            formula = self.script_text if self.parsed is None else self.parsed
+            script = build_model_check(formula, model)
         except ModelCheckError:
             return "", None
         first = [self.run(r.spec, script).first for r in solvers]

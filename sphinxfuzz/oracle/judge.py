@@ -64,13 +64,16 @@ def _first_disagreement(results: Sequence[SolverResult]) -> int | None:
     return None
 
 
-def _checkable(script_text: str) -> Script | None:
-    """The formula parsed, when a model answers its first check-sat: when get-model comes
-    before any other one (parsed once for this and the model check)."""
-    try:
-        script = parse_script(script_text)
-    except SmtParseError:
-        return None
+def _checkable(script_text: str, parsed: Script | None = None) -> Script | None:
+    """The formula parsed (`parsed`: the caller's parse of `script_text`, read only), when a
+    model answers its first check-sat: when get-model comes before any other one (parsed
+    once for this and the model check)."""
+    script = parsed
+    if script is None:
+        try:
+            script = parse_script(script_text)
+        except SmtParseError:
+            return None
     return script if _model_follows_first_check(script) else None
 
 
@@ -108,14 +111,17 @@ def judge(
     script_text: str,
     results: Sequence[SolverResult],
     run_check: CheckRunner,
+    parsed: Script | None = None,
 ) -> Judgement:
-    """Verdicts for one formula from every target solver's result on it."""
+    """Verdicts for one formula from every target solver's result on it. `parsed` is the
+    formula's script when the caller has it (its text is `script_text`; read only): a model
+    check then starts from it instead of parsing the text again."""
     judgement = Judgement(crash_verdicts(results))
     # A rejected input or a crash makes the other answers of that run untrustworthy.
     if judgement.verdicts or any(r.outcome == Outcome.ERROR for r in results):
         return judgement
     if len(results) == 1:
-        return _lone_model_check(script_text, results[0], run_check, judgement)
+        return _lone_model_check(script_text, results[0], run_check, judgement, parsed)
     index = _first_disagreement(results)
     if index is None:
         return judgement
@@ -123,7 +129,7 @@ def judge(
     sat_side = [r for r in results if index < len(r.answers) and r.answers[index] == Answer.SAT]
     unsat_side = [r for r in results if index < len(r.answers) and r.answers[index] == Answer.UNSAT]
     witness = next((r for r in sat_side if r.model), None)
-    script = None if index != 0 or witness is None else _checkable(script_text)
+    script = None if index != 0 or witness is None else _checkable(script_text, parsed)
     if script is None:
         judgement.unconfirmed = True
         return judgement
@@ -170,13 +176,17 @@ def judge(
 
 
 def _lone_model_check(
-    script_text: str, result: SolverResult, run_check: CheckRunner, judgement: Judgement
+    script_text: str,
+    result: SolverResult,
+    run_check: CheckRunner,
+    judgement: Judgement,
+    parsed: Script | None,
 ) -> Judgement:
     """One solver's sat model checked by that solver (the only one that accepts the formula's
     theories): unsat -> its model is invalid; any other answer decides nothing."""
     if not result.answers or result.answers[0] != Answer.SAT or not result.model:
         return judgement
-    script = _checkable(script_text)
+    script = _checkable(script_text, parsed)
     if script is None:
         return judgement
     try:

@@ -18,6 +18,7 @@ from sphinxfuzz.oracle import (
     normalise_failure,
 )
 from sphinxfuzz.oracle.dialect import for_family
+from sphinxfuzz.smtlib import parse_script
 from sphinxfuzz.solvers import Answer, Outcome, SolverResult, SolverSpec, parse_specs, run_solver
 
 SAT_FORMULA = """(set-option :produce-models true)
@@ -167,6 +168,27 @@ def test_own_model_check_failure_is_an_invalid_model() -> None:
     assert [(v.kind, v.solver) for v in judgement.verdicts] == [
         (VerdictKind.INVALID_MODEL, "own_check_fails.py")
     ]
+
+
+def test_a_check_starts_from_the_callers_parse_of_the_formula() -> None:
+    """A campaign hands `judge` the script it printed the formula from: the check is the one
+    the text gives, built without parsing the text again."""
+    specs = parse_specs(f"z3;{LIAR_UNSAT}")
+    results = [run(spec, SAT_FORMULA) for spec in specs]
+    from_text = judge(SAT_FORMULA, results, run)
+    parsed = judge(SAT_FORMULA, results, run, parse_script(SAT_FORMULA))
+    assert parsed.check_script == from_text.check_script and parsed.check_script
+    assert [(v.kind, v.solver) for v in parsed.verdicts] == [
+        (v.kind, v.solver) for v in from_text.verdicts
+    ]
+    [liar] = parse_specs(LIAR_SAT)
+    lying = run(liar, UNSAT_FORMULA)
+    alone = judge(UNSAT_FORMULA, [lying], run, parse_script(UNSAT_FORMULA))
+    assert alone.check_script == judge(UNSAT_FORMULA, [lying], run).check_script
+    assert [v.kind for v in alone.verdicts] == [VerdictKind.INVALID_MODEL]
+    # the parse is what the check is built from (the text is not read again)
+    marked = parse_script(UNSAT_FORMULA.replace("(check-sat)", "(assert (= x 77))\n(check-sat)"))
+    assert "(= x 77)" in (judge(UNSAT_FORMULA, [lying], run, marked).check_script or "")
 
 
 def test_a_lone_solver_is_judged_on_its_own_model_only(tmp_path: Path) -> None:
