@@ -61,11 +61,6 @@ class SeedBudget:
         case may start before this one is judged."""
         return not self.left_early and self._more(number + 1) and not self.out_of_budget()
 
-    def may_come(self, number: int) -> bool:
-        """Whether `numbers` may still yield `number`, as far as the cases tested so far tell:
-        a case is drawn ahead of its turn only then (a draw the seed never takes is wasted)."""
-        return not self.left_early and self._more(number)
-
     def tested(
         self, solver_seconds: float, timed_out: bool, undecided: bool = False, known: bool = False
     ) -> None:

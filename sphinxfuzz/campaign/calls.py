@@ -52,10 +52,6 @@ class Running:
     # other solvers' runs while these ran (`SolverCalls.busy`), counted in their union
     spans: list[Span] = field(default_factory=list)
 
-    def running(self) -> bool:
-        """Whether some call has not ended yet."""
-        return not all(call.done() for call in self.calls)
-
 
 class SolverCalls:
     def __init__(

@@ -16,9 +16,6 @@ mutant, or few, draws the mutants it drew without learning. The counts are the w
 answers so far, so the draws are the same for the same answers (a time-out is the machine's
 answer; a resumed run starts counting again).
 
-The weights change between seed positions, not within one (`LearntWeights.learn`): the
-loop draws cases ahead of their turn, while earlier cases' solvers run.
-
 The number of terms a mutant gets learns the same way (`Stats.term_counts`, no probe):
 terms compound, and in the README's campaign a mutant of four terms was undecided 11% of the
 time, one of three 6%, of one or two 3 to 4% (the same seeds); the draw of four then falls
@@ -56,17 +53,9 @@ class LearntWeights(Mapping[str, float]):
         undecided: Counter[str],
     ) -> None:
         """`probe`: the probe's weights (None: every theory 1); `drawn` and `undecided` are
-        the live counters of the worker's statistics, read at each `learn`."""
+        the live counters of the worker's statistics."""
         self.theories = sorted(theories)
-        self.probe, self.live = probe or {}, (drawn, undecided)
-        self.drawn, self.undecided = Counter(drawn), Counter(undecided)
-
-    def learn(self) -> None:
-        """Take the counts as they are now (at each seed position's start): a position's
-        cases all draw on the same weights, so a case drawn while earlier ones still run
-        (`campaign.tester`, several ahead) is the case drawn at its turn."""
-        drawn, undecided = self.live
-        self.drawn, self.undecided = Counter(drawn), Counter(undecided)
+        self.probe, self.drawn, self.undecided = probe or {}, drawn, undecided
 
     def __getitem__(self, theory: str) -> float:
         if theory not in self.theories:

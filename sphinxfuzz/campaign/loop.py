@@ -141,7 +141,6 @@ class Worker:
             publish=lambda: self._publish(soon=True), say=self._say,
         )  # fmt: skip
         self.pairs = PairCoverage()  # what the bandit rewards (operator pairs tried)
-        self.learnt: list[LearntWeights] = []  # the draw weights, learnt at each position
 
     # -- stopping and telling -------------------------------------------------------------
     def _stopping(self) -> bool:
@@ -211,8 +210,8 @@ class Worker:
             yield pool
 
     def _context(self, pool: GeneratorPool | None) -> StrategyContext:
-        weights: LearntWeights | None = None
-        counts: LearntWeights | None = None
+        weights: Mapping[str, float] | None = None
+        counts: Mapping[str, float] | None = None
         if pool is not None and self.config.adapt_theories:  # the probe's, then learnt
             stats = self.stats
             weights = LearntWeights(
@@ -220,7 +219,6 @@ class Worker:
             )
             terms = [str(n) for n in range(1, MAX_PLACEHOLDERS + 1)]
             counts = LearntWeights(terms, None, stats.term_counts, stats.term_counts_undecided)
-            self.learnt = [weights, counts]
 
         def left_out(counts: Mapping[str, int]) -> None:
             self.stats.left_out = Counter(counts)
@@ -315,8 +313,6 @@ class Worker:
         before = _Snapshot.of(self.stats)
         self.tester.scripts = []
         self.tester.check = usable.check
-        for weights in self.learnt:
-            weights.learn()
         finished = False
         try:
             finished = self.tester.seed_cases(store, position, seed, name, usable.specs)

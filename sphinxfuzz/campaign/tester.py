@@ -6,19 +6,15 @@ kinds (`strategies.base`): a `CaseFailed` costs one attempt, a refusal or a `See
 ends the seed (the latter sets it aside when the strategy is the campaign's only one), and
 a `NoWorkingSource` stops the campaign.
 
-The next case is drawn while a case's solvers run (`DrawsAhead`), and so are up to
-`DRAWN_AHEAD` cases while they still run: a slow case's solver time fills the queue that a
-run of fast cases (a few milliseconds each, less than a draw) then takes from. A case is
-started before the one before it is judged when judging that can make no verdict and no
-solver call (`_quiet`: every target decided it alike), so the judging and the bookkeeping
-overlap solver time.
+The next case is drawn while a case's solvers run (`DrawsAhead`), and started before the case
+is judged when judging it can make no verdict and no solver call (`_quiet`: every target
+decided it alike), so the judging and the bookkeeping overlap solver time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -50,11 +46,6 @@ from sphinxfuzz.strategies import (
     SourceFailed,
     TestCase,
 )
-
-# Cases drawn while a case's solvers run, at most: the first always, the others while the
-# solvers still run. A draw takes about 5 ms; half a regressions campaign's cases take less
-# to solve, and one case in ten takes over 50 ms.
-DRAWN_AHEAD = 4
 
 
 class CaseTester:
@@ -107,15 +98,13 @@ class CaseTester:
             config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget, factor
         )
         log: list[tuple[int, int, str, list[str]]] = []
-        ahead: deque[_Ahead] = deque()  # the next cases, drawn while earlier ones' solvers ran
+        ahead: _Ahead | None = None  # the next case, drawn while this one's solvers ran
         started: _Started | None = None  # the next case, run while this one is judged
-        heard = False  # the last answer the cases heard (`HearsAnswers`): undecided?
         self.calls.use_specs(position_specs)
         try:
             for number in budget.numbers():
                 if started is None:
-                    self._fresh(cases, ahead, heard)  # after a case that failed, too
-                    draw = ahead.popleft().draw if ahead else self._draw(cases)
+                    draw, ahead = (ahead.draw if ahead is not None else self._draw(cases)), None
                     try:
                         made = draw.case()
                     except StopIteration:
@@ -132,15 +121,9 @@ class CaseTester:
                 now, started = started, None
                 assert now.origin.mutant == number
                 try:
-                    if isinstance(cases, DrawsAhead):  # the next cases, while the solvers run
-                        while (
-                            len(ahead) < DRAWN_AHEAD
-                            and budget.may_come(number + 1 + len(ahead))
-                            and (not ahead or now.running.running())
-                        ):
-                            mark = cases.mark()
-                            ahead.append(_Ahead(mark, self._draw(cases), cases.read()))
-                            stats.drawn_ahead += 1
+                    if isinstance(cases, DrawsAhead):  # the next case, while the solvers run
+                        ahead = _Ahead(cases.mark(), self._draw(cases))
+                        stats.drawn_ahead += 1
                 finally:
                     results = self.calls.finish(now.running)
                 if self.stop_requested():
@@ -151,8 +134,13 @@ class CaseTester:
                 left_undecided = stats.undecided > now.undecided
                 if isinstance(cases, HearsAnswers):
                     cases.answered(left_undecided)
-                    heard = left_undecided
-                self._fresh(cases, ahead, heard)
+                if ahead is not None and isinstance(cases, DrawsAhead) and cases.stale():
+                    # drawn on an answer heard otherwise: drawn again at its turn, now that
+                    # this case is counted (a case drawn ahead draws on the learnt weights
+                    # of the cases before this one, one drawn at its turn on this one's too)
+                    cases.rewind(ahead.mark)
+                    ahead = None
+                    stats.drawn_again += 1
                 seconds = stats.solver_time - now.seconds
                 quiet = _quiet(now.case, results)
                 if quiet:
@@ -160,13 +148,11 @@ class CaseTester:
                     # known now, and the next case (drawn already) runs while it is judged:
                     # the bookkeeping of a case costs no time outside the solvers.
                     budget.tested(seconds, timed_out=False)
-                    if ahead and ahead[0].draw.made is not None and budget.follows(number):
-                        first = ahead.popleft()
-                        assert first.draw.made is not None
+                    if ahead is not None and ahead.draw.made is not None and budget.follows(number):
+                        made, mark, ahead = ahead.draw.made, ahead.mark, None
                         started = self._start(
-                            first.draw.made, seed, position, number + 1, name, targets, log,
-                            first.mark,
-                        )  # fmt: skip
+                            made, seed, position, number + 1, name, targets, log, mark
+                        )
                 self._judge(store, now, targets, results)
                 self.publish()
                 if not quiet:
@@ -182,29 +168,20 @@ class CaseTester:
             if log:
                 store.log_mutants(log)
 
-    def _fresh(self, cases: Iterator[TestCase], ahead: deque[_Ahead], heard: bool) -> None:
-        """Before the first case drawn ahead is taken: when it read an answer other than the
-        one heard last (`heard`, now its turn has come), it and the cases drawn after it are
-        drawn again at their turns."""
-        if ahead and isinstance(cases, DrawsAhead) and ahead[0].stale(heard):
-            cases.rewind(ahead[0].mark)
-            self.stats.drawn_again += len(ahead)
-            ahead.clear()
-
     def _drop(
-        self, cases: Iterator[TestCase], started: _Started | None, ahead: deque[_Ahead]
+        self, cases: Iterator[TestCase], started: _Started | None, ahead: _Ahead | None
     ) -> None:
-        """Undo the draws of the cases the seed's cases ended before: those drawn ahead and
-        never made (not tested, not logged, their failures never raised), and one started
-        early and never judged (a stop, or the run's budget), drawn before them."""
-        marks = [a.mark for a in ahead]
-        if started is not None:  # started early from the first case drawn ahead
+        """Undo the draw of a case the seed's cases ended before: one drawn ahead and never
+        made (not tested, not logged, its failure never raised), or one started early and
+        never judged (a stop, or the run's budget)."""
+        mark = None if ahead is None else ahead.mark
+        if started is not None:  # started early from the case drawn ahead (never both)
             with contextlib.suppress(Stopped):  # what it answers is not judged
                 self.calls.finish(started.running)
-            marks.insert(0, started.mark)
-        if marks and isinstance(cases, DrawsAhead):
-            cases.rewind(marks[0])
-            self.stats.dropped_ahead += len(marks)
+            mark = started.mark
+        if mark is not None and isinstance(cases, DrawsAhead):
+            cases.rewind(mark)
+            self.stats.dropped_ahead += 1
 
     def _start(
         self,
@@ -364,13 +341,7 @@ class _Draw:
 
 @dataclass(frozen=True)
 class _Ahead:
-    """A case drawn while an earlier case ran, the stream's state before it, and what it
-    read of the answers heard (`DrawsAhead.read`)."""
+    """A case drawn while the case before ran, and the stream's state before it."""
 
     mark: object
     draw: _Draw
-    read: bool | None
-
-    def stale(self, undecided: bool) -> bool:
-        """It read an answer other than the one the case before it got (`undecided`)."""
-        return self.read is not None and self.read != undecided

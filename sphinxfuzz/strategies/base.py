@@ -130,20 +130,18 @@ class HearsAnswers(Protocol):
 
 @runtime_checkable
 class DrawsAhead(Protocol):
-    """A stream of cases (`Strategy.mutants`) whose next cases the loop may draw while the
+    """A stream of cases (`Strategy.mutants`) whose next case the loop may draw while the
     solvers of the case before still run: drawing runs none of the loop's solver calls (a
     capability probe is a fresh process, reported through `StrategyContext.spent`). `mark`
-    is its state before such a draw, `rewind` drops the draw and every later one as if never
-    made (state kept across seeds too): the seed's budget did not want the case, or the draw
-    read an answer (`read`) other than the one the case before it got."""
+    is its state before such a draw, `rewind` drops the draw as if never made (state kept
+    across seeds too): the seed's budget did not want the case, or the draw is `stale`."""
 
     def mark(self) -> object: ...
 
     def rewind(self, mark: object) -> None: ...
 
-    def read(self) -> bool | None:
-        """What the last draw read of the answers heard (`HearsAnswers.answered`): whether
-        the case before it was undecided; None when it read nothing."""
+    def stale(self) -> bool:
+        """The last draw read an answer (`HearsAnswers`) other than the one heard since."""
         ...
 
 

@@ -99,7 +99,7 @@ class _Mutants(Iterator[TestCase]):
     """A seed's endless stream of mutants; a failure raises, and the stream goes on. It
     `HearsAnswers` and `DrawsAhead`: a draw reads the last answer heard only when it chains
     (then its base is the seed after an undecided mutant), so a draw made before the answer
-    is drawn again only when it chained and the answer turned out otherwise."""
+    is `stale` only when it chained and the answer turned out otherwise."""
 
     def __init__(self, strategy: SphinxStrategy, seed: Seed, rng: random.Random) -> None:
         self.strategy, self.seed, self.rng = strategy, seed, rng
@@ -127,8 +127,8 @@ class _Mutants(Iterator[TestCase]):
             terms.left_out.update(mark.left_out)
             strategy.context.left_out(terms.left_out)
 
-    def read(self) -> bool | None:
-        return self.read_answer
+    def stale(self) -> bool:
+        return self.read_answer is not None and self.read_answer != self.previous_undecided
 
     def __next__(self) -> TestCase:
         strategy, seed = self.strategy, self.seed

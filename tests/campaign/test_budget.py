@@ -83,19 +83,3 @@ def test_cases_that_find_only_stored_bugs_in_a_row_leave_the_seed_early() -> Non
     in_a_row = set(range(1, 1 + KNOWN_IN_A_ROW))
     assert _run(budget, known=in_a_row) == list(range(1 + KNOWN_IN_A_ROW))
     assert budget.left_early and not budget.stopped
-
-
-def test_cases_may_be_drawn_ahead_only_as_far_as_the_seed_may_go() -> None:
-    """`may_come` never says no to a number `numbers` then yields (the loop draws ahead only
-    where it says yes), and says no past the share and once the seed is left early."""
-    for seconds, timeouts in ((0.0, set()), (FAST_MUTANT_SECONDS * 2, set()), (0.0, {2})):
-        budget = SeedBudget(4, max_timeouts=1, out_of_budget=lambda: False, fast_factor=3)
-        said = []
-        for number in budget.numbers():
-            said.append(budget.may_come(number))
-            budget.tested(seconds, number in timeouts)
-        assert all(said)
-    slow = SeedBudget(4, max_timeouts=1, out_of_budget=lambda: False)
-    assert slow.may_come(3) and not slow.may_come(4)
-    slow.tested(0.0, timed_out=True)
-    assert not slow.may_come(1)

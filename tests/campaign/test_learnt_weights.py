@@ -42,11 +42,8 @@ def test_a_theory_keeps_its_probe_weight_while_its_mutants_are_decided() -> None
     drawn, undecided = Counter({"A": 30, "B": 30}), Counter[str]()
     weights = LearntWeights(["A", "B", "C"], {"A": 0.64, "B": 1.0}, drawn, undecided)
     assert dict(weights) == {"A": 0.64, "B": 1.0, "C": 1.0}  # exactly: the same draws
-    # the worker's counters as they are at a position's start: one undecided of 30 is under
-    # the target
+    # the live counters of the worker's statistics: one undecided of 30 is under the target
     undecided.update({"A": 10, "B": 1})
-    assert weights["A"] == 0.64  # counted, not learnt yet: the position's draws stay alike
-    weights.learn()
     assert 1 / (30 + PRIOR_DECIDED) <= TARGET_UNDECIDED and weights["B"] == 1.0
     share = 10 / (30 + PRIOR_DECIDED)
     assert weights["A"] == pytest.approx(0.64 * TARGET_UNDECIDED / share)

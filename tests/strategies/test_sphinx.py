@@ -121,9 +121,8 @@ def test_a_case_drawn_ahead_is_the_case_drawn_at_its_turn() -> None:
             strategy.failures_in_row = 3  # as if generator calls of another seed had failed
             mark = cases.mark()
             case = next(cases)  # while `case` runs
-            read = cases.read()
             cases.answered(undecided)
-            if read is not None and read != undecided:  # chained on a case now undecided
+            if cases.stale():  # chained on a case now known undecided: drawn again
                 cases.rewind(mark)
                 drawn_again += 1
                 case = next(cases)
