@@ -22,14 +22,14 @@ signature, or kind, solver, theories and operators), which is what "distinct" me
 
 Printed per strategy: cases/s, the share of cases with an expected answer, the share every
 solver accepted, construction doubts (verdicts the trusted z3 contradicted: the strategy's own
-wrong expected answers, kept in the campaign's doubts/ and never stored; the unit tests check
-a hundred cases of each, this counts them over whole campaigns), stored bugs by kind, real
-ones and distinct real ones. Strategies run one after the other (`--lanes 2`: two at a time,
-on a 2-core machine each about one core; the rates of rows that ran beside each other are
-then comparable, not those of a row that ran alone). A JSON file with everything is written to `--out`. Run again with the same `--out`,
-a row whose campaign folder is there already is read back, not run again (its wall time is
-the campaign's own); a row that fails is named with the campaign's output and the others go
-on.
+wrong expected answers, kept in the campaign's doubts/ and never stored; the unit tests check a
+hundred cases of each, this counts them over whole campaigns), stored bugs by kind, real ones
+and distinct real ones. Strategies run one after the other (`--lanes 2`: two at a time, on a
+2-core machine each about one core; the rates of rows that ran beside each other are then
+comparable, not those of a row that ran alone). A JSON file with everything is written to
+`--out`. Run again with the same `--out`, a row whose campaign folder is there already is read
+back, not run again (its wall time is the campaign's own); a row that fails is named with the
+campaign's output and the others go on.
 """
 
 from __future__ import annotations
