@@ -4,19 +4,22 @@ Every call of the campaign's loop goes through `SolverCalls.run`, which holds th
 limits (its time-out, `--time`, memory), picks the solver's long-lived process unless a fresh
 one is asked for, and counts the call. A verdict from a long-lived process counts only once
 fresh processes reproduce it (`confirmed`). A case's first run calls its targets at the same
-time (`start` and `finish`, from threads: solver calls wait on pipes and release the GIL),
-and the worker may draw its next case while they run. When a stop or the deadline arrives
-while solvers run, `run` and `finish` raise `Stopped`: what they answered may have been cut
-short.
+time (`start` and `finish`), each target on a lane of its own: a thread that runs the cases
+given to it one after the other (solver calls wait on pipes and release the GIL). So the
+worker may draw its next case while they run, and start it before this one is judged: each
+lane takes it up once done with this one, whatever the other targets still do. When a stop
+or the deadline arrives while solvers run, `run` and `finish` raise `Stopped`: what they
+answered may have been cut short.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
@@ -44,13 +47,41 @@ class Stopped(Exception):
 Span = tuple[float, float]  # (start, end) of a solver's run, `time.perf_counter`
 
 
-@dataclass
-class Running:
-    """The calls `SolverCalls.start` started: one future per batch of specs, in order."""
+# Spans `SolverClock` keeps to count later ones against: calls overlap only the few before
+SPANS_KEPT = 64
 
-    calls: list[Future[list[tuple[SolverResult, Span]]]]
-    # other solvers' runs while these ran (`SolverCalls.busy`), counted in their union
-    spans: list[Span] = field(default_factory=list)
+
+Timed = list[tuple[SolverResult, Span]]  # a lane's results of one case, with their spans
+Batch = list[tuple[SolverSpec, str]]  # what a lane runs of one case: each spec with its text
+
+
+@dataclass(frozen=True)
+class Running:
+    """The calls `SolverCalls.start` gave the lanes: one future per lane, in order, with
+    what it was given (its part of a case, and the limit) to run again a part it passed over
+    (None: the lane's answer to the case before was not decided)."""
+
+    calls: list[Future[Timed | None]]
+    given: list[tuple[Batch, float]]
+
+
+class SolverClock:
+    """Seconds during which some solver ran: the union of the spans told, in any order (a
+    case's calls on one lane overlap the next case's on another, and a judge's calls both),
+    so `Stats.outside_share` stays the share of time with no solver running."""
+
+    def __init__(self) -> None:
+        self.kept: list[Span] = []  # disjoint, in order: the last SPANS_KEPT of the union
+
+    def add(self, spans: Sequence[Span]) -> float:
+        """Count `spans`: the seconds they add to the union."""
+        if not spans:
+            return 0.0
+        before = sum(end - start for start, end in self.kept)
+        merged = _merged([*self.kept, *spans])
+        gained = sum(end - start for start, end in merged) - before
+        self.kept = merged[-SPANS_KEPT:]
+        return max(0.0, gained)
 
 
 class SolverCalls:
@@ -79,10 +110,12 @@ class SolverCalls:
         }
         # ... and the process of the command line each served before (`_process`)
         self._previous: dict[str, PersistentSolver] = {}
-        # the threads `start` calls the targets from, kept for the campaign's life
-        self._threads: ThreadPoolExecutor | None = None
-        self._threads_size = 0
-        self._running: Running | None = None  # the calls `start` started, until `finish`
+        # the lanes `start` calls the targets on (one thread each, kept for the campaign's
+        # life), by the names of the specs a lane runs
+        self._lanes: dict[tuple[str, ...], ThreadPoolExecutor] = {}
+        # one call at a time per target's process: a lane's and the judge's
+        self._locks: dict[str, threading.Lock] = {}
+        self.clock = SolverClock()
 
     def run(
         self,
@@ -94,10 +127,11 @@ class SolverCalls:
         beyond_limit: bool = False,  # `timeout` may exceed the campaign's (slow findings)
     ) -> SolverResult:
         result = self._call(spec, script, fresh, self._limit(timeout, beyond_limit))
+        end = time.perf_counter()
         if self.stopping():
             raise Stopped
         self._counted(result)
-        self.stats.solver_time += result.elapsed
+        self.stats.solver_time += self.clock.add([(end - result.elapsed, end)])
         return result
 
     def run_together(
@@ -107,55 +141,84 @@ class SolverCalls:
         return self.finish(self.start(specs, script, timeout=timeout))
 
     def start(
-        self, specs: Sequence[SolverSpec], script: Runnable, *, timeout: float | None = None
+        self,
+        specs: Sequence[SolverSpec],
+        script: Runnable,
+        *,
+        timeout: float | None = None,
+        after: Running | None = None,
     ) -> Running:
-        """Start `script` on every one of `specs` at the same time (each target has a
-        process of its own, so a case costs its slowest solver, not the sum) and return at
-        once: the worker may draw its next case meanwhile. `finish` waits for them."""
-        if self._running is not None:
-            raise RuntimeError("a case's solvers are running already")
+        """Give `script` to every one of `specs`' lanes and return at once (each target has
+        a process of its own, so a case costs its slowest solver, not the sum): a lane runs
+        it as soon as it has run what it was given before. `after`: the case started before
+        on the same lanes, this one's start before that one is judged; a lane whose answer
+        to it was not decided (a time-out, unknown, crash or rejection: the seed may end
+        there, or the judging need that solver) passes this case over, and `finish` gives it
+        again then. `finish` waits for the calls, `abandon` drops them."""
         limit = self._limit(timeout, False)
         if len({spec.name for spec in specs}) < len(specs):  # one process, one script at a time
             batches = [list(specs)]
         else:
             batches = [[spec] for spec in specs]
-        if self._threads is None or self._threads_size < len(batches):
-            if self._threads is not None:
-                self._threads.shutdown()
-            self._threads = ThreadPoolExecutor(len(batches), thread_name_prefix="solver-call")
-            self._threads_size = len(batches)
         # the texts printed here: a thread would wait for the GIL while the worker draws
-        texts = [[(spec, _text(spec, script)) for spec in batch] for batch in batches]
-        self._running = Running(
-            [self._threads.submit(self._timed_calls, batch, limit) for batch in texts]
-        )
-        return self._running
+        given = [([(spec, _text(spec, script)) for spec in batch], limit) for batch in batches]
+        before: list[Future[Timed | None] | None] = [None] * len(batches)
+        if after is not None and _lanes_of(after.given) == _lanes_of(given):
+            before = list(after.calls)
+        calls = [
+            self._lane(batch).submit(self._lane_calls, batch, limit, previous)
+            for (batch, limit), previous in zip(given, before, strict=True)
+        ]
+        return Running(calls, given)
 
     def finish(self, running: Running) -> list[SolverResult]:
-        """The results of `start`'s calls, in their specs' order, once all ended. The solver
-        time counted is the wall time during which any of them ran, or another solver call
-        reported meanwhile (`busy`): `Stats.outside_share` stays the share of time with no
-        solver running."""
-        try:
-            wait(running.calls)  # never leave a solver running unwatched, whatever another did
-        finally:
-            self._running = None
-        if self.stopping():  # the reaper cut them short: nothing of it is judged
-            raise Stopped
-        timed = [pair for call in running.calls for pair in call.result()]  # errors surface
+        """The results of `start`'s calls, in their specs' order, once all ended (a part a
+        lane passed over is run now). The solver time counted is the wall time they add to
+        the union of every solver's runs (`SolverClock`)."""
+        parts = self._waited(running.calls)
+        passed: dict[int, Future[Timed | None]] = {
+            index: self._lane(batch).submit(self._timed_calls, batch, limit)
+            for index, (part, (batch, limit)) in enumerate(zip(parts, running.given, strict=True))
+            if part is None
+        }
+        for index, again in zip(passed, self._waited(list(passed.values())), strict=True):
+            parts[index] = again
+        timed = [pair for part in parts for pair in part or []]
         for result, _ in timed:
             self._counted(result)
-        self.stats.solver_time += covered([span for _, span in timed] + running.spans)
+        self.stats.solver_time += self.clock.add([span for _, span in timed])
         return [result for result, _ in timed]
+
+    def _waited(self, calls: Sequence[Future[Timed | None]]) -> list[Timed | None]:
+        wait(calls)  # never leave a solver running unwatched, whatever another did
+        if self.stopping():  # the reaper cut them short: nothing of it is judged
+            raise Stopped
+        return [call.result() for call in calls]  # errors surface
+
+    def abandon(self, running: Running) -> None:
+        """Drop `start`'s calls: those no lane took up yet never run; those running are
+        waited for (a long-lived process answers one script at a time) and counted as
+        calls and solver time, their answers left unread (a time-out of a case never
+        tested is none of its seed's)."""
+        # (`wait` would wait for a cancelled call until its lane dequeued it)
+        ran = [call for call in running.calls if not call.cancel()]
+        wait(ran)
+        timed = [pair for call in ran for pair in call.result() or []]
+        self.stats.solver_calls += len(timed)
+        self.stats.solver_time += self.clock.add([span for _, span in timed])
 
     def busy(self, start: float, end: float) -> None:
         """A solver ran from `start` to `end` (`time.perf_counter`) outside `run` (a
         strategy's capability probes, a new bug's replay on the newest release): solver
-        time, counted once where it overlaps the running case's calls."""
-        if self._running is not None:
-            self._running.spans.append((start, end))
-        else:
-            self.stats.solver_time += end - start
+        time, counted once where it overlaps other calls."""
+        self.stats.solver_time += self.clock.add([(start, end)])
+
+    def _lane(self, batch: Batch) -> ThreadPoolExecutor:
+        names = tuple(spec.name for spec, _ in batch)
+        lane = self._lanes.get(names)
+        if lane is None:
+            lane = self._lanes[names] = ThreadPoolExecutor(1, thread_name_prefix="solver-lane")
+        return lane
 
     def _limit(self, timeout: float | None, beyond_limit: bool) -> float:
         limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
@@ -169,14 +232,28 @@ class SolverCalls:
         return self._call_text(spec, _text(spec, script), fresh, limit)
 
     def _call_text(self, spec: SolverSpec, text: str, fresh: bool, limit: float) -> SolverResult:
-        solver = None if fresh else self._process(spec)
-        if solver is not None:
-            return solver.run(text, timeout=limit)
+        if not fresh:
+            with self._locks.setdefault(spec.name, threading.Lock()):
+                solver = self._process(spec)
+                if solver is not None:
+                    return solver.run(text, timeout=limit)
         return run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
 
-    def _timed_calls(
-        self, calls: Sequence[tuple[SolverSpec, str]], limit: float
-    ) -> list[tuple[SolverResult, Span]]:
+    def _lane_calls(
+        self, batch: Batch, limit: float, previous: Future[Timed | None] | None
+    ) -> Timed | None:
+        """`batch` on its lane, unless the lane's answer to the case before (`previous`,
+        done: the lane ran it first) was not decided: None, passed over."""
+        if previous is not None:
+            try:
+                answered = previous.result()
+            except BaseException:  # cancelled, or failed: `finish` of that case says how
+                return None
+            if answered is None or not all(result.decided for result, _ in answered):
+                return None
+        return self._timed_calls(batch, limit)
+
+    def _timed_calls(self, calls: Batch, limit: float) -> Timed:
         """Calls one after the other, each with the span of time its solver ran (ending
         when it returned, `elapsed` long)."""
         timed = []
@@ -255,13 +332,13 @@ class SolverCalls:
         return judgement
 
     def _debug(self, spec: SolverSpec, text: str) -> Backtrace | None:
-        started = time.monotonic()
+        started = time.perf_counter()
         try:
             return gdb_backtrace(
                 spec, text, timeout=self.config.timeout, memory_mb=self.config.memory_mb
             )
         finally:
-            self.stats.solver_time += time.monotonic() - started
+            self.busy(started, time.perf_counter())
 
     def confirmed(
         self,
@@ -334,8 +411,8 @@ class SolverCalls:
         return accepted
 
     def close(self) -> None:
-        if self._threads is not None:
-            self._threads.shutdown()
+        for lane in self._lanes.values():
+            lane.shutdown()
         for solver in [*self.persistent.values(), *self._previous.values()]:
             solver.close()
 
@@ -347,14 +424,20 @@ def _text(spec: SolverSpec, script: Runnable) -> str:
     return for_family(script, spec.family)
 
 
-def covered(spans: Sequence[Span]) -> float:
-    """Seconds covered by at least one of the (start, end) `spans`: their union's length."""
-    total, reached = 0.0, float("-inf")
+def _lanes_of(given: Sequence[tuple[Batch, float]]) -> list[tuple[str, ...]]:
+    return [tuple(spec.name for spec, _ in batch) for batch, _ in given]
+
+
+def _merged(spans: Sequence[Span]) -> list[Span]:
+    """The union of the (start, end) `spans` as disjoint spans, in order."""
+    union: list[Span] = []
     for start, end in sorted(spans):
-        if end > reached:
-            total += end - max(start, reached)
-            reached = end
-    return total
+        if union and start <= union[-1][1]:
+            if end > union[-1][1]:
+                union[-1] = (union[-1][0], end)
+        else:
+            union.append((start, end))
+    return union
 
 
 def keep_example(folder: Path, cause: str, text: str, note: str) -> None:

@@ -6,21 +6,25 @@ kinds (`strategies.base`): a `CaseFailed` costs one attempt, a refusal or a `See
 ends the seed (the latter sets it aside when the strategy is the campaign's only one), and
 a `NoWorkingSource` stops the campaign.
 
-The next case is drawn while a case's solvers run (`DrawsAhead`), and started before the case
-is judged when judging it can make no verdict and no solver call (`_quiet`: every target
-decided it alike), so the judging and the bookkeeping overlap solver time.
+The next case is drawn while a case's solvers run (`DrawsAhead`) and started at once, before
+this case is judged: each target's lane (`calls.SolverCalls.start`) takes it up when done with
+this case, so a target that answered fast works on while a slow one still runs, and the
+counting, the judging and the next draw overlap solver time. Starting early changes when a
+case runs, never what it is: a case is drawn at the same point of the stream either way, and
+one this case's answers turn away (the seed's budget ends, or its draw read an answer heard
+otherwise, `DrawsAhead.stale`) is abandoned and rewound, as if never drawn.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sphinxfuzz.bugs.record import Origin
+from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.budget import SeedBudget
-from sphinxfuzz.campaign.calls import Running, SolverCalls, Stopped
+from sphinxfuzz.campaign.calls import Running, SolverCalls
 from sphinxfuzz.campaign.case_limits import CaseLimits
 from sphinxfuzz.campaign.cases import CaseJudge
 from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck
@@ -34,7 +38,7 @@ from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.mutate import Formula, Seed
 from sphinxfuzz.mutate.mutant import NeededOptions, ready_to_run
-from sphinxfuzz.oracle import Expected, settled_alike
+from sphinxfuzz.oracle import Expected
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import SolverResult, SolverSpec
 from sphinxfuzz.strategies import (
@@ -46,6 +50,10 @@ from sphinxfuzz.strategies import (
     SourceFailed,
     TestCase,
 )
+
+# Whether a case drawn ahead starts at once (off: at its turn, after the case before is judged;
+# the tests compare the two)
+START_AHEAD = True
 
 
 class CaseTester:
@@ -99,7 +107,7 @@ class CaseTester:
         )
         log: list[tuple[int, int, str, list[str]]] = []
         ahead: _Ahead | None = None  # the next case, drawn while this one's solvers ran
-        started: _Started | None = None  # the next case, run while this one is judged
+        started: _Started | None = None  # the next case, started while this one ran
         self.calls.use_specs(position_specs)
         try:
             for number in budget.numbers():
@@ -117,49 +125,49 @@ class CaseTester:
                     except (SphinxfuzzError, RecursionError) as exc:
                         self._refused(store, exc, name, seed)
                         return True
-                    started = self._start(made, seed, position, number, name, targets, log, None)
+                    started = self._start(made, seed, position, number, name, targets, None)
                 now, started = started, None
                 assert now.origin.mutant == number
+                before = _Before.of(stats)
+                self._log(log, now)
                 try:
                     if isinstance(cases, DrawsAhead):  # the next case, while the solvers run
                         ahead = _Ahead(cases.mark(), self._draw(cases))
                         stats.drawn_ahead += 1
+                        if START_AHEAD and ahead.draw.made is not None and budget.follows(number):
+                            started = self._start(
+                                ahead.draw.made, seed, position, number + 1, name, targets,
+                                ahead.mark, after=now.running,
+                            )  # fmt: skip
+                            ahead = None
                 finally:
                     results = self.calls.finish(now.running)
                 if self.stop_requested():
                     # Ctrl-C may have reached the solver processes too: do not judge what it
                     # killed
                     return False
-                self._count(now, results)
-                left_undecided = stats.undecided > now.undecided
+                self._count(now, before, results)
+                left_undecided = stats.undecided > before.undecided
                 if isinstance(cases, HearsAnswers):
                     cases.answered(left_undecided)
-                if ahead is not None and isinstance(cases, DrawsAhead) and cases.stale():
+                if (
+                    (started or ahead) is not None
+                    and isinstance(cases, DrawsAhead)
+                    and cases.stale()
+                ):
                     # drawn on an answer heard otherwise: drawn again at its turn, now that
                     # this case is counted (a case drawn ahead draws on the learnt weights
                     # of the cases before this one, one drawn at its turn on this one's too)
-                    cases.rewind(ahead.mark)
-                    ahead = None
+                    self._drop(cases, started, ahead, stale=True)
+                    started = ahead = None
                     stats.drawn_again += 1
-                seconds = stats.solver_time - now.seconds
-                quiet = _quiet(now.case, results)
-                if quiet:
-                    # Judging it can make no verdict and no solver call, so its budget is
-                    # known now, and the next case (drawn already) runs while it is judged:
-                    # the bookkeeping of a case costs no time outside the solvers.
-                    budget.tested(seconds, timed_out=False)
-                    if ahead is not None and ahead.draw.made is not None and budget.follows(number):
-                        made, mark, ahead = ahead.draw.made, ahead.mark, None
-                        started = self._start(
-                            made, seed, position, number + 1, name, targets, log, mark
-                        )
                 self._judge(store, now, targets, results)
                 self.publish()
-                if not quiet:
-                    budget.tested(
-                        seconds, stats.timeouts > now.timeouts, left_undecided,
-                        known=stats.duplicates > now.known and stats.bugs.total() == now.bugs,
-                    )  # fmt: skip
+                budget.tested(
+                    stats.solver_time - before.seconds, stats.timeouts > before.timeouts,
+                    left_undecided,
+                    known=stats.duplicates > before.known and stats.bugs.total() == before.bugs,
+                )  # fmt: skip
             stats.seeds_left_early += budget.left_early
             return not budget.stopped
         finally:
@@ -169,19 +177,22 @@ class CaseTester:
                 store.log_mutants(log)
 
     def _drop(
-        self, cases: Iterator[TestCase], started: _Started | None, ahead: _Ahead | None
+        self,
+        cases: Iterator[TestCase],
+        started: _Started | None,
+        ahead: _Ahead | None,
+        stale: bool = False,  # counted as drawn again, not as dropped
     ) -> None:
-        """Undo the draw of a case the seed's cases ended before: one drawn ahead and never
-        made (not tested, not logged, its failure never raised), or one started early and
-        never judged (a stop, or the run's budget)."""
+        """Undo the draw of a case that will not be tested at this point of the stream: one
+        drawn ahead and never made (not logged, its failure never raised), or one started
+        early and never judged (the seed's budget ended, a stop, or a stale draw)."""
         mark = None if ahead is None else ahead.mark
         if started is not None:  # started early from the case drawn ahead (never both)
-            with contextlib.suppress(Stopped):  # what it answers is not judged
-                self.calls.finish(started.running)
+            self.calls.abandon(started.running)
             mark = started.mark
         if mark is not None and isinstance(cases, DrawsAhead):
             cases.rewind(mark)
-            self.stats.dropped_ahead += 1
+            self.stats.dropped_ahead += not stale
 
     def _start(
         self,
@@ -191,24 +202,26 @@ class CaseTester:
         number: int,
         name: str,
         targets: list[SolverSpec],
-        log: list[tuple[int, int, str, list[str]]],
         mark: object,
+        after: Running | None = None,
     ) -> _Started:
-        """Start case `number` on the targets, with the counters it is measured against."""
+        """Start case `number` on the targets' lanes."""
         case, formula, digest = made
-        config, stats = self.config, self.stats
-        log.append((position, number, digest, list(case.theories)))
-        if self.keep_scripts:
-            self.scripts.append(formula.script)
+        config = self.config
         origin = Origin(config.campaign_seed, seed.path, position, number, name, case.theories)
-        counters = (stats.timeouts, stats.undecided, stats.solver_time, stats.duplicates)
-        bugs = stats.bugs.total()
         # a case related to another formula gets the full limit: its time-out is a verdict
         limit, floored = self.limits.limit(self.check)
         if case.related is not None:
             limit, floored = config.timeout, False
-        running = self.calls.start(targets, formula, timeout=limit)
-        return _Started(case, formula, origin, running, mark, *counters, bugs, limit, floored)
+        running = self.calls.start(targets, formula, timeout=limit, after=after)
+        return _Started(case, formula, digest, origin, running, mark, limit, floored)
+
+    def _log(self, log: list[tuple[int, int, str, list[str]]], started: _Started) -> None:
+        """Log a case at its turn (one started early and abandoned was never tested)."""
+        origin = started.origin
+        log.append((origin.position, origin.mutant, started.digest, list(started.case.theories)))
+        if self.keep_scripts:
+            self.scripts.append(started.formula.script)
 
     def _draw(self, cases: Iterator[TestCase]) -> _Draw:
         """The stream's next case, printed (so a case drawn ahead is printed meanwhile too),
@@ -245,7 +258,7 @@ class CaseTester:
                 self.stats.seeds_set_aside += 1
                 store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
 
-    def _count(self, started: _Started, results: list[SolverResult]) -> None:
+    def _count(self, started: _Started, before: _Before, results: list[SolverResult]) -> None:
         """Count one case's `results`, and what the draw weights learn from them
         (`learnt_weights`)."""
         stats, origin = self.stats, started.origin
@@ -260,7 +273,7 @@ class CaseTester:
         stats.term_counts.update(terms)
         if accepted:
             stats.theories_accepted.update(theories)
-        if stats.undecided > started.undecided:
+        if stats.undecided > before.undecided:
             stats.theories_undecided.update(theories)
             stats.term_counts_undecided.update(terms)
 
@@ -299,28 +312,34 @@ class CaseTester:
             )
 
 
-def _quiet(case: TestCase, results: list[SolverResult]) -> bool:
-    """Whether judging the case can make no verdict and no solver call: no expected answer,
-    no related formula, and results `judge` has nothing to do with."""
-    return case.expected is None and case.related is None and settled_alike(results)
-
-
 @dataclass(frozen=True)
 class _Started:
-    """A case whose solvers were started, with the counters before it."""
+    """A case given to the targets' lanes."""
 
     case: TestCase
     formula: Formula
+    digest: str  # the formula's sha256
     origin: Origin
     running: Running
     mark: object  # the stream's state before it, when it was drawn ahead and started early
+    limit: float  # the case's time limit
+    floored: bool  # set by the learnt floor (`CaseLimits.limit`)
+
+
+@dataclass(frozen=True)
+class _Before:
+    """The counters at a case's turn, before its answers: what it did is the difference."""
+
     timeouts: int
     undecided: int
     seconds: float
     known: int
     bugs: int
-    limit: float  # the case's time limit
-    floored: bool  # set by the learnt floor (`CaseLimits.limit`)
+
+    @classmethod
+    def of(cls, stats: Stats) -> _Before:
+        return cls(stats.timeouts, stats.undecided, stats.solver_time, stats.duplicates,
+                   stats.bugs.total())  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@
 
 from sphinxfuzz.oracle.crash import crash_signature, normalise_failure
 from sphinxfuzz.oracle.expected import ModelChecker, judge_again, judge_expected, judge_related
-from sphinxfuzz.oracle.judge import CheckRunner, judge, settled_alike
+from sphinxfuzz.oracle.judge import CheckRunner, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
 from sphinxfuzz.oracle.verdict import (
     NO_BUG,
@@ -38,5 +38,4 @@ __all__ = [
     "judge_expected",
     "judge_related",
     "normalise_failure",
-    "settled_alike",
 ]

@@ -91,22 +91,6 @@ def _vote(answers: Sequence[Answer | Outcome]) -> Answer | Outcome | None:
     return decided.pop() if len(decided) == 1 else None
 
 
-def settled_alike(results: Sequence[SolverResult]) -> bool:
-    """Two results or more, every one decided, without a flag, and all alike: `judge` makes
-    no verdict from them and runs no check (what lets a campaign judge them later)."""
-    if len(results) < 2:  # a lone result's model is checked
-        return False
-    answers = results[0].answers
-    return all(
-        r.decided
-        and not r.undecided
-        and not r.model_check_failed
-        and not r.annotation_conflict
-        and r.answers == answers
-        for r in results
-    )
-
-
 def judge(
     script_text: str,
     results: Sequence[SolverResult],

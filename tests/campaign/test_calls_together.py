@@ -1,18 +1,20 @@
-"""A case's targets run at the same time (`SolverCalls.run_together`): the solver time counted
-is the wall time some solver ran, and a stop arriving meanwhile ends every call unjudged."""
+"""A case's targets run at the same time, each on a lane of its own (`SolverCalls.start`): the
+solver time counted is the wall time some solver ran, a lane runs what it is given in turn
+whatever the other lanes do, and a stop arriving meanwhile ends every call unjudged."""
 
 from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import wait
 from pathlib import Path
 
 import pytest
 from campaign_helpers import SEEDS, config_for
 
 from sphinxfuzz.bugs.stats import Stats
-from sphinxfuzz.campaign.calls import SolverCalls, Stopped, covered
-from sphinxfuzz.solvers import Answer, parse_specs, reaper
+from sphinxfuzz.campaign.calls import SolverCalls, SolverClock, Stopped
+from sphinxfuzz.solvers import Answer, Outcome, parse_specs, reaper
 from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 
 
@@ -39,13 +41,15 @@ def _calls(tmp_path: Path, stopping: threading.Event | None = None) -> SolverCal
     )  # fmt: skip
 
 
-def test_covered_counts_overlapping_spans_once() -> None:
-    assert covered([]) == 0.0
-    assert covered([(1.0, 3.0)]) == 2.0
-    assert covered([(0.0, 2.0), (1.0, 3.0)]) == 3.0  # overlapping: 0..3
-    assert covered([(5.0, 6.0), (0.0, 1.0)]) == 2.0  # apart, in any order
-    assert covered([(0.0, 4.0), (1.0, 2.0), (3.0, 5.0)]) == 5.0  # one inside another
-    assert covered([(0.0, 1.0), (1.0, 2.0)]) == 2.0  # touching
+def test_the_clock_counts_overlapping_spans_once_in_any_order() -> None:
+    clock = SolverClock()
+    assert clock.add([]) == 0.0
+    assert clock.add([(1.0, 3.0)]) == 2.0
+    assert clock.add([(0.0, 2.0), (2.5, 4.0)]) == 2.0  # 0..1 and 3..4 are new
+    assert clock.add([(10.0, 11.0)]) == 1.0  # apart
+    assert clock.add([(5.0, 6.0)]) == 1.0  # told later, ran earlier: a slower lane's
+    assert clock.add([(0.5, 10.5)]) == 5.0  # 4..5 and 6..10 are new
+    assert clock.add([(0.0, 1.0), (1.0, 2.0)]) == 0.0  # all counted already
 
 
 def test_targets_run_at_once_and_count_the_time_some_solver_ran(tmp_path: Path) -> None:
@@ -96,3 +100,59 @@ def test_a_solver_run_while_a_case_runs_is_counted_once_with_its_calls(tmp_path:
     assert [r.answers for r in results] == [[Answer.UNSAT], [Answer.UNSAT]]
     assert calls.stats.solver_calls == 2
     assert calls.stats.solver_time == pytest.approx(2.5 + 1000.0)  # not 1000 + the calls'
+
+
+def test_a_lane_runs_on_while_another_target_is_busy(tmp_path: Path) -> None:
+    # z3's lane is busy with a hard case; cvc5's lane answers two cases meanwhile, and a case
+    # given to z3's lane after the hard one waits its turn there
+    calls = _calls(tmp_path)
+    z3, cvc5 = calls.specs
+    try:
+        hard = calls.start([z3], _pigeons(9))
+        easy = calls.start([z3, cvc5], _pigeons(2))
+        alone = calls.start([cvc5], _pigeons(3))
+        assert [r.answers for r in calls.finish(alone)] == [[Answer.UNSAT]]
+        assert not hard.calls[0].done() and easy.calls[1].done() and not easy.calls[0].done()
+        assert [r.answers for r in calls.finish(hard)] == [[Answer.UNSAT]]
+        assert [r.answers for r in calls.finish(easy)] == [[Answer.UNSAT], [Answer.UNSAT]]
+    finally:
+        calls.close()
+    assert calls.stats.solver_calls == 4
+
+
+def test_an_abandoned_case_that_no_lane_took_up_never_runs(tmp_path: Path) -> None:
+    calls = _calls(tmp_path)
+    z3, _ = calls.specs
+    try:
+        hard = calls.start([z3], _pigeons(9))
+        queued = calls.start([z3], _pigeons(2))
+        calls.abandon(queued)  # cancelled behind the hard case: returns before it ends
+        assert queued.calls[0].cancelled() and not hard.calls[0].done()
+        calls.finish(hard)
+    finally:
+        calls.close()
+    assert calls.stats.solver_calls == 1
+
+
+def test_a_lane_passes_over_the_next_case_after_an_undecided_answer(tmp_path: Path) -> None:
+    # started before the case before was judged: a lane that timed out on that one (the seed
+    # may end there) runs the next case only when `finish` gives it again
+    calls = _calls(tmp_path)
+    try:
+        slow = calls.start(calls.specs, _pigeons(10), timeout=0.5)
+        after = calls.start(calls.specs, _pigeons(2), after=slow)
+        assert [r.outcome for r in calls.finish(slow)] == [Outcome.TIMEOUT, Outcome.TIMEOUT]
+        wait(after.calls)
+        assert [call.result() for call in after.calls] == [None, None]  # passed over
+        assert calls.stats.solver_calls == 2
+        assert [r.answers for r in calls.finish(after)] == [[Answer.UNSAT], [Answer.UNSAT]]
+        # a decided answer lets the lane go on at once
+        first = calls.start(calls.specs, _pigeons(2))
+        second = calls.start(calls.specs, _pigeons(3), after=first)
+        calls.finish(first)
+        wait(second.calls)
+        assert all(call.result() is not None for call in second.calls)
+        calls.finish(second)
+    finally:
+        calls.close()
+    assert calls.stats.solver_calls == 8

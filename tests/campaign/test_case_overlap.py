@@ -1,6 +1,7 @@
-"""A case whose judging can make no verdict (every target decided, alike) is judged while the
-next case's solvers run, on real z3 and cvc5: the bookkeeping then costs no time outside the
-solvers, and the campaign makes the very mutants it makes when every case is judged first."""
+"""The next case starts while a case's solvers still run (each target's lane takes it up when
+done with this one), on real z3 and cvc5: a target that answered fast works on, the counting
+and the judging cost no time outside the solvers, and the campaign makes the very mutants it
+makes when every case starts only after the one before was judged."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ SEEDS = {
 }
 # as the modules define them (`_run` wraps them, each run anew)
 _START = calls_module.SolverCalls.start
+_FINISH = calls_module.SolverCalls.finish
 _JUDGE = tester_module.CaseTester._judge
 _BEGIN = tester_module.CaseTester._start
 
@@ -42,21 +44,29 @@ def _run(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str,
     for name, text in SEEDS.items():
         (folder / "seeds" / name).write_text(text)
     events: list[tuple[str, int, int]] = []
+    numbers: dict[int, tuple[int, int]] = {}  # id of a case's `Running` -> (position, number)
 
-    def started(self, specs, script, *, timeout=None):  # type: ignore[no-untyped-def]
+    def started(self, specs, script, *, timeout=None, after=None):  # type: ignore[no-untyped-def]
         events.append(("start", -1, -1))  # numbered by the case that follows in `_start`
-        return _START(self, specs, script, timeout=timeout)
+        return _START(self, specs, script, timeout=timeout, after=after)
+
+    def finished(self, running):  # type: ignore[no-untyped-def]
+        results = _FINISH(self, running)
+        events.append(("finish", *numbers.get(id(running), (-1, -1))))
+        return results
 
     def judged(self, store, case, specs, results):  # type: ignore[no-untyped-def]
         events.append(("judge", case.origin.position, case.origin.mutant))
         return _JUDGE(self, store, case, specs, results)
 
-    def numbered(self, made, seed, position, number, *rest):  # type: ignore[no-untyped-def]
-        case = _BEGIN(self, made, seed, position, number, *rest)
+    def numbered(self, made, seed, position, number, *rest, **named):  # type: ignore[no-untyped-def]
+        case = _BEGIN(self, made, seed, position, number, *rest, **named)
         events[-1] = ("start", position, number)
+        numbers[id(case.running)] = (position, number)
         return case
 
     monkeypatch.setattr(calls_module.SolverCalls, "start", started)
+    monkeypatch.setattr(calls_module.SolverCalls, "finish", finished)
     monkeypatch.setattr(tester_module.CaseTester, "_judge", judged)
     monkeypatch.setattr(tester_module.CaseTester, "_start", numbered)
     config = config_for([folder / "seeds"], "z3;cvc5", seed=7, per_seed=6)
@@ -65,30 +75,33 @@ def _run(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str,
         return events, store.mutant_log()
 
 
-def test_a_decided_case_is_judged_while_the_next_runs(
+def test_the_next_case_starts_while_the_case_before_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     events, log = _run(tmp_path / "overlapping", monkeypatch)
-    cases = [(p, n) for kind, p, n in events if kind == "start" and p >= 0]
-    assert len(cases) == len(log) == 12 and sorted(cases) == sorted((p, n) for p, n, _ in log)
-    # every case started was judged once, in order
-    assert [(p, n) for kind, p, n in events if kind == "judge"] == cases
-    # and the next case of a position started before the one before it was judged
+    tested = [(p, n) for kind, p, n in events if kind == "finish" and p >= 0]
+    assert len(tested) == len(log) == 12 and tested == [(p, n) for p, n, _ in log]
+    # every case tested was judged once, in order
+    assert [(p, n) for kind, p, n in events if kind == "judge"] == tested
+    # and the next case of a position started before the one before it finished
     order = {event: index for index, event in enumerate(events) if event[1] >= 0}
     overlapped = [
         (p, n)
-        for p, n in cases
-        if ("start", p, n + 1) in order and order[("start", p, n + 1)] < order[("judge", p, n)]
+        for p, n in tested
+        if ("start", p, n + 1) in order and order[("start", p, n + 1)] < order[("finish", p, n)]
     ]
-    assert len(overlapped) >= 4
+    assert len(overlapped) >= 8
+    # the case started last, after its seed's budget ended, was abandoned: never finished
+    started = [(p, n) for kind, p, n in events if kind == "start" and p >= 0]
+    assert set(tested) <= set(started) and len(started) <= len(tested) + 2
 
-    # judged before the next starts, every case: the same mutants
-    monkeypatch.setattr(tester_module, "_quiet", lambda case, results: False)
+    # started at its turn, after the case before was judged, every case: the same mutants
+    monkeypatch.setattr(tester_module, "START_AHEAD", False)
     events_apart, log_apart = _run(tmp_path / "apart", monkeypatch)
     assert log_apart == log
     order = {event: index for index, event in enumerate(events_apart) if event[1] >= 0}
     assert all(
         order[("judge", p, n)] < order[("start", p, n + 1)]
-        for p, n in cases
+        for p, n in tested
         if ("start", p, n + 1) in order
     )
