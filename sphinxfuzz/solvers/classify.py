@@ -32,6 +32,10 @@ _BENIGN_ERRORS = re.compile(
 # The solver declines the problem because of how it was built (the cvc5 wheel has no CoCoA,
 # so no finite-field solving): it rejected nothing, it cannot answer.
 _CANNOT_SOLVE = re.compile(r"not configured with|can't solve .* since", re.IGNORECASE)
+# ... and cvc5 aborts when an option needs a library the build lacks (Debian's cvc5 1.0.3
+# under --nl-icp: "Unimplemented code encountered ICPSolver requires cvc5 to be configured
+# with LibPoly"): no bug either, whatever its exit status
+_BUILD_LACKS = re.compile(r"Unimplemented code encountered .*\bconfigured with\b")
 _MODEL_CHECK = re.compile(
     r"invalid model|check-model|model check|checkModel|model does not satisfy|incorrect model"
     r"|model violates",
@@ -177,6 +181,9 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
     conflict = _ANNOTATION.search(everything)
     if conflict is not None:
         return _annotation_conflict(conflict, everything, answers, model, model_check_failed)
+    lacks = _first_line(_BUILD_LACKS, stderr)
+    if lacks is not None:
+        return Classified(Outcome.UNKNOWN, answers, model, lacks, model_check_failed)
     if crash is not None or exit_code < 0:
         line = crash or f"killed by signal {-exit_code}"
         return Classified(Outcome.CRASH, answers, model, line, model_check_failed)

@@ -97,3 +97,24 @@ def test_an_internal_argument_check_of_cvc5_is_a_crash_not_a_rejection() -> None
         cvc5, "(declare-const x Int)\n(assert (bvnego x))\n(check-sat)\n", timeout=30
     )
     assert refused.outcome is Outcome.ERROR, refused.stdout + refused.stderr
+
+
+# Debian's cvc5 1.0.3 (built without LibPoly) on `(set-logic QF_NRA) (declare-const x Real)
+# (declare-const y Real) (assert (> (* x y) 1.0)) (assert (< (* x x) 0.5)) (check-sat)` under
+# --nl-icp: its stderr, and it aborts (SIGABRT); the lines ending in a backslash go on
+WITHOUT_LIBPOLY = """Fatal failure within void cvc5::internal::theory::arith::nl::icp::ICPSolver::\
+reset(const std::vector<cvc5::internal::NodeTemplate<true> >&) at ./src/theory/arith/nl/icp/\
+icp_solver.cpp:375
+Unimplemented code encountered ICPSolver requires cvc5 to be configured with LibPoly
+"""
+
+
+def test_an_option_that_needs_a_library_the_build_lacks_is_no_crash() -> None:
+    found = classify("", WITHOUT_LIBPOLY, -6, False)
+    assert found.outcome is Outcome.UNKNOWN
+    assert found.failure_line == (
+        "Unimplemented code encountered ICPSolver requires cvc5 to be configured with LibPoly"
+    )
+    # the same abort without the build's excuse stays a crash
+    other = WITHOUT_LIBPOLY.replace("requires cvc5 to be configured with LibPoly", "")
+    assert classify("", other, -6, False).outcome is Outcome.CRASH
