@@ -99,6 +99,32 @@ def test_an_internal_argument_check_of_cvc5_is_a_crash_not_a_rejection() -> None
     assert refused.outcome is Outcome.ERROR, refused.stdout + refused.stderr
 
 
+# Debian's cvc5 1.0.3 on `(set-logic QF_FFA) (declare-fun a () (_ FiniteField 5))
+# (assert (= a a)) (check-sat)`, in a.smt2: its whole stdout (exit code 1; the quotes around
+# "A" are cvc5's own, unescaped)
+OLD_RELEASE_LOGIC = """(error "Parse Error: a.smt2:1.16: Illegal argument detected
+
+  (set-logic QF_FFA)
+             ^
+
+void cvc5::internal::LogicInfo::setLogicString(std::string)
+
+  `logicString' is a bad argument
+LogicInfo::setLogicString(): junk ("A") at end of logic string: QF_FFA")
+"""
+
+
+def test_an_internal_check_the_parser_reports_is_a_rejection() -> None:
+    """A release refusing a logic newer than itself: a parse error, though raised by an
+    internal argument check; a maintainer would not take it as a crash."""
+    found = classify(OLD_RELEASE_LOGIC, "", 1, False)
+    assert found.outcome is Outcome.ERROR
+    assert "junk" in (found.failure_line or "")
+    # the same check outside the parser stays a crash
+    outside = OLD_RELEASE_LOGIC.replace("Parse Error: a.smt2:1.16: ", "")
+    assert classify(outside, "", 1, False).outcome is Outcome.CRASH
+
+
 # Debian's cvc5 1.0.3 (built without LibPoly) on `(set-logic QF_NRA) (declare-const x Real)
 # (declare-const y Real) (assert (> (* x y) 1.0)) (assert (< (* x x) 0.5)) (check-sat)` under
 # --nl-icp: its stderr, and it aborts (SIGABRT); the lines ending in a backslash go on
