@@ -58,11 +58,12 @@ Batch = list[tuple[SolverSpec, str]]  # what a lane runs of one case: each spec 
 @dataclass(frozen=True)
 class Running:
     """The calls `SolverCalls.start` gave the lanes: one future per lane, in order, with
-    what it was given (its part of a case, and the limit) to run again a part it passed over
-    (None: the lane's answer to the case before was not decided)."""
+    what it was given (its part of a case) and the case's limit, to run again a part it
+    passed over (None: the lane's answer to the case before was not decided)."""
 
     calls: list[Future[Timed | None]]
-    given: list[tuple[Batch, float]]
+    batches: list[Batch]
+    limit: float
 
 
 class SolverClock:
@@ -161,15 +162,15 @@ class SolverCalls:
         else:
             batches = [[spec] for spec in specs]
         # the texts printed here: a thread would wait for the GIL while the worker draws
-        given = [([(spec, _text(spec, script)) for spec in batch], limit) for batch in batches]
-        before: list[Future[Timed | None] | None] = [None] * len(batches)
-        if after is not None and _lanes_of(after.given) == _lanes_of(given):
+        given = [[(spec, _text(spec, script)) for spec in batch] for batch in batches]
+        before: list[Future[Timed | None] | None] = [None] * len(given)
+        if after is not None and list(map(_names, after.batches)) == list(map(_names, given)):
             before = list(after.calls)
         calls = [
             self._lane(batch).submit(self._lane_calls, batch, limit, previous)
-            for (batch, limit), previous in zip(given, before, strict=True)
+            for batch, previous in zip(given, before, strict=True)
         ]
-        return Running(calls, given)
+        return Running(calls, given, limit)
 
     def finish(self, running: Running) -> list[SolverResult]:
         """The results of `start`'s calls, in their specs' order, once all ended (a part a
@@ -177,8 +178,8 @@ class SolverCalls:
         the union of every solver's runs (`SolverClock`)."""
         parts = self._waited(running.calls)
         passed: dict[int, Future[Timed | None]] = {
-            index: self._lane(batch).submit(self._timed_calls, batch, limit)
-            for index, (part, (batch, limit)) in enumerate(zip(parts, running.given, strict=True))
+            index: self._lane(batch).submit(self._timed_calls, batch, running.limit)
+            for index, (part, batch) in enumerate(zip(parts, running.batches, strict=True))
             if part is None
         }
         for index, again in zip(passed, self._waited(list(passed.values())), strict=True):
@@ -214,7 +215,7 @@ class SolverCalls:
         self.stats.solver_time += self.clock.add([(start, end)])
 
     def _lane(self, batch: Batch) -> ThreadPoolExecutor:
-        names = tuple(spec.name for spec, _ in batch)
+        names = _names(batch)
         lane = self._lanes.get(names)
         if lane is None:
             lane = self._lanes[names] = ThreadPoolExecutor(1, thread_name_prefix="solver-lane")
@@ -247,7 +248,7 @@ class SolverCalls:
         if previous is not None:
             try:
                 answered = previous.result()
-            except BaseException:  # cancelled, or failed: `finish` of that case says how
+            except Exception:  # cancelled, or failed: `finish` of that case says how
                 return None
             if answered is None or not all(result.decided for result, _ in answered):
                 return None
@@ -424,8 +425,9 @@ def _text(spec: SolverSpec, script: Runnable) -> str:
     return for_family(script, spec.family)
 
 
-def _lanes_of(given: Sequence[tuple[Batch, float]]) -> list[tuple[str, ...]]:
-    return [tuple(spec.name for spec, _ in batch) for batch, _ in given]
+def _names(batch: Batch) -> tuple[str, ...]:
+    """The lane a batch runs on: its specs' names."""
+    return tuple(spec.name for spec, _ in batch)
 
 
 def _merged(spans: Sequence[Span]) -> list[Span]:
