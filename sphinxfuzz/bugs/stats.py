@@ -91,6 +91,9 @@ class Stats:
     set_aside_causes: Counter[str] = field(default_factory=Counter)
     # why seeds were used by part of the targets: "solver: normalised first error line"
     partial_causes: Counter[str] = field(default_factory=Counter)
+    # "solver options" -> positions whose drawn options that target refused with the seed
+    # itself (a pair the release will not take together): it ran the rest plainly
+    options_refused: Counter[str] = field(default_factory=Counter)
     # "operator (solver)" -> generated terms drawn again because a target lacks that operator
     left_out: Counter[str] = field(default_factory=Counter)
     # "strategy: kind: trusted family says X, expected Y" -> expected-answer verdicts a

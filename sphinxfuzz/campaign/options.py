@@ -131,6 +131,25 @@ class PositionOptions:
             found[spec.name] = option_words(spec.family, settings)
         return found
 
+    def plain(self, specs: Sequence[SolverSpec], refused: set[str]) -> list[SolverSpec]:
+        """`specs` with the targets named in `refused` as the campaign gives them, without
+        the position's options (a compared copy, nothing but those options, leaves)."""
+        given = {s.name: s for s in self.specs}
+        return [
+            given[s.name] if s.name in refused and s.name in given else s
+            for s in specs
+            if s.name in given or s.name not in refused
+        ]
+
+    def extra_words(self, spec: SolverSpec) -> tuple[str, ...]:
+        """The words `spec`'s command line has beyond the campaign's own (a compared copy's:
+        beyond the target it copies)."""
+        ordered = sorted(self.specs, key=lambda s: s.name != spec.name)
+        for given in ordered:
+            if given.family is spec.family and spec.argv[: len(given.argv)] == given.argv:
+                return spec.argv[len(given.argv) :]
+        return ()
+
     def specs_for(
         self, position: int, served: Sequence[SolverSpec] | None = None, text: str | None = None
     ) -> list[SolverSpec]:

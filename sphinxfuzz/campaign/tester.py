@@ -40,7 +40,7 @@ from sphinxfuzz.mutate import Formula, Seed
 from sphinxfuzz.mutate.mutant import NeededOptions, ready_to_run
 from sphinxfuzz.oracle import Expected
 from sphinxfuzz.smtlib import Script
-from sphinxfuzz.solvers import SolverResult, SolverSpec
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
 from sphinxfuzz.strategies import (
     CaseFailed,
     DrawsAhead,
@@ -106,6 +106,7 @@ class CaseTester:
             config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget, factor
         )
         log: list[tuple[int, int, str, list[str]]] = []
+        checked: set[str] = set()  # targets whose command line was checked on the seed
         ahead: _Ahead | None = None  # the next case, drawn while this one's solvers ran
         started: _Started | None = None  # the next case, started while this one ran
         self.calls.use_specs(position_specs)
@@ -150,18 +151,23 @@ class CaseTester:
                 left_undecided = stats.undecided > before.undecided
                 if isinstance(cases, HearsAnswers):
                     cases.answered(left_undecided)
-                if (
-                    (started or ahead) is not None
-                    and isinstance(cases, DrawsAhead)
-                    and cases.stale()
+                ran_on = targets
+                refused = self._options_refused(seed, targets, results, checked)
+                if refused:  # those targets run plain from the next case on
+                    targets = self.options.plain(targets, refused)
+                    position_specs = self.options.plain(position_specs, refused)
+                    self.calls.use_specs(position_specs)
+                if (started or ahead) is not None and (
+                    refused or (isinstance(cases, DrawsAhead) and cases.stale())
                 ):
-                    # drawn on an answer heard otherwise: drawn again at its turn, now that
-                    # this case is counted (a case drawn ahead draws on the learnt weights
-                    # of the cases before this one, one drawn at its turn on this one's too)
+                    # drawn on an answer heard otherwise, or started on a command line now
+                    # dropped: drawn again at its turn, now that this case is counted (a
+                    # case drawn ahead draws on the learnt weights of the cases before this
+                    # one, one drawn at its turn on this one's too)
                     self._drop(cases, started, ahead, stale=True)
                     started = ahead = None
                     stats.drawn_again += 1
-                self._judge(store, now, targets, results)
+                self._judge(store, now, ran_on, results)
                 self.publish()
                 budget.tested(
                     stats.solver_time - before.seconds, stats.timeouts > before.timeouts,
@@ -175,6 +181,30 @@ class CaseTester:
             self.calls.use_specs(self.options.specs)  # seed checks run the specs as given
             if log:
                 store.log_mutants(log)
+
+    def _options_refused(
+        self,
+        seed: Seed,
+        targets: Sequence[SolverSpec],
+        results: Sequence[SolverResult],
+        checked: set[str],
+    ) -> set[str]:
+        """The targets that rejected this case and, run once on the seed they accepted
+        plainly, reject it too with the position's options: their command line is refused
+        (cvc5 1.4.2 takes --fresh-binders and --minimal-unsat-cores alone, not together), and
+        every case of the position would be rejected the same way."""
+        refused: set[str] = set()
+        for spec, result in zip(targets, results, strict=True):
+            words = self.options.extra_words(spec)
+            if result.outcome is not Outcome.ERROR or not words or spec.name in checked:
+                continue
+            checked.add(spec.name)
+            script = ready_to_run(seed.script, self.needed_options)
+            again = self.calls.run(spec, script, timeout=self.config.seed_timeout)
+            if again.outcome is Outcome.ERROR:
+                refused.add(spec.name)
+                self.stats.options_refused[f"{spec.name} {' '.join(words)}"] += 1
+        return refused
 
     def _drop(
         self,

@@ -119,6 +119,8 @@ def summary_table(
     # operators a target release lacks: terms using them were drawn again
     for feature, count in stats.left_out.most_common(10):
         rows.append((f"left out: {feature}", f"{count} terms"))
+    for refused, count in stats.options_refused.most_common(5):
+        rows.append((f"options refused, run plainly: {refused[:50]}", f"{count} positions"))
     for cause, count in stats.rejections.most_common(5):
         rows.append((f"rejected: {cause[:70]}", str(count)))
     # why seeds served only some targets, or none

@@ -30,6 +30,7 @@ from sphinxfuzz.oracle.judge import judge
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.solvers import Answer, Family, Outcome, parse_specs
 from sphinxfuzz.solvers.options.declared import Declared, Kind
+from sphinxfuzz.solvers.options.relevance import Relevance
 from sphinxfuzz.solvers.options.table import build_table, save_table
 
 STATUS_SCHEMA = TESTS.parent / "sphinxfuzz" / "schemas" / "status.schema.json"
@@ -297,3 +298,47 @@ def test_options_the_oracle_cannot_run_with_are_never_drawn(
     ]
     table = build_table(plain, declared=declared)
     assert [o.name for o in table.options] == ["simplification-bcp"]
+
+
+def test_options_a_target_refuses_together_leave_it_plain_for_the_position(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cvc5 1.4.2 takes --fresh-binders and --minimal-unsat-cores each alone, and refuses
+    them together before reading a script. A position that draws the pair, where the rules
+    do not know it, loses one case to the refusal; its seed, run once with the options,
+    shows the command line is refused, and the position's other cases run cvc5 plainly."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    cvc5 = parse_specs("cvc5 --check-models")[0]
+    declared = [
+        Declared("fresh-binders", Kind.BOOL, "false"),
+        Declared("minimal-unsat-cores", Kind.BOOL, "false"),
+    ]
+    save_table(cvc5, build_table(cvc5, declared=declared))
+    pair = ("--fresh-binders", "--minimal-unsat-cores")
+    together = run_in_dialect(parse_specs(f"cvc5 --check-models {' '.join(pair)}")[0],
+                              "(check-sat)\n", timeout=10.0)  # fmt: skip
+    assert together.outcome is Outcome.ERROR, together.stdout + together.stderr
+    monkeypatch.setattr(Relevance, "compatible", lambda self, family, options: list(options))
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    for k in range(6):
+        (folder / f"s{k}.smt2").write_text(
+            f"(declare-const x Int)\n(declare-const y Int)\n(assert (> x {k}))\n"
+            "(assert (< (+ x y) 20))\n(check-sat)\n"
+        )
+    config = dataclasses.replace(
+        config_for([folder], "z3;cvc5 --check-models", per_seed=3), options="random:2"
+    )
+    plan = PositionOptions.prepare("random:2", parse_specs(config.solvers), config.campaign_seed)
+    texts = [p.read_text() for p in sorted(folder.iterdir())]
+    drew = sum(  # positions whose draw holds the pair (the seed order does not change it)
+        set(pair) <= set(plan.words(position, texts[0])["cvc5"]) for position in range(6)
+    )
+    assert 0 < drew < 6
+    stats = run_campaign(config, tmp_path / "campaign", Budget())
+    assert stats.mutants == 18
+    refusals = [c for c in stats.rejections if "fresh-binders" in c]
+    assert sum(stats.rejections[c] for c in refusals) == drew  # one case per such position
+    assert sum(stats.options_refused.values()) == drew
+    assert all(set(pair) <= set(key.split()) for key in stats.options_refused)
+    assert stats.accepted == 18 - drew
