@@ -60,8 +60,8 @@ class Stats:
     # on: the corpus's own undecided share, which its mutants' share is measured against
     seeds_checked: int = 0
     seeds_undecided: int = 0
-    # left after max_mutant_timeouts of their mutants timed out, or UNDECIDED_IN_A_ROW in a
-    # row were undecided (`campaign.budget.SeedBudget`)
+    # left after max_mutant_timeouts of their mutants timed out, or once UNDECIDED_AT_LEAST
+    # were undecided and more than the campaign's share (`campaign.budget.SeedBudget`)
     seeds_left_early: int = 0
     seed_findings: int = 0
     # cases drawn while the case before ran (`campaign.tester`); of them, those drawn again

@@ -1,10 +1,11 @@
-"""A seed's budget: its attempts, more for fast cases, left early after time-outs or undecided
-cases in a row, and ended by the run's budget."""
+"""A seed's budget: its attempts, more for fast cases, left early after time-outs or more
+undecided cases than a campaign may have, and ended by the run's budget."""
 
 from __future__ import annotations
 
-from sphinxfuzz.campaign.budget import KNOWN_IN_A_ROW, UNDECIDED_IN_A_ROW, SeedBudget
+from sphinxfuzz.campaign.budget import KNOWN_IN_A_ROW, UNDECIDED_AT_LEAST, SeedBudget
 from sphinxfuzz.campaign.config import FAST_MUTANT_SECONDS
+from sphinxfuzz.campaign.learnt_weights import TARGET_UNDECIDED
 
 
 def _run(
@@ -48,22 +49,25 @@ def test_time_outs_leave_the_seed_early() -> None:
     assert budget.left_early and not budget.stopped
 
 
-def test_undecided_cases_in_a_row_leave_the_seed_early() -> None:
-    budget = SeedBudget(20, max_timeouts=5, out_of_budget=lambda: False)
-    # a decided case between undecided ones starts the count again
-    scattered = {i for i in range(20) if i % UNDECIDED_IN_A_ROW}
-    assert _run(budget, undecided=scattered) == list(range(20))
-    assert not budget.left_early
-    budget = SeedBudget(20, max_timeouts=5, out_of_budget=lambda: False)
-    in_a_row = set(range(2, 2 + UNDECIDED_IN_A_ROW))
-    assert _run(budget, undecided=in_a_row) == list(range(2 + UNDECIDED_IN_A_ROW))
+def test_undecided_cases_over_the_campaigns_share_leave_the_seed_early() -> None:
+    # cvc5's unknowns on a quantified seed: one case in four, spread out (never in a row)
+    budget = SeedBudget(30, max_timeouts=5, out_of_budget=lambda: False)
+    assert _run(budget, undecided={3, 7, 11, 15}) == list(range(8))
     assert budget.left_early and not budget.stopped
+    # one undecided case alone does not end a seed that is decided otherwise
+    budget = SeedBudget(30, max_timeouts=5, out_of_budget=lambda: False)
+    assert _run(budget, undecided={0}) == list(range(30))
+    assert not budget.left_early
+    # ... nor do two among more cases than the share allows (2 of 41 is under 5%)
+    assert UNDECIDED_AT_LEAST / TARGET_UNDECIDED < 41
+    budget = SeedBudget(60, max_timeouts=5, out_of_budget=lambda: False)
+    assert _run(budget, undecided={5, 40}) == list(range(60))
+    assert not budget.left_early
 
 
 def test_a_time_out_is_an_undecided_case_too() -> None:
     budget = SeedBudget(20, max_timeouts=5, out_of_budget=lambda: False)
-    timeouts, unknowns = {0}, set(range(1, UNDECIDED_IN_A_ROW))
-    assert _run(budget, timeouts=timeouts, undecided=unknowns) == list(range(UNDECIDED_IN_A_ROW))
+    assert _run(budget, timeouts={0}, undecided={4}) == list(range(5))
     assert budget.left_early
 
 
