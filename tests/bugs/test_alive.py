@@ -103,8 +103,8 @@ def test_bugs_refresh_rechecks_on_the_release_it_is_given(campaign: Path, tmp_pa
         assert today is not None and today.status == ALIVE and today.solver == CRASHER
         assert f"{row.id}: alive in " in result.output
     bad = runner.invoke(
-        app, ["bugs", "refresh", "--campaign", str(root), "--newest", "z3;z3@4.12.2"]
-    )
+        app, ["bugs", "refresh", "--campaign", str(root), "--newest", "z3;z3 rewriter.flat=false"]
+    )  # two z3 command lines, neither needing an install (a release the machine lacks fails first)
     assert bad.exit_code == 2 and "names two z3 solvers" in bad.output
 
 
