@@ -44,7 +44,7 @@ class SeedBudget:
         self.out_of_budget = out_of_budget
         self.solver_seconds = 0.0  # of the seed's tested cases
         self.timeouts = 0  # tested cases of the seed that timed out
-        self.tested_cases = 0
+        self.tested_cases = 0  # attempts that made a case (a failed draw makes none)
         self.undecided = 0  # tested cases that were undecided
         self.known_run = 0  # ... that found only bugs stored already
         self.stopped = False  # the run's budget ended the seed, not the seed's own

@@ -195,8 +195,10 @@ class CaseTester:
         every case of the position would be rejected the same way."""
         refused: set[str] = set()
         for spec, result in zip(targets, results, strict=True):
+            if result.outcome is not Outcome.ERROR or spec.name in checked:
+                continue  # (every case passes here: the options are read only at a rejection)
             words = self.options.extra_words(spec)
-            if result.outcome is not Outcome.ERROR or not words or spec.name in checked:
+            if not words:
                 continue
             checked.add(spec.name)
             script = ready_to_run(seed.script, self.needed_options)
