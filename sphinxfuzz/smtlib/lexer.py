@@ -40,6 +40,12 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 
+# A number is read as a Python int somewhere (an index, a finite field's modulus, a value
+# evaluated): past Python's int-conversion limit (4300 digits) that raises ValueError anywhere
+# downstream, so a longer one is the script's parse error here, where it is read.
+MAX_NUMBER_DIGITS = 4000
+_NUMBERS = frozenset({"numeral", "decimal", "literal"})
+
 _SIMPLE_SYMBOL = re.compile(rf"[A-Za-z~!@$%^&*_\-+=<>.?/][{_SYMBOL_CHARS}]*\Z")
 
 
@@ -76,6 +82,9 @@ def tokenize(text: str, filename: str = "<string>") -> list[Token]:
         if kind != "ws" and kind != "comment":
             if kind == "qsymbol":
                 kind = "symbol"
+            elif len(token_text) > MAX_NUMBER_DIGITS and kind in _NUMBERS:
+                cause = f"a number of {len(token_text)} characters; at most {MAX_NUMBER_DIGITS} are read"
+                raise SmtParseError(filename, line, pos - line_start + 1, cause)
             append((kind, token_text, line, pos - line_start + 1))  # type: ignore[arg-type]
         newlines = token_text.count("\n")
         if newlines:
