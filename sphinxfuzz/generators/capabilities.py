@@ -20,9 +20,7 @@ is counted as `feature (solver)`.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Container, Sequence
@@ -30,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.generators.solver_check import check_terms
 from sphinxfuzz.smtlib import Atom, Node, SList, SmtParseError, print_node, walk
 from sphinxfuzz.smtlib.generated import read_generated
@@ -338,11 +337,7 @@ def save_section(path: Path, spec: SolverSpec, section: str, entries: dict[str, 
     data.update({"family": spec.family, "version": solver_version(spec),
                  "argv": list(spec.argv), section: dict(sorted(merged.items()))})  # fmt: skip
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1)
-        os.replace(temp, path)
+        write_atomic(path, json.dumps(data, indent=1))  # removes its temporary file on failure
     except OSError:
         pass  # a read-only cache costs a probe per run, nothing else
 

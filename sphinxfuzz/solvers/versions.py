@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -19,6 +20,12 @@ from sphinxfuzz.solvers.reaper import run_bounded
 from sphinxfuzz.solvers.spec import SolverSpec
 
 VERSION_TIMEOUT = 5.0  # seconds; a solver that hangs on --version has UNKNOWN_VERSION
+# A first line without a version number is kept as the version, cut here: it travels in every
+# result and stored bug (a hostile solver printed a first line of 20 MB).
+VERSION_CHARS = 200
+# What of a version may appear in a cache file's name; anything else (a path, a long or odd
+# line) is named by `cache_key` alone, which digests it.
+_NAMEABLE = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+-]{0,39}")
 
 
 @lru_cache(maxsize=64)
@@ -31,7 +38,7 @@ def _version_of(program: tuple[str, ...]) -> str:
         return UNKNOWN_VERSION
     text = (done.stdout or done.stderr).decode("utf-8", "replace").strip()
     first = text.splitlines()[0] if text else ""
-    return printed_version(first) or first or UNKNOWN_VERSION
+    return printed_version(first) or first[:VERSION_CHARS] or UNKNOWN_VERSION
 
 
 def solver_version(spec: SolverSpec) -> str:
@@ -53,9 +60,12 @@ def cache_key(spec: SolverSpec, words: Sequence[str] | None = None) -> str:
 
 
 def cache_name(spec: SolverSpec, words: Sequence[str] | None = None) -> str:
-    """The file name of a release's cached facts in their folder: readable family and
-    version, then `cache_key`."""
-    return f"{spec.family}-{solver_version(spec)}-{cache_key(spec, words)}.json"
+    """The file name of a release's cached facts in their folder: family, the version when
+    it is a plain release number (what the solver printed never makes a path or an over-long
+    name), then `cache_key`, which digests the version whatever it is."""
+    version = solver_version(spec)
+    shown = f"{version}-" if _NAMEABLE.fullmatch(version) else ""
+    return f"{spec.family}-{shown}{cache_key(spec, words)}.json"
 
 
 def _content(word: str) -> str:
