@@ -28,6 +28,7 @@ from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import Verdict
 from sphinxfuzz.solvers import Family, SolverResult
 from sphinxfuzz.solvers.families import UNKNOWN_VERSION, parse_version
+from sphinxfuzz.solvers.options.standing import Standing
 
 VERDICT = "verdict.json"
 MUTANT = "mutant.smt2"
@@ -414,6 +415,9 @@ class Reduction:
     reference: dict[str, object] | None = None
     # the options `reduce` left out ("solver: word"): the bug shows without them
     dropped_options: list[str] = field(default_factory=list)
+    # the lowest standing of the blamed solver's options the bug shows at (`option_drop`);
+    # None for a reduction made before standings, or when the release did not tell
+    standing: Standing | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -430,6 +434,7 @@ class Reduction:
             "verdict": self.verdict.to_json(),
             "reference": self.reference,
             "dropped_options": self.dropped_options,
+            "standing": None if self.standing is None else str(self.standing),
         }
 
     def reference_sentence(self) -> str:
@@ -470,7 +475,18 @@ def load_reduction(folder: Path) -> Reduction | None:
         verdict=_verdict(fields),
         reference=fields.get("reference", (dict, type(None)), None),
         dropped_options=fields.strings("dropped_options"),
+        standing=_standing(fields),
     )
+
+
+def _standing(fields: _Fields) -> Standing | None:
+    word = fields.get("standing", str, None)
+    if word is None:
+        return None
+    try:
+        return Standing(word)
+    except ValueError:
+        raise fields.fail("standing", f"should be one of {', '.join(Standing)}") from None
 
 
 def write_reduction(folder: Path, reduced: str, reduction: Reduction) -> None:

@@ -317,5 +317,5 @@ def test_cli_shows_a_cached_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "3 declared, 3 chosen by the rules, 1 of those rejected" in shown.output
     listed = runner.invoke(app, ["solvers", "options", "z3", "--json"])
     data = json.loads(listed.stdout)
-    assert data["schema"] == "sphinxfuzz/option-table/1" and data["delivery"] == "argv"
+    assert data["schema"] == "sphinxfuzz/option-table/2" and data["delivery"] == "argv"
     assert [o["name"] for o in data["options"]] == ["auto_config", "smt.string_solver"]

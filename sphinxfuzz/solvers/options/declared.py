@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.solvers.families import Family, program_argv
+from sphinxfuzz.solvers.options.standing import (
+    Standing,
+    cvc5_category_standing,
+    z3_description_standing,
+)
 from sphinxfuzz.solvers.reaper import run_bounded
 from sphinxfuzz.solvers.spec import SolverSpec
 
@@ -46,6 +51,7 @@ class Declared:
     minimum: int | None = None
     maximum: int | None = None
     type_name: str = ""  # the release's own word for the type ("unsigned int", "mode")
+    standing: Standing = Standing.REGULAR  # as the release marks it (`standing.py`)
 
 
 class ListingError(ExternalError):
@@ -91,6 +97,12 @@ def _z3_symbol_choices(about: str, default: str | None) -> tuple[str, ...]:
 
 
 def _z3_option(name: str, type_name: str, about: str, default: str | None) -> Declared:
+    return replace(
+        _z3_typed(name, type_name, about, default), standing=z3_description_standing(about)
+    )
+
+
+def _z3_typed(name: str, type_name: str, about: str, default: str | None) -> Declared:
     if type_name == "bool":
         return Declared(name, Kind.BOOL, default, type_name=type_name)
     if type_name == "unsigned int":
@@ -151,6 +163,7 @@ def cvc5_api_declared(python: str) -> list[Declared]:
                 str(row["name"]), kind, _text(row.get("default")),
                 tuple(str(m) for m in row.get("modes") or ()),
                 row.get("minimum"), row.get("maximum"), str(row["type"]),
+                cvc5_category_standing(row.get("category")),
             )
         )  # fmt: skip
     return found

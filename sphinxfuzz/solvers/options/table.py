@@ -1,7 +1,8 @@
 """A release's option table: the options a campaign may set on it, each with the values the
 release accepted in the probe, and how to hand them over. Built once per release and command
 line, cached like the capability cache (`<cache>/options/`), and built again when the rules
-file changes."""
+file or the standing notes change. It also holds the standing of every option the release
+declares (`standing.py`), drawn or not."""
 
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ from sphinxfuzz.solvers.installs import cache_root
 from sphinxfuzz.solvers.options.choose import choose, load_rules
 from sphinxfuzz.solvers.options.declared import Declared, Kind, declared_options
 from sphinxfuzz.solvers.options.probe import find_delivery, probe
+from sphinxfuzz.solvers.options.standing import Standing, notes_digest, standings_of
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import cache_name, solver_version
 
-SCHEMA = "sphinxfuzz/option-table/1"
+SCHEMA = "sphinxfuzz/option-table/2"
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,9 @@ class OptionTable:
     rejected: dict[str, str] = field(default_factory=dict)  # by the probe: name=value -> why
     probe_runs: int = 0
     seconds: float = 0.0
-    rules: str = ""  # digest of the rules the table was chosen by
+    rules: str = ""  # digest of the rules (and standing notes) the table was made by
+    # every declared option's standing on this release (`standing.standings_of`)
+    standings: dict[str, Standing] = field(default_factory=dict)
 
     @property
     def candidates(self) -> int:
@@ -78,6 +82,7 @@ class OptionTable:
             options, {str(k): str(v) for k, v in data["left_out"].items()},
             {str(k): str(v) for k, v in data["rejected"].items()},
             int(data["probe_runs"]), float(data["seconds"]), str(data["rules"]),
+            {str(k): Standing(v) for k, v in data["standings"].items()},
         )  # fmt: skip
 
 
@@ -109,7 +114,22 @@ def load_table(spec: SolverSpec, folder: Path | None = None) -> OptionTable | No
         table = OptionTable.from_json(data)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return table if table.rules == load_rules().digest else None
+    return table if table.rules == rules_digest() else None
+
+
+def rules_digest() -> str:
+    """What a table is made by: the choice rules and the standing notes."""
+    return f"{load_rules().digest}-{notes_digest()}"
+
+
+def release_standings(spec: SolverSpec, folder: Path | None = None) -> dict[str, Standing]:
+    """The standing of every option `spec`'s release declares: from its cached table, else
+    read from the release (one listing, no probe: `bugs list` must not probe a release)."""
+    table = load_table(spec, folder)
+    if table is not None:
+        return table.standings
+    release = release_spec(spec)
+    return standings_of(release.family, declared_options(release))
 
 
 def build_table(
@@ -135,7 +155,8 @@ def build_table(
     )
     return OptionTable(
         spec.family, solver_version(spec), spec.argv, delivery, len(listed), options, left_out,
-        rejected, runs, round(time.monotonic() - started, 1), rules.digest,
+        rejected, runs, round(time.monotonic() - started, 1), rules_digest(),
+        standings_of(spec.family, listed),
     )  # fmt: skip
 
 
