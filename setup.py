@@ -13,6 +13,7 @@ DATA_FOLDERS = (
     "docs_corpus",
     "prompts",
 )  # as sphinxfuzz.datafiles
+DOC_FILES = ("bugs-found.json",)  # the files of docs/ the library reads, as sphinxfuzz.datafiles
 
 
 def _files(folder: str) -> list[str]:
@@ -29,8 +30,10 @@ setup(
     packages=[
         *find_packages(include=["sphinxfuzz*"]),
         *(f"sphinxfuzz._data.{d}" for d in DATA_FOLDERS),
+        "sphinxfuzz._data.docs",
     ],
-    package_dir={f"sphinxfuzz._data.{d}": d for d in DATA_FOLDERS},
+    package_dir={**{f"sphinxfuzz._data.{d}": d for d in DATA_FOLDERS},
+                 "sphinxfuzz._data.docs": "docs"},
     package_data={
         "sphinxfuzz": [
             "schemas/*.json",
@@ -41,5 +44,6 @@ setup(
             "py.typed",
         ],
         **{f"sphinxfuzz._data.{d}": _files(d) for d in DATA_FOLDERS},
+        "sphinxfuzz._data.docs": list(DOC_FILES),
     },
 )

@@ -13,6 +13,9 @@ from pathlib import Path
 
 # the folders a wheel carries; setup.py reads this tuple
 DATA_FOLDERS = ("generated_generators", "skeletons", "docs_corpus", "prompts")
+# the files of docs/ the library reads (known bugs: `bugs.known`), carried as
+# `sphinxfuzz/_data/docs/<name>`; setup.py reads this tuple
+DOC_FILES = ("bugs-found.json",)
 
 
 def data_dir(name: str) -> Path:
@@ -24,3 +27,13 @@ def data_dir(name: str) -> Path:
         # wheels install unpacked, so the traversable is a real folder
         return Path(str(packaged))
     return Path(__file__).resolve().parents[1] / name
+
+
+def doc_file(name: str) -> Path:
+    """The file `name` of docs/ (one of DOC_FILES): the installed copy, else the checkout's."""
+    if name not in DOC_FILES:
+        raise ValueError(f"{name!r} is not a shipped document ({', '.join(DOC_FILES)})")
+    packaged = resources.files("sphinxfuzz") / "_data" / "docs" / name
+    if packaged.is_file():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[1] / "docs" / name

@@ -7,6 +7,7 @@
         reduced.smt2      `sphinxfuzz reduce`: the smallest candidate still showing the bug
         reduce.json       ... and its Reduction record, written last
         bisect.json       `sphinxfuzz bisect`: the Bisection over the blamed solver's releases
+        known.json        `bugs.known`: the reported bug it likely is (Known)
     seed-findings/<id>/   the same with seed.smt2 for an unmutated seed (SeedFindingRecord)
 
 Every module reads these files through this one (`load_record`, `load_reduction`,
@@ -585,3 +586,33 @@ def load_bisection(folder: Path) -> Bisection | None:
 
 def write_bisection(folder: Path, bisection: Bisection) -> None:
     write_atomic(folder / BISECT, json.dumps(bisection.to_json(), indent=2))
+
+
+# -- known.json -------------------------------------------------------------------------------
+
+KNOWN = "known.json"
+
+
+@dataclass(frozen=True)
+class Known:
+    """known.json: the finding is likely a bug already reported (`bugs.known.recognise`)."""
+
+    label: str  # "z3#3453", "cvc5-projects#114", "bugs-found 6"
+    link: str  # the tracker issue, or the entry of docs/bugs-found.md
+    why: str  # what matched: "the same crash place as reproducer z3_3453_0.smt2 on z3 4.8.7"
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def load_known(folder: Path) -> Known | None:
+    """The folder's known.json, or None when nothing known matched the finding."""
+    path = folder / KNOWN
+    if not path.is_file():
+        return None
+    fields = _Fields(path, _read_json(path))
+    return Known(fields.get("label", str), fields.get("link", str), fields.get("why", str, ""))
+
+
+def write_known(folder: Path, known: Known) -> None:
+    write_atomic(folder / KNOWN, json.dumps(known.to_json(), indent=2) + "\n")

@@ -41,6 +41,7 @@ from sphinxfuzz.bugs.record import (
     load_record,
     safe_name,
 )
+from sphinxfuzz.bugs.shapes import operator_heads
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.fileio import write_folder_atomic
@@ -392,6 +393,16 @@ class Store:
             )  # fmt: skip
         return ident
 
+    def seed_finding_rows(self) -> list[BugRow]:
+        """The seed findings as rows like the bugs' (no mutant: position and mutant -1), for
+        what treats every finding alike (triage, the filing queue)."""
+        rows = self.db.execute(
+            "SELECT id, kind, solver, signature, seed_file, found_at, folder FROM seed_findings "
+            "ORDER BY found_at, id"
+        ).fetchall()
+        return [BugRow(i, VerdictKind(k), s, sig, f, -1, -1, [], at, self.root / d, 1)
+                for i, k, s, sig, f, at, d in rows]  # fmt: skip
+
     def seed_findings(self) -> list[tuple[str, str, str, str | None, str]]:
         rows = self.db.execute(
             "SELECT id, seed_file, kind, solver, signature FROM seed_findings ORDER BY found_at"
@@ -464,8 +475,6 @@ class Store:
         triage tells them apart after reduction."""
         if not verdict.evidence.get("coarse"):
             return False
-        from sphinxfuzz.bugs.triage import operator_heads  # triage reads the store
-
         folders = [
             str(row[0])
             for row in db.execute(

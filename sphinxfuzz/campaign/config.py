@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, fields, replace
+from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.bugs.option_use import sets_options
@@ -96,6 +97,10 @@ class CampaignConfig:
     # The newest release of each family a stored bug is replayed on (alive or fixed today,
     # `bugs.refresh`): "" is the newest installed wheel of each; "z3@5.4.1;cvc5" names some.
     newest: str = ""
+    # A folder of upstream bug reproducers named `<tracker>_<issue>_<n>.smt2`: a stored crash
+    # in the place of one of them on the same release is marked likely known (`bugs.known`,
+    # run only when a finding is stored). "": our own docs/bugs-found.json and seed names only.
+    known: str = ""
 
     @property
     def sets_options(self) -> bool:
@@ -174,6 +179,8 @@ class CampaignConfig:
                 else t
                 for t in trusted
             )
+        if self.known and not Path(self.known).is_dir():
+            raise CampaignError(f"known {self.known!r}: not a folder", setting="known")
         try:
             seed_files = collect_seeds(list(self.seeds))
         except SeedsError as exc:

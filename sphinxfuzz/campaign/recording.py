@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.known import recognise
 from sphinxfuzz.bugs.record import VERDICT, Origin
 from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
 from sphinxfuzz.campaign.calls import SolverCalls, keep_example
@@ -67,7 +68,18 @@ class Recorder:
             return f" (not replayed on the newest release: {exc})"
         finally:  # the newest release ran (under a debugger, for a bare signal's stack)
             self.calls.busy(started, time.perf_counter())
-        return f" ({today.sentence()})"
+        return f" ({today.sentence()}{self._known(folder)})"
+
+    def _known(self, folder: Path) -> str:
+        """Whether the new finding is likely a reported bug (`bugs.known`): only now, when a
+        finding is stored, do the reproducers of its family run (a batch, cached per release)."""
+        corpus = self.calls.config.known
+        started = time.perf_counter()
+        try:
+            known = recognise(folder, Path(corpus) if corpus else None)
+        finally:
+            self.calls.busy(started, time.perf_counter())
+        return f"; likely known: {known.label}" if known else ""
 
     def _not_doubtful(
         self, verdict: Verdict, formula: str, origin: Origin, results: list[SolverResult]

@@ -172,6 +172,7 @@ def fuzz(
     options: Annotated[str | None, typer.Option("--options", help="Solver options per seed position, on the targets' command lines (stored bugs, replay, reduce and bisect keep them): 'random' (the default) draws up to 3 options per target from its release's option table (`sphinxfuzz solvers options`; built on first use, seconds per release), 'random:K' up to K; 'none' runs the targets as --solvers names them; 'compare' (or 'compare:K') runs each target plain and, as a second target (z3#2), with the options 'random' draws: one solver judged against itself; 'z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes' fixes them per family. Options reach code no formula does: an hour of z3 4.12.2 covered 38.5% of its lines with them, 32.1% without. Default: random.")] = None,
     trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solvers (one, or several as 'z3;cvc5') that label seeds sat/unsat (fusion, sae, janus) from clean runs they agree on, give storm its models, and re-run every expected-answer verdict's formula (a trusted solver answering as the target did makes it a construction doubt, not a bug); not targets, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
     newest: Annotated[str | None, typer.Option("--newest", help="The newest release of each solver family every stored bug is replayed on, to record it alive or fixed today, e.g. 'z3@5.4.1;cvc5'. Default: the newest installed wheel of each family.")] = None,
+    known: Annotated[str | None, typer.Option("--known", metavar="DIR", help="A folder of upstream bug reproducers named <tracker>_<issue>_<n>.smt2 (z3_3453_0.smt2): a stored crash in the place of one of them, on the same release and command line, is marked 'likely known: z3#3453'. The reproducers of the blamed family run when a bug is stored, a batch at a time, once per release (cached). Without it, stored bugs are still checked against docs/bugs-found.json and seed file names.")] = None,
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the --jobs workers as actors of the Ray cluster at ADDRESS (host:port of `ray start --head`, or ray://host:10001); `--ray local` starts Ray on this machine with a CPU per job. Needs `pip install 'sphinxfuzz[ray]'`.")] = None,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
@@ -198,6 +199,7 @@ def fuzz(
         "options": options,
         "trusted": trusted,
         "newest": newest,
+        "known": known,
     }
     config = resumed_config(root, given) if resume else CampaignConfig.from_settings(given)
     campaign = validate(config, unconfined=unconfined, say=None if quiet else _say(console))

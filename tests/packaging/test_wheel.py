@@ -61,6 +61,7 @@ def test_the_wheel_carries_every_data_folder(wheel: Path) -> None:
                if p.is_file() and "__pycache__" not in p.parts}  # fmt: skip
     assert {"sphinxfuzz/py.typed", "sphinxfuzz/solvers/options/needed_options.json"} <= package
     assert package - names == set()
+    assert "sphinxfuzz/_data/docs/bugs-found.json" in names  # known bugs (`bugs.known`)
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
 
 

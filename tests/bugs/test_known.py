@@ -1,0 +1,97 @@
+"""Known bugs: a finding in the place of one of our own docs/bugs-found.json entries, of an
+upstream reproducer on the same release, or whose seed file names an issue, is marked likely
+known; a crash of another family, or another place, is not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.known import bugs_found, from_corpus, from_seed_name, recognise
+from sphinxfuzz.bugs.record import load_known, load_record
+from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
+from sphinxfuzz.oracle.dialect import for_family
+from sphinxfuzz.oracle.judge import judge
+from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.solvers import Family, parse_specs
+
+# docs/bugs-found.md entry 6: z3 5.4.1 (the wheel) segfaults on `match` after `(reset)`
+MATCH_AFTER_RESET = """(declare-datatypes ((T 0)) (((A) (B))))
+(assert (match A ((A true) (B false))))
+(reset)
+(declare-datatypes ((U 0)) (((C) (D))))
+(assert (match C ((C true) (D false))))
+"""
+# the same crash with other names: what a campaign's mutant would show
+RENAMED = MATCH_AFTER_RESET.replace("T 0", "S 0").replace("(A)", "(P)").replace("A (", "P (")
+RENAMED = RENAMED.replace("(A true)", "(P true)")
+
+
+def store_seed_finding(root: Path, seed: Path, solvers: str) -> Path:
+    """The seed run as a campaign's seed check runs it (real solvers, crashes signed by their
+    stack under gdb), its verdict stored as a seed finding; the finding's folder."""
+    text = seed.read_text()
+
+    def run(spec, script):  # type: ignore[no-untyped-def]
+        return run_in_dialect(spec, script, timeout=10)
+
+    results = [run(spec, text) for spec in parse_specs(solvers)]
+    verdicts = identified(
+        judge(text, results, run).verdicts, results, lambda s: for_family(text, s.family),
+        lambda s, t: gdb_backtrace(s, t, timeout=10, memory_mb=4096),
+    )  # fmt: skip
+    assert verdicts, [r.outcome for r in results]
+    with Store(root, create=True) as store:
+        ident = store.record_seed_finding(str(seed), text, verdicts[0], results)
+    return CampaignFolder(root).finding(ident)
+
+
+@pytest.fixture(scope="module")
+def match_crash(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("known")
+    seed = base / "renamed.smt2"
+    seed.write_text(RENAMED)
+    return store_seed_finding(base / "campaign", seed, "z3")
+
+
+def test_a_crash_in_the_place_of_a_bugs_found_entry_is_that_entry(match_crash: Path) -> None:
+    assert bugs_found()[5].id == "z3-5.4.1-match-after-reset"  # the shipped data is found
+    known = recognise(match_crash)
+    assert known is not None and known.label == "bugs-found 6"
+    assert "docs/bugs-found.md" in known.link and load_known(match_crash) == known
+
+
+def test_a_reproducer_of_the_same_family_and_place_makes_it_known(
+    match_crash: Path, tmp_path: Path
+) -> None:
+    record = load_record(match_crash)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    # another family's tracker with the very same formula is never run against z3
+    (corpus / "cvc5_1111_0.smt2").write_text(MATCH_AFTER_RESET)
+    (corpus / "z3_2222_0.smt2").write_text("(declare-const x Int)(assert (> x 0))(check-sat)\n")
+    assert from_corpus(record, corpus) is None
+    (corpus / "z3_3333_0.smt2").write_text(MATCH_AFTER_RESET)
+    known = from_corpus(record, corpus)
+    assert known is not None and known.label == "z3#3333"
+    assert known.link == "https://github.com/Z3Prover/z3/issues/3333"
+
+
+def test_a_seed_file_that_names_an_issue_of_the_blamed_family_is_that_issue(tmp_path: Path) -> None:
+    z3 = from_seed_name("seeds/z3_3453_0.smt2", Family.Z3)
+    assert z3 is not None and z3.label == "z3#3453"
+    cvc5 = from_seed_name("regressions/cvc5/regress1/issue9078-1.smt2", Family.CVC5)
+    assert cvc5 is not None and cvc5.link == "https://github.com/cvc5/cvc5/issues/9078"
+    assert from_seed_name("regressions/cvc5/regress1/issue9078-1.smt2", Family.Z3) is None
+    assert from_seed_name("seeds/tissue9078.smt2", Family.CVC5) is None
+    # z3 crashing on a cvc5 reproducer is news to z3; on one of z3's own, it is that issue
+    other = tmp_path / "cvc5-projects_114_0.smt2"
+    other.write_text(RENAMED)
+    own = tmp_path / "z3_4444_0.smt2"
+    own.write_text(RENAMED)
+    for seed, label in ((other, "bugs-found 6"), (own, "z3#4444")):
+        known = recognise(store_seed_finding(tmp_path / "campaign", seed, "z3"))
+        assert known is not None and known.label == label
