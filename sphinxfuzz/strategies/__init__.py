@@ -6,6 +6,7 @@ Importing this package registers every strategy; `get(name)` and `names()` list 
 
 # importing a strategy module registers it
 from sphinxfuzz.strategies import (  # noqa: F401
+    canary,
     fusion,
     grammar,
     janus,

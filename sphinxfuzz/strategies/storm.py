@@ -77,15 +77,16 @@ def fragments(script: Script) -> list[Node]:
     return list(seen.values())
 
 
-def fragment_values(
-    script: Script, found: list[Node], run: Callable[[str], SolverResult]
-) -> list[bool]:
-    """The value of each fragment in a model of `script`, from one trusted-solver run."""
+def model_values(
+    script: Script, terms: list[Node], run: Callable[[str], SolverResult]
+) -> list[Node]:
+    """The value of each of `terms` in one model of `script`, from one trusted-solver run
+    (`get-value` after a clean sat)."""
     parts = split(script)
     lines = ["(set-option :produce-models true)", "(set-logic ALL)"]
     lines += [print_node(d) for d in parts.declarations]
     lines += [f"(assert {print_node(a)})" for a in parts.assertions]
-    lines += ["(check-sat)", f"(get-value ({' '.join(print_node(f) for f in found)}))"]
+    lines += ["(check-sat)", f"(get-value ({' '.join(print_node(t) for t in terms)}))"]
     result = run("\n".join(lines) + "\n")
     if clean_answer(result) != Answer.SAT:
         what = result.failure_line or " ".join(result.answers) or str(result.outcome)
@@ -96,12 +97,19 @@ def fragment_values(
     except SmtParseError as exc:
         raise ModelError(f"unreadable get-value answer: {exc}") from None
     pairs = answer[0].items if answer and isinstance(answer[0], SList) else []
-    values = [
-        pair.items[-1].text if isinstance(pair, SList) and isinstance(pair.items[-1], Atom) else ""
-        for pair in pairs
-    ]
-    if len(values) != len(found) or not set(values) <= {"true", "false"}:
-        raise ModelError(f"get-value gave {len(values)} values for {len(found)} fragments")
+    values = [pair.items[-1] for pair in pairs if isinstance(pair, SList) and pair.items]
+    if len(values) != len(terms):
+        raise ModelError(f"get-value gave {len(values)} values for {len(terms)} terms")
+    return values
+
+
+def fragment_values(
+    script: Script, found: list[Node], run: Callable[[str], SolverResult]
+) -> list[bool]:
+    """The value of each fragment in a model of `script`, from one trusted-solver run."""
+    values = [v.text if isinstance(v, Atom) else "" for v in model_values(script, found, run)]
+    if not set(values) <= {"true", "false"}:
+        raise ModelError(f"get-value gave non-Boolean values for {len(found)} fragments")
     return [value == "true" for value in values]
 
 
