@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -101,39 +101,53 @@ def lower_standing(
     dropped: Dropped,
     standings: Mapping[str, Standing] | None = None,
 ) -> Lowered:
-    """After `drop_options`: the bug on `text` with the blamed solver under no option at all,
-    else under its regular options only; the lowest that still shows it. `standings` are the
-    blamed release's (`release_standings`, read when None; unreadable: only the first try)."""
+    """After `drop_options` (`dropped`, from `spec`): the bug on `text` with the blamed solver
+    under no option at all, else under the regular options of `spec` (not only those the
+    drop kept: dropping one word at a time can keep an expert option where a regular one
+    would do), less those it does not need; the lowest standing that still shows it.
+    `standings` are the blamed release's (read when None; unreadable: only the first try)."""
     found = _blamed(dropped.spec)
     if found is None:
         return Lowered(dropped, None)
     index, solver = found
-    positions = option_words(dropped.spec.solvers[index])
-    if not positions:
+    kept = shlex.split(dropped.spec.solvers[index])
+    options = [kept[p] for p in option_words(dropped.spec.solvers[index])]
+    if not options:
         return Lowered(dropped, Standing.DEFAULT)
     if standings is None:
         standings = _standings(solver.family, solver.argv)
-    words = shlex.split(dropped.spec.solvers[index])
-    options = [words[p] for p in positions]
     now = None if standings is None else command_standing(solver.family, options, standings)
-    tries = [(Standing.DEFAULT, set(positions))]
-    if standings is not None:
-        expert = {p for p in positions if _expert(solver.family, words[p], standings)}
-        if expert and len(expert) < len(positions):
-            tries.append((Standing.REGULAR, expert))
-    for standing, left_out in tries:
-        if now is not None and now <= standing:
-            break  # already there
-        kept = [w for i, w in enumerate(words) if i not in left_out]
-        solvers = list(dropped.spec.solvers)
-        solvers[index] = shlex.join(kept)
-        trial = replace(dropped.spec, solvers=tuple(solvers))
-        again, runs = check(replace(trial, parsers=()), text)
-        if again is None:
-            continue
-        gone = tuple(f"{solver.name}: {words[i]}" for i in sorted(left_out))
-        return Lowered(Dropped(trial, again, runs, (*dropped.words, *gone)), standing)
-    return Lowered(dropped, now)
+    plain = _without(dropped.spec, index, lambda word: True)
+    again, runs = check(replace(plain, parsers=()), text)
+    if again is not None:
+        gone = tuple(f"{solver.name}: {word}" for word in options)
+        return Lowered(Dropped(plain, again, runs, (*dropped.words, *gone)), Standing.DEFAULT)
+    if standings is None or now != Standing.EXPERT:
+        return Lowered(dropped, now)
+    original = shlex.split(spec.solvers[index])
+    experts = [original[p] for p in option_words(spec.solvers[index])
+               if _expert(solver.family, original[p], standings)]  # fmt: skip
+    regular = _without(spec, index, lambda word: word in experts)
+    if regular.solvers[index] == spec.solvers[index]:
+        return Lowered(dropped, now)
+    again, runs = check(replace(regular, parsers=()), text)
+    if again is None:
+        return Lowered(dropped, now)
+    lower = drop_options(regular, text, again, runs)
+    gone = tuple(f"{solver.name}: {word}" for word in experts)
+    line = lower.spec.solvers[index]
+    left = [shlex.split(line)[p] for p in option_words(line)]
+    standing = command_standing(solver.family, left, standings)
+    return Lowered(replace(lower, words=(*gone, *lower.words)), standing)
+
+
+def _without(spec: CheckSpec, index: int, leave_out: Callable[[str], bool]) -> CheckSpec:
+    """`spec` with the option words of solver `index` that `leave_out` picks left out."""
+    words = shlex.split(spec.solvers[index])
+    gone = {p for p in option_words(spec.solvers[index]) if leave_out(words[p])}
+    solvers = list(spec.solvers)
+    solvers[index] = shlex.join(w for i, w in enumerate(words) if i not in gone)
+    return replace(spec, solvers=tuple(solvers))
 
 
 def _expert(family: Family, word: str, standings: Mapping[str, Standing]) -> bool:

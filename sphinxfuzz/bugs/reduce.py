@@ -9,7 +9,8 @@ timeout. The result goes beside the original:
     bugs/<id>/reduced.smt2   the smallest candidate ddSMT found
     bugs/<id>/reduce.json    sizes before and after (bytes, S-expression nodes), time, ddSMT
                              version, the check spec (with only the options the bug needs:
-                             `bugs.option_drop`), the options left out
+                             `bugs.option_drop`), the options left out, and the lowest
+                             standing of options the bug shows at
 
 reduce.json is written last: a bug counts as reduced once it exists.
 """
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.check_server import CheckServer, CheckServerError
 from sphinxfuzz.bugs.newest import RefreshError, newest_specs, reference_candidates
-from sphinxfuzz.bugs.option_drop import drop_options
+from sphinxfuzz.bugs.option_drop import drop_options, lower_standing
 from sphinxfuzz.bugs.record import (
     BugRecord,
     Reduction,
@@ -262,7 +263,9 @@ def reduce_bug(
             "nothing written",
             setting="time_limit" if code is None else None,
         )
-    needed = drop_options(spec, reduced, still, final)
+    # the options the bug needs, then the lowest standing it shows at (no option, regular)
+    lowered = lower_standing(spec, reduced, drop_options(spec, reduced, still, final))
+    needed = lowered.dropped
     spec, still, final = needed.spec, needed.verdict, needed.results
     seconds = time.monotonic() - started + spent
     before, after = formula_size(original), formula_size(reduced)
@@ -288,6 +291,7 @@ def reduce_bug(
         verdict=still,
         reference=reference,
         dropped_options=list(needed.words),
+        standing=lowered.standing,
     )
     write_reduction(folder, reduced, reduction)
     return ReductionResult(folder.name, before, after, seconds, version, folder,

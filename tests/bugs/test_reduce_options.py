@@ -1,5 +1,6 @@
 """`reduce` leaves out the options a bug does not need: z3 4.8.8's fp.fma crash
-(docs/bugs-found.json) stored with options that have nothing to do with it."""
+(docs/bugs-found.json) stored with options that have nothing to do with it, one of them
+expert (`smt.core.validate`, "[internal] ... intended for debugging")."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ import pytest
 
 from sphinxfuzz.bugs import Origin, Store
 from sphinxfuzz.bugs.issue_text import issue_text, load_facts, solver_words
-from sphinxfuzz.bugs.option_drop import option_words
+from sphinxfuzz.bugs.option_drop import bug_standing, option_words
+from sphinxfuzz.bugs.record import load_record
 from sphinxfuzz.bugs.reduce import reduce_bug
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.oracle.judge import judge
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
+from sphinxfuzz.solvers.options.standing import Standing
 
 # z3 4.8.8 fails an assertion on fp.fma with a free rounding mode (bugs-found.json)
 FMA = """(declare-const r RoundingMode)
@@ -25,7 +28,7 @@ FMA = """(declare-const r RoundingMode)
 (assert (= (_ bv0 1) (ite (fp.eq (fp (_ bv0 1) (_ bv0 8) (_ bv0 23)) (fp.fma r (_ +zero 8 24) (fp (_ bv0 1) (_ bv0 8) (_ bv0 23)) (fp (_ bv0 1) (_ bv0 8) (_ bv0 23)))) (_ bv1 1) (_ bv0 1))))
 (check-sat)
 """
-IRRELEVANT = "rewriter.flat=false sat.phase=always_false"
+IRRELEVANT = "rewriter.flat=false smt.core.validate=true sat.phase=always_false"
 
 
 def _run(spec: SolverSpec, text: str) -> SolverResult:
@@ -40,7 +43,7 @@ def _stored_crash(root: Path, solvers: str) -> Path:
     [verdict] = judge(FMA, results, _run).verdicts
     assert (verdict.kind, verdict.solver) == (VerdictKind.CRASH, "z3@4.8.8")
     with Store(root, create=True) as store:
-        store.save_config({"timeout": 10.0, "memory_mb": 4096})
+        store.save_config({"timeout": 10.0, "memory_mb": 4096, "solvers": "z3@4.8.8;z3"})
         ident = store.record_bug(verdict, Origin(1, "seed.smt2", 0, 0, "opfuzz"), FMA, results)
     return root / "bugs" / str(ident)
 
@@ -48,12 +51,17 @@ def _stored_crash(root: Path, solvers: str) -> Path:
 @pytest.mark.usefixtures("z3_4_8_8")
 def test_options_the_crash_does_not_need_are_left_out(tmp_path: Path) -> None:
     folder = _stored_crash(tmp_path, f"z3@4.8.8 {IRRELEVANT};z3 {IRRELEVANT}")
+    assert bug_standing(load_record(folder)) == Standing.EXPERT  # before: as it ran
     result = reduce_bug(tmp_path, folder.name)
     assert result.dropped_options == (
-        "z3@4.8.8: rewriter.flat=false", "z3@4.8.8: sat.phase=always_false",
+        "z3@4.8.8: rewriter.flat=false", "z3@4.8.8: smt.core.validate=true",
+        "z3@4.8.8: sat.phase=always_false",
     )  # fmt: skip
     meta = json.loads((folder / "reduce.json").read_text())
     assert meta["dropped_options"] == list(result.dropped_options)
+    # the crash needs no option: a maintainer takes it as it is
+    assert meta["standing"] == "default"
+    assert bug_standing(load_record(folder)) == Standing.DEFAULT
     # only the blamed solver runs in a crash's check: the other keeps what it was given
     spec = CheckSpec.from_json(meta["check"])
     assert spec.solvers == ("z3@4.8.8", f"z3 {IRRELEVANT}")

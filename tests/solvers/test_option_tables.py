@@ -19,6 +19,7 @@ from sphinxfuzz.solvers.options.choose import RULES, choose, load_rules
 from sphinxfuzz.solvers.options.declared import (
     Declared,
     Kind,
+    cvc5_help_experts,
     declared_options,
     parse_cvc5_help,
     parse_z3_parameters,
@@ -26,7 +27,22 @@ from sphinxfuzz.solvers.options.declared import (
 from sphinxfuzz.solvers.options.probe import delivered, find_delivery, probe
 from sphinxfuzz.solvers.options.relevance import RULES as RELEVANCE
 from sphinxfuzz.solvers.options.relevance import load_relevance
-from sphinxfuzz.solvers.options.table import build_table, load_table, option_table, save_table
+from sphinxfuzz.solvers.options.standing import (
+    Standing,
+    command_standing,
+    cvc5_category_standing,
+    highest,
+    load_notes,
+    noted,
+    standings_of,
+)
+from sphinxfuzz.solvers.options.table import (
+    build_table,
+    load_table,
+    option_table,
+    release_standings,
+    save_table,
+)
 from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.spec import with_options
 
@@ -319,3 +335,103 @@ def test_cli_shows_a_cached_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     data = json.loads(listed.stdout)
     assert data["schema"] == "sphinxfuzz/option-table/2" and data["delivery"] == "argv"
     assert [o["name"] for o in data["options"]] == ["auto_config", "smt.string_solver"]
+
+
+# -- standings ---------------------------------------------------------------------------
+
+
+def test_cvc5_wheel_categories_give_standings() -> None:
+    found = _by_name(declared_options(parse_specs("cvc5")[0]))
+    assert found["bv-rw-extend-eq"].standing == Standing.EXPERT  # EXPERT
+    assert found["uf-ho-exp"].standing == Standing.EXPERT  # EXPERT
+    assert found["sub-cbqi"].standing == Standing.REGULAR  # REGULAR
+    assert found["sat-solver"].standing == Standing.REGULAR  # COMMON
+    assert cvc5_category_standing("UNDOCUMENTED") == Standing.EXPERT
+    assert cvc5_category_standing(None) == Standing.REGULAR  # a release before categories
+
+
+def test_z3_descriptions_mark_expert_parameters() -> None:
+    """z3 5.4.1's own `-pm` texts, before the data file has its say."""
+    found = _by_name(declared_options(parse_specs("z3")[0]))
+    # "[internal] ... intended for debugging"
+    assert found["smt.core.validate"].standing == Standing.EXPERT
+    assert found["fp.spacer.iuc.debug_proof"].standing == Standing.EXPERT  # "(debugging)"
+    assert found["sat.local_search_dbg_flips"].standing == Standing.EXPERT  # "debug information"
+    # "delay internalize expensive bit-vector operations": internalize is no mark
+    assert found["smt.bv.delay"].standing == Standing.REGULAR
+    assert found["smt.arith.solver"].standing == Standing.REGULAR
+    assert found["sat.smt"].standing == Standing.REGULAR  # the description does not say
+    line = "    x (bool) an experimental feature (default: false)"
+    assert parse_z3_parameters(line, "m")[0].standing == Standing.EXPERT
+
+
+def test_cvc5_binary_help_marks_expert_options() -> None:
+    # as cvc5's help generator prints them: the mark ends the text, wrapped or not
+    text = (
+        "From the Bitvector Theory module:\n"
+        "  --bv-rw-extend-eq      enable additional rewrites over zero/sign extend over\n"
+        "                         equalities with constants (useful on\n"
+        "                         BV/QF_ABV/QF_BV/nonincremental/tacas2019/*.smt2) (EXPERTS\n"
+        "                         only) [*]\n"
+        "  --bv-sat-solver=MODE   choose which sat solver to use, see\n"
+        "                         --bv-sat-solver=help (EXPERTS only)\n"
+        "  --bitblast=MODE        choose bitblasting mode, see --bitblast=help\n"
+    )
+    assert cvc5_help_experts(text) == {"bv-rw-extend-eq", "bv-sat-solver"}
+
+
+def test_the_data_file_says_what_the_solvers_do_not() -> None:
+    z3 = _by_name(declared_options(parse_specs("z3")[0]))
+    standings = standings_of(Family.Z3, z3.values())
+    notes = noted(Family.Z3)
+    assert set(notes) == {
+        "sat.drat.check_unsat", "smt.core.validate", "sat.smt", "sat.ddfw_search",
+    }  # fmt: skip
+    for name, note in notes.items():
+        assert name in z3, f"{name}: z3 5.4.1 declares no such parameter"
+        assert standings[name] == note.standing == Standing.EXPERT
+        assert note.reason and note.source
+    assert "#3585" in notes["sat.ddfw_search"].source
+    assert standings["smt.arith.solver"] == Standing.REGULAR
+
+
+def test_a_note_without_its_reason_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "standing.json"
+    entry = {"family": "z3", "option": "sat.smt", "standing": "expert", "source": "z3#1"}
+    path.write_text(json.dumps({"options": [{**entry, "reason": " "}]}))
+    with pytest.raises(ValueError, match="reason and source"):
+        load_notes(path)
+    path.write_text(json.dumps({"options": [{**entry, "reason": "x", "standing": "high"}]}))
+    with pytest.raises(ValueError, match="unusable option standings"):
+        load_notes(path)
+
+
+def test_a_table_holds_the_standing_of_every_declared_option(tmp_path: Path) -> None:
+    z3 = parse_specs("z3")[0]
+    declared = [*_z3_handful(), Declared("sat.smt", Kind.BOOL, "false", type_name="bool")]
+    table = build_table(z3, declared=declared)
+    assert table.standings["sat.smt"] == Standing.EXPERT  # noted in the data file
+    assert table.standings["auto_config"] == Standing.REGULAR
+    save_table(z3, table, tmp_path)
+    assert load_table(z3, tmp_path) == table
+    assert release_standings(z3, tmp_path) is not None
+    assert release_standings(z3, tmp_path)["sat.smt"] == Standing.EXPERT
+
+
+def test_a_command_line_stands_at_its_highest_option() -> None:
+    z3, cvc5 = (release_standings(parse_specs(name)[0]) for name in ("z3", "cvc5"))
+    assert command_standing(Family.Z3, [], z3) == Standing.DEFAULT
+    assert command_standing(Family.Z3, ["smt.arith.solver=2"], z3) == Standing.REGULAR
+    words = ["smt.arith.solver=2", "sat.drat.check_unsat=true"]
+    assert command_standing(Family.Z3, words, z3) == Standing.EXPERT
+    assert command_standing(Family.Z3, ["smt.no_such_thing=1"], z3) is None
+    assert command_standing(Family.CVC5, ["--no-uf-ho-exp"], cvc5) == Standing.EXPERT
+    assert command_standing(Family.CVC5, ["-q", "--sat-solver=cadical"], cvc5) == Standing.REGULAR
+    assert command_standing(Family.CVC5, ["--check-models", "--bv-rw-extend-eq"], cvc5) == (
+        Standing.EXPERT
+    )
+    # ordered by rank, not by the words ("default" < "expert" < "regular")
+    assert sorted([Standing.EXPERT, Standing.REGULAR, Standing.DEFAULT]) == [
+        Standing.DEFAULT, Standing.REGULAR, Standing.EXPERT,
+    ]  # fmt: skip
+    assert highest([Standing.REGULAR, Standing.EXPERT]) == Standing.EXPERT

@@ -7,8 +7,10 @@
 - a cvc5 wheel: `getOptionNames()` and `getOptionInfo(name)` in a child process under the
   release's own Python (`cvc5_info.py`), with type, default, modes and range.
 - a cvc5 binary: `--help` (`--name [*]` is a Boolean, `--name=MODE` a mode whose choices
-  `--name=help` lists, `--name=N` an integer) and one script of `get-option`s for the
-  defaults.
+  `--name=help` lists, `--name=N` an integer, "(EXPERTS only)" an expert option) and one
+  script of `get-option`s for the defaults.
+
+Each option also gets the standing its release marks (`standing.py`).
 """
 
 from __future__ import annotations
@@ -220,10 +222,38 @@ def _cvc5_defaults(program: tuple[str, ...], names: list[str]) -> dict[str, str]
     return {n: v[0] for n, v in found.items() if len(v) == 1 and v[0] != "unsupported"}
 
 
+_EXPERT_MARK = "(EXPERTS only)"  # cvc5's help generator appends it to expert options
+
+
+def cvc5_help_experts(text: str) -> set[str]:
+    """The options `--help` marks for experts: the mark ends an option's text, which may
+    wrap over several lines (undocumented options are not listed at all)."""
+    experts: set[str] = set()
+    name, about = None, ""
+    for line in [*text.splitlines(), ""]:
+        matched = _HELP_LINE.match(line)
+        if matched is not None or not line.startswith(" "):
+            if name is not None and _EXPERT_MARK in " ".join(about.split()):
+                experts.add(name)
+            name, about = (matched.group(1), line) if matched is not None else (None, "")
+        else:
+            about += " " + line
+    return experts
+
+
 def cvc5_binary_declared(program: tuple[str, ...]) -> list[Declared]:
-    listed = parse_cvc5_help(_run([*program, "--help"]))
+    help_text = _run([*program, "--help"])
+    listed = parse_cvc5_help(help_text)
+    experts = cvc5_help_experts(help_text)
     if not listed:
         raise ListingError(f"{' '.join(program)}: its help text lists no options")
+    return [replace(d, standing=Standing.EXPERT) if d.name in experts else d
+            for d in _cvc5_binary_options(program, listed)]  # fmt: skip
+
+
+def _cvc5_binary_options(
+    program: tuple[str, ...], listed: list[tuple[str, str | None, bool]]
+) -> list[Declared]:
     defaults = _cvc5_defaults(
         program, [n for n, word, _ in listed if word is None or word != "MODE"]
     )
