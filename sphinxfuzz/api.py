@@ -38,6 +38,11 @@ class CampaignSummary:
     bugs: tuple[BugRow, ...]  # every bug the folder holds, earlier runs' included
 
     @property
+    def fuzzing_seconds(self) -> float:
+        """The wall seconds of fuzzing: `elapsed` without the reduction that followed it."""
+        return max(0.0, self.elapsed - self.stats.reduce_seconds)
+
+    @property
     def new_bugs(self) -> int:
         """Bugs and seed findings this run stored (the CLI's `--fail-on-bug` test)."""
         return sum(self.stats.bugs.values()) + self.stats.seed_findings

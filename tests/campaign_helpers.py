@@ -37,6 +37,7 @@ def config_for(
     fast_factor: int = 1,  # exact mutant counts unless a test is about fast seeds
     timeout_factor: float = 0.0,  # the given timeout unless a test is about calibration
     options: str = "none",  # the targets as named unless a test is about solver options
+    reduce: bool = False,  # no ddSMT after the fuzzing unless a test is about it
 ) -> CampaignConfig:
     return CampaignConfig(
         seeds=tuple(str(s) for s in seeds),
@@ -48,6 +49,7 @@ def config_for(
         fast_seed_factor=fast_factor,
         timeout_factor=timeout_factor,
         options=options,
+        reduce=reduce,
     )
 
 

@@ -6,6 +6,7 @@
         <solver>.stdout/.stderr, check.smt2 and check-<solver>.* (the model check, if any)
         reduced.smt2      `sphinxfuzz reduce`: the smallest candidate still showing the bug
         reduce.json       ... and its Reduction record, written last
+        not-reduced.json  NotReduced: why the campaign's reduction kept no reduced formula
         bisect.json       `sphinxfuzz bisect`: the Bisection over the blamed solver's releases
         known.json        `bugs.known`: the reported bug it likely is (Known)
     seed-findings/<id>/   the same with seed.smt2 for an unmutated seed (SeedFindingRecord)
@@ -37,6 +38,7 @@ SEED = "seed.smt2"
 CHECK = "check.smt2"
 REDUCED = "reduced.smt2"
 REDUCE_META = "reduce.json"
+NOT_REDUCED = "not-reduced.json"
 BISECT = "bisect.json"
 
 
@@ -494,6 +496,38 @@ def write_reduction(folder: Path, reduced: str, reduction: Reduction) -> None:
     """reduced.smt2, then reduce.json last: a bug counts as reduced once that exists."""
     write_atomic(folder / REDUCED, reduced)
     write_atomic(folder / REDUCE_META, json.dumps(reduction.to_json(), indent=2) + "\n")
+    (folder / NOT_REDUCED).unlink(missing_ok=True)  # an earlier try's reason no longer holds
+
+
+@dataclass(frozen=True)
+class NotReduced:
+    """not-reduced.json: why a campaign's reduction (`campaign.reduction`) kept no reduced
+    formula of the bug: it no longer showed, no reference read it, ddSMT failed. A campaign
+    does not try it again; `sphinxfuzz reduce` does."""
+
+    bug: str
+    why: str
+    seconds: float  # what the try cost
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def load_not_reduced(folder: Path) -> NotReduced | None:
+    """The folder's not-reduced.json, or None when no reduction was refused."""
+    path = folder / NOT_REDUCED
+    if not path.is_file():
+        return None
+    fields = _Fields(path, _read_json(path))
+    return NotReduced(
+        bug=fields.get("bug", str, folder.name),
+        why=fields.get("why", str),
+        seconds=float(fields.get("seconds", (int, float), 0.0)),
+    )
+
+
+def write_not_reduced(folder: Path, refused: NotReduced) -> None:
+    write_atomic(folder / NOT_REDUCED, json.dumps(refused.to_json(), indent=2) + "\n")
 
 
 # -- bisect.json ------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ reduce.json is written last: a bug counts as reduced once it exists.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import signal
@@ -58,6 +59,10 @@ INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
 
 class ReduceError(InputError):
     """A bug that cannot be reduced as asked; nothing was written."""
+
+
+class ReductionHalted(ReduceError):
+    """A stop request ended the reduction (`reduce_bug`'s `halt`); nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -150,10 +155,11 @@ def _run_ddsmt(
     time_limit: float | None,
     echo: Callable[[str], None] | None,
     scratch: Path | None = None,
+    halt: threading.Event | None = None,
 ) -> tuple[int | None, str]:
-    """(exit code or None when stopped by the time limit, ddSMT's output). ddSMT's own
-    temporary folders go into `scratch`, which the caller removes (unless its path is too
-    long for the sockets ddSMT's worker pool makes there: 107 bytes at most)."""
+    """(exit code or None when stopped by the time limit or `halt`, ddSMT's output). ddSMT's
+    own temporary folders go into `scratch`, which the caller removes (unless its path is
+    too long for the sockets ddSMT's worker pool makes there: 107 bytes at most)."""
     short = scratch is not None and len(str(scratch)) <= 60
     env = {**os.environ, "TMPDIR": str(scratch)} if short else None
     process = subprocess.Popen(
@@ -168,12 +174,24 @@ def _run_ddsmt(
         nonlocal stopped
         stopped = True
         # ddSMT writes every improvement to the output file: stopping it keeps the best so far
-        os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+            os.killpg(process.pid, signal.SIGTERM)
 
-    timer = None
-    if deadline is not None:
-        timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
-        timer.start()
+    # one watcher ends ddSMT at the time limit or when `halt` is set (a campaign's stop)
+    finished = threading.Event()
+    halt = halt or threading.Event()
+
+    def watch() -> None:
+        while not finished.is_set() and not halt.is_set():
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            left = 0.2 if deadline is None else min(0.2, max(0.0, deadline - time.monotonic()))
+            finished.wait(left)
+        if not finished.is_set():
+            stop()
+
+    timer = threading.Thread(target=watch, name="sphinxfuzz-reduce-limit", daemon=True)
+    timer.start()
     # ddSMT's checks run in its session, but their orphans come to this subreaper
     done = threading.Event()
 
@@ -195,8 +213,8 @@ def _run_ddsmt(
         process.wait()
         raise
     finally:
-        if timer is not None:
-            timer.cancel()
+        finished.set()
+        timer.join()
         done.set()
         reaping.join()
         reaper.reap_adopted()
@@ -210,8 +228,12 @@ def reduce_bug(
     jobs: int = 1,
     time_limit: float | None = None,
     echo: Callable[[str], None] | None = None,
+    halt: threading.Event | None = None,
 ) -> ReductionResult:
-    """Reduce one stored bug with ddSMT and store reduced.smt2 and reduce.json beside it."""
+    """Reduce one stored bug with ddSMT and store reduced.smt2 and reduce.json beside it.
+    Setting `halt` ends ddSMT and raises `ReductionHalted` (a campaign's stop request).
+    The result is kept only when valid: a reference solver reads it without an error line
+    (the newest release of another family, `_reference`), and it shows the same bug."""
     version = ddsmt_version()
     folder = find_bug(bug, str(root))
     record = load_record(folder)
@@ -224,8 +246,12 @@ def reduce_bug(
     if previous is not None and not previous.finished and earlier is not None:
         start, spent = earlier, previous.seconds
     reader, why_none = _reference(root, record, spec, start)
-    if reader is not None:
-        spec = replace(spec, parsers=(reader,))
+    if reader is None:  # nothing could tell a valid candidate from one a parser chokes on
+        raise ReduceError(
+            f"{folder.name}: no reference solver reads the stored formula without an error "
+            f"line ({why_none}), so no reduced formula could be shown valid; nothing written"
+        )
+    spec = replace(spec, parsers=(reader,))
     still, results = check(spec, start)
     if still is None:
         now = "; ".join(f"{r.spec.name}: {r.outcome} {' '.join(r.answers)}".strip()
@@ -243,7 +269,9 @@ def reduce_bug(
             argv = [sys.executable, "-m", "ddsmt", "--ignore-output", "-j", str(max(1, jobs)),
                     "--timeout", f"{_check_limit(spec):.0f}", str(source), str(target),
                     str(server.script)]  # fmt: skip
-            code, output = _run_ddsmt(argv, time_limit, echo, work)
+            code, output = _run_ddsmt(argv, time_limit, echo, work, halt)
+        if halt is not None and halt.is_set():
+            raise ReductionHalted(f"{folder.name}: reduction stopped; nothing written")
         try:
             server.raise_errors()
         except CheckServerError as exc:
@@ -269,13 +297,17 @@ def reduce_bug(
     spec, still, final = needed.spec, needed.verdict, needed.results
     seconds = time.monotonic() - started + spent
     before, after = formula_size(original), formula_size(reduced)
-    reference: dict[str, object] = {"solver": None, "detail": why_none}
-    if reader is not None:  # checked on every kept candidate; said again for the record
-        reader_spec = parse_specs(reader)[0]
-        accepted, detail = accepts(reader_spec, reduced, timeout=spec.timeout,
-                                   memory_mb=spec.memory_mb)  # fmt: skip
-        reference = {"solver": reader, "version": solver_version(reader_spec),
-                     "accepted": accepted, "detail": detail}  # fmt: skip
+    # checked on every kept candidate; checked again for the record
+    reader_spec = parse_specs(reader)[0]
+    accepted, detail = accepts(reader_spec, reduced, timeout=spec.timeout,
+                               memory_mb=spec.memory_mb)  # fmt: skip
+    if not accepted:
+        raise ReduceError(
+            f"{folder.name}: {reader} no longer reads ddSMT's result without an error line "
+            f"({detail}); nothing written"
+        )
+    reference: dict[str, object] = {"solver": reader, "version": solver_version(reader_spec),
+                                    "accepted": accepted, "detail": detail}  # fmt: skip
     reduction = Reduction(
         bug=folder.name,
         ddsmt_version=version,

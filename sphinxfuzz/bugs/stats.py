@@ -76,6 +76,11 @@ class Stats:
     # seconds some solver process of a worker ran (calls at once counted once), summed over workers
     solver_time: float = 0.0
     wall_time: float = 0.0  # seconds of work, summed over workers
+    # after the fuzzing (`campaign.reduction`): bugs reduced, bugs whose reduction was refused
+    # (why: their not-reduced.json), and the phase's wall seconds, outside the fuzzing's time
+    reduced: int = 0
+    not_reduced: int = 0
+    reduce_seconds: float = 0.0
     bugs: Counter[str] = field(default_factory=Counter)  # kind -> new bugs stored
     theories: Counter[str] = field(default_factory=Counter)  # theory -> mutants using it
     theories_accepted: Counter[str] = field(default_factory=Counter)  # ... that no solver rejected

@@ -101,6 +101,12 @@ class CampaignConfig:
     # in the place of one of them on the same release is marked likely known (`bugs.known`,
     # run only when a finding is stored). "": our own docs/bugs-found.json and seed names only.
     known: str = ""
+    # Every stored bug and seed finding is reduced with ddSMT after the fuzzing ends
+    # (`campaign.reduction`), each for at most `reduce_time` seconds (ddSMT's best so far is
+    # kept). After, not beside: on two cores a ddSMT beside the fuzzer takes its solvers'
+    # CPU. Neither decides a mutant, so a resumed run may change both (`RUN_SETTINGS`).
+    reduce: bool = True
+    reduce_time: float = 120.0
 
     @property
     def sets_options(self) -> bool:
@@ -147,7 +153,9 @@ class CampaignConfig:
         """The settings in `given` (None: not given) that differ from this config, each as
         `name: stored X, given Y`; a resumed campaign must have none."""
         mine = self.to_json()
-        wanted: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        wanted: dict[str, Any] = {
+            k: v for k, v in given.items() if v is not None and k not in RUN_SETTINGS
+        }
         if isinstance(wanted.get("seeds"), tuple):
             wanted["seeds"] = list(wanted["seeds"])
         return [
@@ -160,6 +168,11 @@ class CampaignConfig:
         """The solver specs, seed files and generators this config names, resolved once;
         a CampaignError (with `setting` naming the culprit) when one is unusable."""
         specs = target_specs(self.solvers)
+        if self.reduce_time <= 0:
+            raise CampaignError(
+                f"reduce_time {self.reduce_time:g}: a reduction needs more than 0 seconds",
+                setting="reduce_time",
+            )
         OptionPlan.parse(self.options)  # a malformed plan stops here, naming the setting
         mix = StrategyMix.parse(self.strategies, self.scheduler)
         trusted: tuple[SolverSpec, ...] = ()
@@ -196,6 +209,17 @@ class CampaignConfig:
             mix,
             trusted,
         )
+
+
+# Settings of what a run does after its fuzzing, not of its mutants: a resumed campaign takes
+# them as given this time (`with_run_settings`), never refuses them as differences.
+RUN_SETTINGS = ("reduce", "reduce_time")
+
+
+def with_run_settings(config: CampaignConfig, given: Mapping[str, object | None]) -> CampaignConfig:
+    """`config` with the `RUN_SETTINGS` that `given` holds (None: not given) in place."""
+    chosen = {k: given[k] for k in RUN_SETTINGS if given.get(k) is not None}
+    return replace(config, **chosen) if chosen else config  # type: ignore[arg-type]
 
 
 def default_of(setting: str) -> object:

@@ -23,10 +23,11 @@ from typing import Protocol
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
-from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig
+from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, with_run_settings
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
 from sphinxfuzz.campaign.options import PositionOptions
+from sphinxfuzz.campaign.reduction import reduce_stored
 from sphinxfuzz.campaign.status import StatusWriter
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.generators.child_process import probe_confinement
@@ -59,10 +60,11 @@ def _stored_config(store: Store, root: Path) -> CampaignConfig:
 
 def resumed_config(root: Path, given: Mapping[str, object | None]) -> CampaignConfig:
     """The stored config of the campaign in `root`; every setting in `given` (None: not
-    given) must agree with it."""
+    given) must agree with it, but for the run settings (`config.RUN_SETTINGS`), which it
+    takes as given."""
     config = stored_config(root)
     _require_same(root, config, given)
-    return config
+    return with_run_settings(config, given)
 
 
 def _require_same(root: Path, stored: CampaignConfig, given: Mapping[str, object | None]) -> None:
@@ -174,10 +176,12 @@ class _StopOnSignal:
 
     def __init__(self, event: _Settable) -> None:
         self.event = event
+        self.signalled = False  # a signal asked for the stop
         self.previous: dict[int, object] = {}
         self.watchdog: threading.Timer | None = None
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.signalled = True
         self.event.set()
         reaper.abort_all()  # solvers of this process: their answers are not judged anyway
         if self.watchdog is None:
@@ -298,23 +302,40 @@ def _locked_run(
         )  # fmt: skip
         with status:
             if ray is not None:
-                _run_on_ray(
+                signalled = _run_on_ray(
                     ray, campaign, store, budget, deadline, jobs, aggregator, on_message,
                     persistent, unconfined,
                 )  # fmt: skip
             elif jobs == 1:
-                _run_inline(
+                signalled = _run_inline(
                     campaign, root, budget, deadline, aggregator, on_message, persistent,
                     unconfined,
                 )  # fmt: skip
             else:
-                _run_spawned(
+                signalled = _run_spawned(
                     campaign, root, budget, deadline, jobs, aggregator, on_message, persistent,
                     unconfined,
                 )  # fmt: skip
-            return aggregator.flush()
+            stats = aggregator.flush()
+            if campaign.config.reduce and not signalled:  # a stop leaves them to the next run
+                _reduce_after(store, root, campaign.config.reduce_time, stats, on_message)
+                store.save_stats(run, aggregator.minute, stats)
+            return stats
     finally:
         store.close()
+
+
+def _reduce_after(
+    store: Store, root: Path, per_bug: float, stats: Stats, on_message: Message
+) -> None:
+    """The campaign's reduction of its stored bugs (`campaign.reduction`), counted in `stats`;
+    Ctrl-C or SIGTERM stops it as they stop the fuzzing."""
+    halt = threading.Event()
+    with _StopOnSignal(halt):
+        done = reduce_stored(store, root, per_bug=per_bug, halt=halt, say=on_message)
+    stats.reduced += done.reduced
+    stats.not_reduced += done.not_reduced
+    stats.reduce_seconds += done.seconds
 
 
 def _run_on_ray(
@@ -328,7 +349,7 @@ def _run_on_ray(
     on_message: Message,
     persistent: int,
     unconfined: bool,
-) -> None:
+) -> bool:
     from sphinxfuzz.campaign import cluster  # imports Ray: only for a campaign that asks
 
     plans = [
@@ -338,8 +359,9 @@ def _run_on_ray(
         for k in range(jobs)
     ]
     stop = threading.Event()
-    with _StopOnSignal(stop):
+    with _StopOnSignal(stop) as guard:
         cluster.run_on_ray(address, campaign, store, plans, aggregator.update, on_message, stop)
+    return guard.signalled
 
 
 def _run_inline(
@@ -351,7 +373,7 @@ def _run_inline(
     on_message: Message,
     persistent: int,
     unconfined: bool,
-) -> None:
+) -> bool:
     stop = threading.Event()
 
     def report(event: Event) -> None:
@@ -360,11 +382,12 @@ def _run_inline(
         elif event.kind == "message":
             on_message(str(event.payload))
 
-    with _StopOnSignal(stop):
+    with _StopOnSignal(stop) as guard:
         Worker(
             campaign, root, budget=budget, deadline=deadline, report=report,
             stop_requested=stop.is_set, persistent=persistent, unconfined=unconfined,
         ).run()  # fmt: skip
+    return guard.signalled
 
 
 def _run_spawned(
@@ -377,7 +400,7 @@ def _run_spawned(
     on_message: Message,
     persistent: int,
     unconfined: bool,
-) -> None:
+) -> bool:
     # spawn, not fork: the coordinator may hold SQLite connections and threads
     context = multiprocessing.get_context("spawn")
     events = context.Queue()
@@ -403,7 +426,7 @@ def _run_spawned(
         for k in range(jobs)
     ]
     failures: list[str] = []
-    with _StopOnSignal(stop):
+    with _StopOnSignal(stop) as guard:
         for process in processes:
             process.start()
         running = set(range(jobs))
@@ -441,3 +464,4 @@ def _run_spawned(
     if failures:  # one line when every worker failed alike (a full disk, a broken index)
         distinct = list(dict.fromkeys(failures))
         raise CampaignError(distinct[0] if len(distinct) == 1 else "\n".join(distinct))
+    return guard.signalled

@@ -22,6 +22,7 @@ from sphinxfuzz.campaign.config import (
     FAST_MUTANT_SECONDS,
     MIN_MUTANT_TIMEOUT,
     default_of,
+    parse_duration,
 )
 from sphinxfuzz.campaign.runner import resumed_config, validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
@@ -79,7 +80,7 @@ def summary_table(
     table.add_column("value", justify="right")
     per = (lambda n: f"{n / elapsed:.2f}/s") if elapsed > 0 else (lambda n: "-")
     rows = [
-        ("wall time", f"{elapsed:.1f} s"),
+        ("wall time", f"{elapsed:.1f} s" + (" of fuzzing" if stats.reduce_seconds else "")),
         ("mutants", f"{stats.mutants} ({per(stats.mutants)})"),
         ("solver calls", f"{stats.solver_calls} ({per(stats.solver_calls)})"),
         ("accepted by every solver", f"{stats.acceptance:.1%}"),
@@ -97,6 +98,7 @@ def summary_table(
         ("repeated crash signatures", str(stats.duplicates)),
         ("verdicts re-run fresh / not reproduced", f"{stats.fresh_confirmations} / {stats.fresh_unconfirmed}"),
     ]  # fmt: skip
+    rows += reduction_rows(stats)
     rare = (VerdictKind.INCOMPLETENESS, VerdictKind.SLOW)  # shown only when found
     for kind in (VerdictKind.CRASH, VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL, *rare):
         if kind not in rare or stats.bugs.get(kind):
@@ -131,6 +133,14 @@ def summary_table(
     for what, value in rows:
         table.add_row(what, value)
     return table
+
+
+def reduction_rows(stats: Stats) -> list[tuple[str, str]]:
+    """The reduction after the fuzzing (`campaign.reduction`), when this run made one."""
+    if not (stats.reduced or stats.not_reduced or stats.reduce_seconds):
+        return []
+    done = f"{stats.reduced} / {stats.not_reduced} in {stats.reduce_seconds:.0f} s"
+    return [("reduced after the fuzzing / not (why: bugs list)", done)]
 
 
 def strategy_line(done: StrategyStats) -> str:
@@ -173,10 +183,16 @@ def fuzz(
     trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solvers (one, or several as 'z3;cvc5') that label seeds sat/unsat (fusion, sae, janus) from clean runs they agree on, give storm its models, and re-run every expected-answer verdict's formula (a trusted solver answering as the target did makes it a construction doubt, not a bug); not targets, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
     newest: Annotated[str | None, typer.Option("--newest", help="The newest release of each solver family every stored bug is replayed on, to record it alive or fixed today, e.g. 'z3@5.4.1;cvc5'. Default: the newest installed wheel of each family.")] = None,
     known: Annotated[str | None, typer.Option("--known", metavar="DIR", help="A folder of upstream bug reproducers named <tracker>_<issue>_<n>.smt2 (z3_3453_0.smt2): a stored crash in the place of one of them, on the same release and command line, is marked 'likely known: z3#3453'. The reproducers of the blamed family run when a bug is stored, a batch at a time, once per release (cached). Without it, stored bugs are still checked against docs/bugs-found.json and seed file names.")] = None,
+    reduce: Annotated[bool | None, typer.Option("--reduce/--no-reduce", help="After the fuzzing (--time, --mutants or one pass: the fuzzing's budget alone), reduce every stored bug and seed finding not reduced yet with ddSMT, as `sphinxfuzz reduce` does, each for at most --reduce-time; Ctrl-C stops it and a resume goes on. A reduced formula is kept only when a reference solver reads it cleanly and it shows the same bug; otherwise the bug says why not (`bugs list`). Not beside the fuzzing: on two cores ddSMT would take the fuzzer's CPU. A resume may change it. Default: --reduce.")] = None,
+    reduce_time: Annotated[str | None, typer.Option("--reduce-time", help=f"The longest reduction of one bug (90s, 5m); ddSMT's best so far is kept. Default: {default_of('reduce_time'):g} s.")] = None,
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the --jobs workers as actors of the Ray cluster at ADDRESS (host:port of `ray start --head`, or ray://host:10001); `--ray local` starts Ray on this machine with a CPU per job. Needs `pip install 'sphinxfuzz[ray]'`.")] = None,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     seconds = duration(time_limit)
+    try:
+        per_bug = None if reduce_time is None else parse_duration(reduce_time)
+    except ValueError as exc:
+        raise CampaignError(f"reduce_time: {exc}", setting="reduce_time") from None
     if resume and out is None:
         raise CampaignError("resuming needs the campaign folder to continue", setting="campaign")
     root = out or Path("campaigns") / time.strftime("%Y%m%d-%H%M%S")
@@ -199,6 +215,8 @@ def fuzz(
         "options": options,
         "trusted": trusted,
         "newest": newest,
+        "reduce": reduce,
+        "reduce_time": per_bug,
         "known": known,
     }
     config = resumed_config(root, given) if resume else CampaignConfig.from_settings(given)
@@ -221,7 +239,7 @@ def fuzz(
             shown.stop()  # the error is printed below the last progress line
             raise
     used = option_use(root, config.solvers) if config.sets_options else []
-    console.print(summary_table(summary.stats, summary.elapsed, options=used))
+    console.print(summary_table(summary.stats, summary.fuzzing_seconds, options=used))
     console.print(closing_line(summary.new_bugs, root), highlight=False)
     if fail_on_bug and summary.new_bugs:
         raise typer.Exit(1)

@@ -61,7 +61,7 @@ def test_read_only_commands_work_on_read_only_media(
     assert report.returncode == 0 and (tmp_path / "r.html").is_file(), report.stderr
     shown = sphinxfuzz("bugs", "show", bug, "-c", str(root))
     assert shown.returncode == 0, shown.stderr
-    replayed = sphinxfuzz("bugs", "replay", bug, "-c", str(root))
+    replayed = sphinxfuzz("bugs", "replay", bug, "-c", str(root), "--trust-folder")
     assert replayed.returncode == 0 and "reproduces" in replayed.stdout, replayed.stderr
     for done in (listed, report, shown, replayed):
         assert "Traceback" not in done.stderr  # (the stored crash output has one on stdout)
@@ -89,7 +89,9 @@ def fill(folder: Path) -> Path:
 def test_a_full_disk_is_one_line_and_resume_goes_on(medium: Path) -> None:
     root = medium / "c"
     common = ("--solvers", f"z3;{CRASHER}", "--generators", str(GENERATORS), "--seed", "5")
-    first = sphinxfuzz("fuzz", "--seeds", str(SEEDS), *common, "--mutants", "2", "-c", str(root))
+    first = sphinxfuzz(
+        "fuzz", "--seeds", str(SEEDS), *common, "--mutants", "2", "--no-reduce", "-c", str(root)
+    )
     assert first.returncode == 0, first.stdout + first.stderr
     filler = fill(medium)
     full = sphinxfuzz("fuzz", "--resume", "-c", str(root), "--mutants", "6")

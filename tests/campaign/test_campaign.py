@@ -143,7 +143,8 @@ def test_killed_campaign_keeps_bugs_and_resumes(tmp_path: Path) -> None:
     for index in range(6):  # several crashing seeds: plenty of work to interrupt
         (seeds / f"crash{index}.smt2").write_text(crash)
     args = ["--seeds", str(seeds), "--solvers", f"z3;{CRASHER}", "--generators", str(GENERATORS),
-            "--seed", "5", "--mutants-per-seed", "4", "--fast-seed-factor", "1", "--timeout", "5"]  # fmt: skip
+            "--seed", "5", "--mutants-per-seed", "4", "--fast-seed-factor", "1", "--timeout", "5",
+            "--no-reduce"]  # fmt: skip
     process = subprocess.Popen(
         [sys.executable, "-c", "from sphinxfuzz.cli import main; main()", "fuzz", "--out", str(root), *args],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,

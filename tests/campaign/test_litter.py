@@ -34,6 +34,7 @@ def test_fuzz_leaves_no_scratch_folder(tmp_path: Path) -> None:
     done = sphinxfuzz(
         "fuzz", "--seeds", str(SEEDS), "--solvers", f"z3;{CRASHER}", "--generators",
         str(GENERATORS), "--mutants", "12", "--jobs", "2", "--seed", "3", "-c", str(root),
+        "--no-reduce",
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert left_in(scratch) == []

@@ -72,7 +72,7 @@ def _fuzz(tmp_path: Path, solvers: str, *extra: str) -> tuple[int, str]:
         app,
         ["fuzz", "--seeds", str(SEEDS / "crash.smt2"), "--solvers", solvers, "--generators",
          str(GENERATORS), "--mutants", "3", "--seed", "1", "-c", str(tmp_path / "c"),
-         "--fresh-processes", *extra],
+         "--fresh-processes", "--no-reduce", *extra],
     )  # fmt: skip
     return result.exit_code, result.stdout
 

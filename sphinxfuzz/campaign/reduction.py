@@ -1,0 +1,107 @@
+"""The campaign's own reduction: once its fuzzing ends, every stored bug and seed finding that
+has no reduction yet is reduced (`bugs.reduce.reduce_bug`: ddSMT, the same-bug check, the
+options the bug does not need left out), each for at most the campaign's `reduce_time`.
+
+After the fuzzing, not beside it: a reduction runs solvers as hard as the fuzzer does (each
+candidate is the blamed solvers and a reference), and on two cores a ddSMT beside one worker
+would take the CPU its solvers wait for. So the fuzzing's rate is the rate of a campaign
+without reduction, and the run's time is the fuzzing's budget plus the reductions, which
+the summary counts apart (`Stats.reduce_seconds`).
+
+Resumable: a bug with reduce.json (reduced; a time-limited one keeps ddSMT's best) or with
+not-reduced.json (`bugs.record.NotReduced`: why not) is not tried again by a later run. A stop
+request ends the running reduction with nothing written, and that bug waits for the next run.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.record import (
+    NOT_REDUCED,
+    NotReduced,
+    is_reduced,
+    write_not_reduced,
+)
+from sphinxfuzz.bugs.reduce import ReduceError, ReductionHalted, ddsmt_version, reduce_bug
+from sphinxfuzz.bugs.store import Store
+from sphinxfuzz.errors import SphinxfuzzError
+from sphinxfuzz.solvers import reaper
+
+
+@dataclass
+class Reductions:
+    """What one run's reduction did."""
+
+    reduced: int = 0
+    not_reduced: int = 0  # refused: each bug's not-reduced.json says why
+    left: int = 0  # not tried: a stop request, or no ddSMT
+    seconds: float = 0.0
+
+
+def waiting(store: Store, root: Path) -> list[Path]:
+    """The bug folders a campaign's reduction has not dealt with yet: bugs oldest first,
+    then seed findings (stored seeds of other projects, often known upstream)."""
+    found = [row.folder for row in store.bugs()]
+    found += [CampaignFolder(root).findings / row[0] for row in store.seed_findings()]
+    return [f for f in found if not is_reduced(f) and not (f / NOT_REDUCED).is_file()]
+
+
+def reduce_stored(
+    store: Store,
+    root: Path,
+    *,
+    per_bug: float,
+    halt: threading.Event,
+    say: Callable[[str], None],
+) -> Reductions:
+    """Reduce every bug `waiting` names, each for at most `per_bug` seconds, until `halt`."""
+    done = Reductions()
+    folders = waiting(store, root)
+    if not folders:
+        return done
+    try:
+        ddsmt_version()
+    except ReduceError as exc:
+        done.left = len(folders)
+        say(f"{len(folders)} bug(s) not reduced: {exc}")
+        return done
+    started = time.monotonic()
+    say(f"reducing {len(folders)} stored bug(s), at most {per_bug:g} s each")
+    reaper.cancel_when(halt.is_set)  # a stop cuts the solver a check runs
+    try:
+        for number, folder in enumerate(folders, 1):
+            if halt.is_set():
+                done.left = len(folders) - number + 1
+                break
+            tried = time.monotonic()
+            say(f"reducing {number} of {len(folders)}: {folder.name}")
+            try:
+                result = reduce_bug(root, str(folder), time_limit=per_bug, halt=halt)
+            except SphinxfuzzError as exc:
+                if isinstance(exc, ReductionHalted) or halt.is_set():
+                    done.left = len(folders) - number + 1
+                    break
+                why = str(exc).removeprefix(f"{folder.name}: ")
+                spent = round(time.monotonic() - tried, 2)
+                write_not_reduced(folder, NotReduced(folder.name, why, spent))
+                done.not_reduced += 1
+                say(f"{folder.name}: not reduced: {why.splitlines()[0]}")
+                continue
+            done.reduced += 1
+            before, after = result.before.bytes, result.after.bytes
+            limited = "" if result.finished else " (time limit: ddSMT's best so far)"
+            say(
+                f"{folder.name}: reduced {before} -> {after} bytes in {result.seconds:.0f} s{limited}"
+            )
+    finally:
+        reaper.cancel_when(None)
+        done.seconds = time.monotonic() - started
+    if done.left:
+        say(f"reduction stopped: {done.left} bug(s) left for the next run")
+    return done
