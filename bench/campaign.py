@@ -38,6 +38,7 @@ def main() -> int:
 
         args.generators = str(default_generators_dir())
     config = CampaignConfig(
+        reduce=False,  # the fuzzing alone, as measured before reductions
         seeds=(str(SEEDS),),
         solvers=SOLVERS,
         generators=args.generators,

@@ -201,7 +201,8 @@ def run_tool(
     folder = work / tool
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--solvers", ";".join(solvers),
                "--seeds", str(seeds), "--time", f"{seconds:g}s", "--seed", str(seed),
-               "-c", str(folder), "-q", "--process-scripts", str(PROCESS_SCRIPTS)]  # fmt: skip
+               "-c", str(folder), "-q", "--process-scripts", str(PROCESS_SCRIPTS),
+               "--no-reduce"]  # fmt: skip
     if tool != "default":  # a mix is written with "+": sphinx+opfuzz+typefuzz
         command[4:4] = ["--strategies", tool.replace("+", ",")]
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)

@@ -95,7 +95,7 @@ def run_campaign(args: argparse.Namespace, folder: Path) -> None:
     command = [sys.executable, "-m", "sphinxfuzz", "fuzz", "--strategies", strategies,
                "--solvers", args.solvers, "--trusted", args.trusted, *seed_options(args.seeds),
                "--timeout", f"{args.timeout:g}", "--time", f"{args.minutes:g}m",
-               "--seed", str(args.seed), "-c", str(folder), "-q"]  # fmt: skip
+               "--seed", str(args.seed), "-c", str(folder), "-q", "--no-reduce"]  # fmt: skip
     if args.newest:
         command += ["--newest", args.newest]
     if (folder / CampaignFolder.INDEX).is_file():

@@ -160,7 +160,7 @@ def campaign_with_bugs() -> Path:
     root = work() / "night"
     done = sphinxfuzz("fuzz", "--seeds", str(SEEDS), "--solvers", f"z3;{CRASHER}",
                       "--generators", str(GENERATORS), "--mutants", "6", "--seed", "3",
-                      "-c", str(root))  # fmt: skip
+                      "--no-reduce", "-c", str(root))  # fmt: skip
     assert done.returncode == 0, done.stderr
     return root
 
@@ -446,7 +446,8 @@ def store(row: Row) -> None:
     try:  # a full disk, then a resume
         root = medium / "c"
         sphinxfuzz("fuzz", "--seeds", str(SEEDS), "--solvers", f"z3;{CRASHER}", "--generators",
-                   str(GENERATORS), "--mutants", "2", "--seed", "5", "-c", str(root))  # fmt: skip
+                   str(GENERATORS), "--mutants", "2", "--seed", "5", "--no-reduce", "-c",
+                   str(root))  # fmt: skip
         with (medium / "filler").open("wb", buffering=0) as handle:
             for size in (65536, 4096, 1):
                 try:

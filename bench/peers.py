@@ -247,6 +247,7 @@ def run_sphinxfuzz(
     from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 
     config = CampaignConfig(
+        reduce=False,  # the fuzzing alone, as measured before reductions
         seeds=(str(seeds),),
         solvers=solvers,
         generators=str(default_generators_dir()),

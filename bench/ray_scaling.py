@@ -41,6 +41,7 @@ def main() -> int:
     from ray.cluster_utils import Cluster
 
     config = CampaignConfig(
+        reduce=False,  # the fuzzing alone, as measured before reductions
         seeds=(str(SEEDS),),
         solvers=SOLVERS,
         generators=str(default_generators_dir()),

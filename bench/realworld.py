@@ -77,6 +77,7 @@ def main() -> int:
         work, count = sample
         root = args.keep or work / "campaign"
         config = CampaignConfig(
+            reduce=False,  # the fuzzing alone, as measured before reductions
             seeds=(str(work / "seeds"),),
             solvers=args.solvers,
             generators=str(default_generators_dir()),

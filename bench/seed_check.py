@@ -43,6 +43,7 @@ def main() -> int:
     with sampled_corpus(args.seeds, args.sample, args.seed, "sphinxfuzz-seedcheck-") as sample:
         work, count = sample
         config = CampaignConfig(
+            reduce=False,  # the fuzzing alone, as measured before reductions
             seeds=(str(work / "seeds"),),
             solvers=args.solvers,
             generators=str(default_generators_dir()),

@@ -155,7 +155,8 @@ def run_fuzz(folder: Path, arguments: list[str]) -> tuple[float, Any]:
     from sphinxfuzz.bugs import Store
     from sphinxfuzz.bugs.folder import CampaignFolder
 
-    command = [sys.executable, "-m", "sphinxfuzz", "fuzz", *arguments, "-c", str(folder), "-q"]
+    command = [sys.executable, "-m", "sphinxfuzz", "fuzz", *arguments, "-c", str(folder), "-q",
+               "--no-reduce"]  # fmt: skip
     if (folder / CampaignFolder.INDEX).is_file():
         # a row of an earlier run into the same --out: kept, its wall time is the campaign's
         print(f"kept: {folder} (remove it to run it again)", flush=True)

@@ -66,6 +66,8 @@ def campaign(tree: Path, folder: Path, seconds: float, seed: int, seeds: Path | 
                "--time", f"{seconds:g}s", "--seed", str(seed), "--jobs", "1"]  # fmt: skip
     if seeds is not None:
         command += ["--seeds", str(seeds)]
+    if (tree / "sphinxfuzz" / "campaign" / "reduction.py").is_file():
+        command.append("--no-reduce")  # the fuzzing alone, in trees that reduce after it
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, (str(tree), os.environ.get("PYTHONPATH")))),
