@@ -158,6 +158,8 @@ def _rename(node: Node, mapping: dict[str, str]) -> Node:
             if new is not None:
                 return Atom(new if _simple(new) else f"|{new}|", "symbol", node.pos)
         return node
+    if node.head_name() == "_":  # an indexed identifier: `(_ bv0 4)` is no constant bv0
+        return node
     return SList([_rename(item, mapping) for item in node.items], node.pos)
 
 
