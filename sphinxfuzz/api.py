@@ -13,11 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.bisect import Bisection, bisect_bug
+from sphinxfuzz.bugs.issue_text import IssueText, load_facts
+from sphinxfuzz.bugs.issue_text import issue as issue_of
 from sphinxfuzz.bugs.reduce import ReductionResult, reduce_bug
 from sphinxfuzz.bugs.replay import Replay, find_bug, resolve_campaign
 from sphinxfuzz.bugs.replay import replay as replay_folder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import BugRow, Store
+from sphinxfuzz.bugs.triage import related_findings
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, parse_duration
 from sphinxfuzz.campaign.runner import Message, Progress
 from sphinxfuzz.campaign.runner import run_campaign as run_campaign_stats
@@ -136,10 +139,19 @@ def bisect(
     return bisect_bug(folder.parent.parent, folder, Family(solver), versions=versions, say=say)
 
 
+def issue(campaign: Folder | None, bug: str) -> IssueText:
+    """The issue text of a stored finding (its id in `campaign`, or a folder's path): title,
+    Markdown body, the release it names and the other findings of its root cause
+    (`bugs.triage`), ready to file."""
+    folder = find_bug(bug, None if campaign is None else str(campaign))
+    return issue_of(load_facts(folder), related_findings(folder.parent.parent, folder))
+
+
 __all__ = [
     "CampaignConfig",
     "CampaignSummary",
     "bisect",
+    "issue",
     "load_bugs",
     "reduce",
     "replay",

@@ -7,27 +7,35 @@ The text is Markdown, ready to paste into a GitHub issue.
 from __future__ import annotations
 
 import re
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.record import (
     ALIVE,
+    BUG,
     FIXED,
+    OTHER_CRASH,
     Bisection,
     BugRecord,
+    Known,
     Reduction,
     SolverSummary,
     Today,
+    Tried,
     load_bisection,
+    load_known,
     load_record,
     load_reduction,
 )
+from sphinxfuzz.bugs.shapes import same_place
 from sphinxfuzz.oracle import Expected, VerdictKind
 from sphinxfuzz.oracle.crash import assertion_title
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.smtlib import SmtParseError
+from sphinxfuzz.smtlib import SmtParseError, parse_script
 from sphinxfuzz.solvers import Family
-from sphinxfuzz.solvers.families import UNKNOWN_VERSION
+from sphinxfuzz.solvers.families import UNKNOWN_VERSION, parse_version
 
 
 @dataclass
@@ -41,6 +49,7 @@ class BugFacts:
     original: str
     reduction: Reduction | None
     bisect: Bisection | None
+    known: Known | None = None
 
     @property
     def id(self) -> str:
@@ -87,6 +96,7 @@ def load_facts(folder: Path) -> BugFacts:
         original=original,
         reduction=reduction,
         bisect=load_bisection(folder),
+        known=load_known(folder),
     )
 
 
@@ -235,10 +245,30 @@ def solver_words(name: str | None, family: str) -> str:
     return name
 
 
-def plain_command(spec: str, family: str) -> str:
+# option words that act only on a model: a script without check-sat never reaches them
+_MODEL_ONLY = re.compile(
+    r"model(?:_validate)?=\S*|model\.\S+|--check-models|--produce-models|-m|--dump-models"
+)
+
+
+def checks_sat(text: str) -> bool:
+    """Whether a script asks for a satisfiability check (a model exists only after one)."""
+    try:
+        heads = {c.head_name() for c in parse_script(text).commands}
+    except SmtParseError:
+        return True  # unreadable here: keep every option rather than drop a needed one
+    return bool(heads & {"check-sat", "check-sat-assuming"})
+
+
+def plain_command(spec: str, family: str, formula: str | None = None) -> str:
     """The command line as the solver's developers run it: `z3 model_validate=true`, not
-    `z3@4.8.8 model_validate=true` (a sphinxfuzz name) nor a path on the fuzzing machine."""
-    words = spec.split()
+    `z3@4.8.8 model_validate=true` (a sphinxfuzz name) nor a path on the fuzzing machine;
+    quoted as a shell reads it. With `formula`, model options are left out of a script
+    that never checks satisfiability."""
+    try:
+        words = shlex.split(spec)
+    except ValueError:
+        words = spec.split()
     if not words:
         return family
     head = words[0]
@@ -246,18 +276,59 @@ def plain_command(spec: str, family: str) -> str:
         head = family
     elif "/" in head:
         head = head.rsplit("/", 1)[1]
-    return " ".join([head, *words[1:]])
+    rest = words[1:]
+    if formula is not None and not checks_sat(formula):
+        rest = [word for word in rest if not _MODEL_ONLY.fullmatch(word)]
+    return shlex.join([head, *rest])
 
 
-def bisect_summary(bisect: Bisection | None) -> str:
+def fenced(text: str, language: str) -> list[str]:
+    """`text` in a Markdown code fence longer than any run of backticks inside it (a formula
+    holding ``` would otherwise close the fence)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", text, fence]
+
+
+def _shows(tried: Tried, kind: str, signature: str) -> bool:
+    """A release shows the bug when it shows the same verdict, or, for a crash, when it
+    crashes in the same place with another stack (`bugs.shapes.same_place`)."""
+    if tried.status == BUG:
+        return True
+    return (
+        kind == VerdictKind.CRASH
+        and tried.status == OTHER_CRASH
+        and bool(signature)
+        and same_place(tried.detail, signature)
+    )
+
+
+def lifespan(bisect: Bisection, signature: str = "") -> tuple[list[str], list[str], str | None]:
+    """(releases that show the bug oldest first, those of them that crash in the same place
+    with another stack, the first release after the last showing one that answers cleanly)."""
+    tried = bisect.tried
+    showing = [t.version for t in tried if _shows(t, bisect.kind, signature)]
+    elsewhere = [t.version for t in tried if t.status == OTHER_CRASH and t.version in showing]
+    fixed = None
+    if showing:
+        last = parse_version(showing[-1])
+        fixed = next((t.version for t in tried
+                      if parse_version(t.version) > last and t.status == "clean"), None)  # fmt: skip
+    return showing, elsewhere, fixed
+
+
+def bisect_summary(bisect: Bisection | None, signature: str = "") -> str:
     """The lifespan from `sphinxfuzz bisect`'s bisect.json as one sentence naming the
-    releases tried, or "" when there is none."""
+    releases tried, or "" when there is none. With the bug's crash `signature`, a release
+    that crashes in the same place with another stack counts as showing it, and the
+    sentence says so."""
     if bisect is None:
         return ""
     family = bisect.solver
-    first, last, fixed = bisect.first_bad, bisect.last_bad, bisect.first_good_after
+    showing, elsewhere, fixed = lifespan(bisect, signature)
     tried = bisect.tried
     listing = ", ".join(f"{t.version} {t.status}" for t in tried) or "none"
+    first, last = (showing[0], showing[-1]) if showing else (None, None)
     if not first:
         sentence = f"None of the {family} releases tried shows the bug"
     elif first == last:
@@ -268,12 +339,37 @@ def bisect_summary(bisect: Bisection | None) -> str:
         sentence += f"; {fixed} is the first release after that without it"
     elif first and tried and tried[-1].version == last:
         sentence += f"; the newest release tried ({last}) still has it"
+    if elsewhere:
+        sentence += (f" ({', '.join(elsewhere)} crash in the same place with another stack, "
+                     "counted as showing it)")  # fmt: skip
     return f"{sentence}. Releases tried ({len(tried)}): {listing}."
 
 
-def today_sentence(today: Today, name: str) -> str:
+def newest_showing(facts: BugFacts) -> str:
+    """The newest release known to show the bug: the newest release when it still does
+    (`bugs refresh`), else the newest bisection found, else the release it was found on."""
+    found = facts.version_of(facts.solver)
+    today = facts.record.today
+    if today is not None and today.status == ALIVE and today.version:
+        if not today.another_crash or same_place(_crash_of(today.detail), facts.signature):
+            return today.version
+    candidates = [found]
+    if facts.bisect is not None:
+        candidates += lifespan(facts.bisect, facts.signature)[0]
+    plain = [v for v in candidates if v and v != UNKNOWN_VERSION]
+    return max(plain, key=parse_version) if plain else found
+
+
+def _crash_of(detail: str) -> str:
+    return detail.removeprefix("another crash: ")
+
+
+def today_sentence(today: Today, name: str, signature: str = "") -> str:
     """What the newest release does with the formula (`bugs refresh`), for the issue."""
     release = f"{name} {today.version}".strip()
+    if today.another_crash and signature and same_place(_crash_of(today.detail), signature):
+        return (f"Still happens with {release}, the newest release (`{today.solver}`): it "
+                f"crashes in the same place with another stack: {_crash_of(today.detail)}.")  # fmt: skip
     if today.another_crash:
         return (f"{release}, the newest release (`{today.solver}`), still crashes on it, but "
                 f"with another signature: {today.detail}.")  # fmt: skip
@@ -284,24 +380,52 @@ def today_sentence(today: Today, name: str) -> str:
     return f"Not decided on {release}, the newest release: {today.detail}."
 
 
-def issue_text(facts: BugFacts) -> str:
+@dataclass(frozen=True)
+class IssueText:
+    """One finding's issue: its title, the Markdown body that follows it, and what it names."""
+
+    id: str
+    title: str
+    body: str
+    family: str
+    release: str  # the newest release that shows the bug, which the title names
+    command: str  # as a shell reads it, without the formula's file
+    formula: str
+    reduced: bool
+    related: tuple[str, ...]
+    known: Known | None
+
+    @property
+    def markdown(self) -> str:
+        return f"Title: {self.title}\n\n{self.body}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schema": "sphinxfuzz/issue/1", "id": self.id, "title": self.title,
+            "body": self.body, "markdown": self.markdown, "family": self.family,
+            "release": self.release, "command": self.command, "formula": self.formula,
+            "reduced": self.reduced, "related": list(self.related),
+            "known": self.known.to_json() if self.known else None,
+        }  # fmt: skip
+
+
+def issue(facts: BugFacts, related: Sequence[str] = ()) -> IssueText:
+    """The issue text of one finding; `related`: the other findings of its group (ids and
+    what they show), listed so the maintainers get one issue for one root cause."""
     blamed = facts.blamed
     family = blamed.family if blamed else Family.OTHER
     name = solver_words(facts.solver, family)
     spec = blamed.spec if blamed else (facts.solver or family)
-    command = plain_command(spec, family)
     version = facts.version_of(facts.solver)
+    release = newest_showing(facts)
     title, expected, actual = expected_actual(facts)
     formula = _dialect(facts.formula, family).rstrip()
+    command = plain_command(spec, family, formula)
     lines = [
-        f"Title: {name} {version}: {title}",
-        "",
         f"{name} {version} misbehaves on the formula below.",
         "",
         "Formula (`bug.smt2`)" + (", reduced with ddSMT:" if facts.reduction else ":"),
-        "```smt2",
-        formula,
-        "```",
+        *fenced(formula, "smt2"),
         "",
         *(
             [f"The reduced formula is {facts.reduction.reference_sentence()}.", ""]
@@ -309,9 +433,7 @@ def issue_text(facts: BugFacts) -> str:
             else []
         ),
         "Command:",
-        "```sh",
-        f"{command} bug.smt2",
-        "```",
+        *fenced(f"{command} bug.smt2", "sh"),
         "",
         f"Expected: {expected}",
         "",
@@ -319,23 +441,37 @@ def issue_text(facts: BugFacts) -> str:
     ]
     model = facts.evidence.get("model")
     if model and facts.kind in (VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL):
-        lines += ["", f"Model given by {facts.evidence.get('model_from')}:", "```smt2",
-                  str(model).rstrip(), "```"]  # fmt: skip
-    related = facts.record.verdict.related
-    if related is not None:
-        lines += ["", f"Related formula (`{name}` answers {related.answer}):", "```smt2",
-                  _dialect(related.text, family).rstrip(), "```"]  # fmt: skip
+        lines += ["", f"Model given by {facts.evidence.get('model_from')}:",
+                  *fenced(str(model).rstrip(), "smt2")]  # fmt: skip
+    related_formula = facts.record.verdict.related
+    if related_formula is not None:
+        lines += ["", f"Related formula (`{name}` answers {related_formula.answer}):",
+                  *fenced(_dialect(related_formula.text, family).rstrip(), "smt2")]  # fmt: skip
     others = [s for s in facts.solvers if s.name != facts.solver]
     if others:
         lines += ["", "Other solvers on the same formula:"]
         lines += [f"- {solver_words(s.name, s.family)} {s.version} "
-                  f"(`{plain_command(s.spec, s.family)}`): {s.answer_text}"
+                  f"(`{plain_command(s.spec, s.family, formula)}`): {s.answer_text}"
                   for s in others]  # fmt: skip
-    summary = bisect_summary(facts.bisect)
+    summary = bisect_summary(facts.bisect, facts.signature)
     if summary:
         lines += ["", summary]
     today = facts.record.today
     if today is not None:
-        lines += ["", today_sentence(today, name)]
+        lines += ["", today_sentence(today, name, facts.signature)]
+    if related:
+        lines += ["", "Related findings (the same root cause, found by other formulas):"]
+        lines += [f"- {item}" for item in related]
+    if facts.known is not None:
+        lines += ["", f"Likely known: {facts.known.label} ({facts.known.link}): "
+                  f"{facts.known.why}."]  # fmt: skip
     lines += ["", f"Found by sphinxfuzz with {name} {version}."]
-    return "\n".join(lines) + "\n"
+    return IssueText(
+        facts.id, f"{name} {release}: {title}", "\n".join(lines) + "\n", str(family),
+        release, command, formula, facts.reduction is not None, tuple(related), facts.known,
+    )  # fmt: skip
+
+
+def issue_text(facts: BugFacts, related: Sequence[str] = ()) -> str:
+    """The issue as Markdown, its title first (`Title: ...`)."""
+    return issue(facts, related).markdown

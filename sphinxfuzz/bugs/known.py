@@ -40,7 +40,7 @@ from sphinxfuzz.bugs.record import (
     load_reduction,
     write_known,
 )
-from sphinxfuzz.bugs.shapes import crash_place, operator_heads
+from sphinxfuzz.bugs.shapes import crash_place, operator_heads, same_place
 from sphinxfuzz.datafiles import doc_file
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
@@ -150,13 +150,14 @@ def bugs_found() -> tuple[FoundEntry, ...]:
 
 
 def _crash_match(family: str, signature: str, other_family: str, other: str) -> bool:
-    """Two crashes of one family in one place (or with one signature, when it names none);
-    a signature without a message (a bare signal, an exit status) matches nothing."""
+    """Two crashes of one family in one place (`bugs.shapes.same_place`: the release a
+    reproducer or an entry was found on may crash one frame off), or with one signature when
+    it names no place; a signature without a message (a bare signal, an exit status)
+    matches nothing."""
     if family != other_family:
         return False
-    place = crash_place(signature)
-    if place is not None:
-        return place == crash_place(other)
+    if crash_place(signature) is not None:
+        return same_place(signature, other)
     if re.search(r": (?:killed by signal \d+|exit -?\d+)$", signature):
         return False
     return signature == other

@@ -140,19 +140,32 @@ def crash_place(signature: str) -> str | None:
     return f"{family}: {stack['signal']} in {' < '.join(frames[:PLACE_FRAMES])}"
 
 
+# frames too common to name a place: containers, allocators, compiler-split parts
+_GENERIC_FRAME = re.compile(
+    r"^(?:core_hashtable|vector|svector|ptr_vector|ref_vector_core|obj_ref|memory|std)::"
+    r"|^\.|\]$"
+)
+
+
+def _frames(found: re.Match[str]) -> set[str]:
+    top = found["frames"].split(" < ")[: PLACE_FRAMES + 1]
+    return {frame for frame in top if not _GENERIC_FRAME.search(frame)}
+
+
 def same_place(signature: str, other: str) -> bool:
-    """Whether two crash signatures crash in the same place: the same assertion (file:line),
-    or the same signal with a frame in common among the stacks' top PLACE_FRAMES + 1 (a
-    release that inlines or renames one frame of the path still crashes there)."""
+    """Whether two crash signatures, of two releases perhaps, crash in the same place: the
+    same assertion (file and condition; its line moves between releases), or the same
+    signal with a frame in common among the stacks' top PLACE_FRAMES + 1, containers and
+    allocators aside (a release that inlines or renames one frame of the path, or crashes
+    one call deeper, still crashes there)."""
     if signature == other:
         return True
     mine, theirs = _STACK.match(signature), _STACK.match(other)
     if mine is not None and theirs is not None:
         if (mine["family"], mine["signal"]) != (theirs["family"], theirs["signal"]):
             return False
-        top = PLACE_FRAMES + 1
-        return bool(
-            set(mine["frames"].split(" < ")[:top]) & set(theirs["frames"].split(" < ")[:top])
-        )
+        return bool(_frames(mine) & _frames(theirs))
     place = crash_place(signature)
-    return place is not None and place == crash_place(other)
+    if place is None or crash_place(other) is None:
+        return False
+    return place == crash_place(other) or _WHERE.sub(r"\1", signature) == _WHERE.sub(r"\1", other)

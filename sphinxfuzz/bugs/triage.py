@@ -109,4 +109,28 @@ def campaign_groups(root: Path) -> list[BugGroup]:
         return group_bugs(store.bugs())
 
 
-__all__ = ["BugGroup", "campaign_groups", "formula_shape", "group_bugs", "operator_heads"]
+def finding_groups(root: Path) -> list[BugGroup]:
+    """The groups of every finding, bugs and seed findings alike (one root cause, one issue)."""
+    with Store(root, read_only=True) as store:
+        return group_bugs(store.bugs() + store.seed_finding_rows())
+
+
+def related_findings(root: Path, folder: Path) -> list[str]:
+    """The other findings of the group of the finding in `folder`, each as "id: signature",
+    for its issue text."""
+    here = folder.resolve()
+    for group in finding_groups(root):
+        if any(bug.folder.resolve() == here for bug in group.bugs):
+            return [f"{b.id}: {b.signature}" for b in group.bugs if b.folder.resolve() != here]
+    return []
+
+
+__all__ = [
+    "BugGroup",
+    "campaign_groups",
+    "finding_groups",
+    "formula_shape",
+    "group_bugs",
+    "operator_heads",
+    "related_findings",
+]

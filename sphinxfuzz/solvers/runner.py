@@ -82,7 +82,11 @@ def run_solver(
         os.unlink(path)
     stdout, stderr = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
     code, elapsed = done.exit_code, done.elapsed
-    found = output_limit() if done.over_limit else classify(stdout, stderr, code, done.timed_out)
+    found = (
+        output_limit()
+        if done.over_limit
+        else classify(stdout, stderr, code, done.timed_out, spec.family)
+    )
     return SolverResult(
         spec=spec,
         outcome=found.outcome,
