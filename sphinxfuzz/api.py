@@ -15,16 +15,19 @@ from pathlib import Path
 from sphinxfuzz.bugs.bisect import Bisection, bisect_bug
 from sphinxfuzz.bugs.issue_text import IssueText, load_facts
 from sphinxfuzz.bugs.issue_text import issue as issue_of
+from sphinxfuzz.bugs.record import load_record
 from sphinxfuzz.bugs.reduce import ReductionResult, reduce_bug
 from sphinxfuzz.bugs.replay import Replay, find_bug, resolve_campaign
 from sphinxfuzz.bugs.replay import replay as replay_folder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import BugRow, Store
 from sphinxfuzz.bugs.triage import related_findings
+from sphinxfuzz.bugs.trust import runnable
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, parse_duration
 from sphinxfuzz.campaign.runner import Message, Progress
 from sphinxfuzz.campaign.runner import run_campaign as run_campaign_stats
 from sphinxfuzz.campaign.targets import CampaignError
+from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers import Family
 from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 
@@ -101,11 +104,33 @@ def load_bugs(campaign: Folder | None = None) -> list[BugRow]:
         return store.bugs()
 
 
-def replay(campaign: Folder | None, bug: str, *, timeout: float | None = None) -> Replay:
+def _vouched(folder: Path, trust_folder: bool, say: Callable[[str], object] | None) -> None:
+    """A bug folder's command lines are data: refused unless each names a solver found as a
+    campaign finds one, or `trust_folder`; either way shown (`say`) before anything runs."""
+    record = load_record(folder)
+    lines = runnable([s.spec for s in record.solvers], str(folder), trust_folder=trust_folder)
+    for line in lines:
+        if say is not None:
+            say(f"runs: {line}")
+
+
+def replay(
+    campaign: Folder | None,
+    bug: str,
+    *,
+    timeout: float | None = None,
+    trust_folder: bool = False,
+    say: Callable[[str], object] | None = None,
+) -> Replay:
     """Run a stored bug (its id in `campaign`, or a bug folder's path) again on the stored
     solver command lines and judge it as the campaign did; `.reproduced` tells whether the
-    bug is still there, `.results` holds every solver's result."""
+    bug is still there, `.results` holds every solver's result. A stored command line that
+    is not a solver found as a campaign finds one runs only with `trust_folder`; `say` gets
+    each command line before it runs."""
+    if not isinstance(bug, str):
+        raise InputError(f"bug: {bug!r} is not a bug id or a bug folder's path", setting="bug")
     folder = find_bug(bug, None if campaign is None else str(campaign))
+    _vouched(folder, trust_folder, say)
     return replay_folder(folder, timeout=timeout)
 
 
@@ -116,11 +141,15 @@ def reduce(
     jobs: int = 1,
     time_limit: float | None = None,
     echo: Callable[[str], None] | None = None,
+    trust_folder: bool = False,
+    say: Callable[[str], object] | None = None,
 ) -> ReductionResult:
     """Shrink a stored bug's trigger with ddSMT (`pip install 'sphinxfuzz[reduce]'`),
     keeping only candidates that are still the same bug; writes `reduced.smt2` and
-    `reduce.json` in its folder. `time_limit` seconds stop ddSMT with its best result."""
+    `reduce.json` in its folder. `time_limit` seconds stop ddSMT with its best result.
+    Stored command lines are vouched for and shown (`say`) as `replay` does (`trust_folder`)."""
     root = resolve_campaign(None if campaign is None else str(campaign))
+    _vouched(find_bug(bug, str(root)), trust_folder, say)
     return reduce_bug(root, bug, jobs=jobs, time_limit=time_limit, echo=echo)
 
 
@@ -131,11 +160,14 @@ def bisect(
     *,
     versions: list[str] | None = None,
     say: Callable[[str], object] = print,
+    trust_folder: bool = False,
 ) -> Bisection:
     """Run a stored bug on released versions of `solver` (z3 or cvc5; installed on demand
     into the solver cache) and write `bisect.json` with the first and last release that
-    show it. `versions`: try exactly these instead of the default sample and bisection."""
+    show it. `versions`: try exactly these instead of the default sample and bisection.
+    Stored command lines are vouched for as `replay` does (`trust_folder`)."""
     folder = find_bug(bug, None if campaign is None else str(campaign))
+    _vouched(folder, trust_folder, say)
     return bisect_bug(folder.parent.parent, folder, Family(solver), versions=versions, say=say)
 
 

@@ -16,8 +16,11 @@ from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import bisect_summary
 from sphinxfuzz.bugs.record import Bisection, BugFileError
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
+from sphinxfuzz.bugs.trust import UntrustedCommand
+from sphinxfuzz.cli.options import TrustFolderOption
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers.families import PACKAGES, Family
+from sphinxfuzz.visible import visible
 
 HELP = (
     "Run a stored bug's trigger on released versions of the blamed solver and report its "
@@ -53,6 +56,7 @@ def bisect_command(
     campaign: Annotated[str | None, typer.Option("--campaign", "-c", help="Campaign folder (default: newest in campaigns/).")] = None,
     versions: Annotated[str | None, typer.Option("--versions", help="Comma-separated releases to try instead of the default sample.")] = None,
     all_bugs: Annotated[bool, typer.Option("--all", help="Every bug and seed finding of the campaign that blames --solver; prints a lifespan table.")] = False,
+    trust_folder: TrustFolderOption = False,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     if solver not in PACKAGES:
@@ -75,9 +79,9 @@ def bisect_command(
     for folder in folders:
         console.print(f"bisecting {folder.name} on {solver} releases ...", highlight=False)
         try:
-            result = bisect(root, str(folder), solver, versions=chosen,
-                                say=lambda line: console.print(line, highlight=False, markup=False))  # fmt: skip
-        except (BisectError, BugFileError) as exc:
+            result = bisect(root, str(folder), solver, versions=chosen, trust_folder=trust_folder,
+                            say=lambda line: console.print(visible(line), highlight=False, markup=False))  # fmt: skip
+        except (BisectError, BugFileError, UntrustedCommand) as exc:
             if not all_bugs:
                 raise
             skipped += 1

@@ -14,7 +14,15 @@ from sphinxfuzz.api import issue, replay
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import describe
-from sphinxfuzz.bugs.listing import alive_first, bug_json, bugs_json, today_of
+from sphinxfuzz.bugs.listing import (
+    alive_first,
+    bug_json,
+    bugs_json,
+    reduced_text,
+    reduction_and_standing,
+    specs_of,
+    today_of,
+)
 from sphinxfuzz.bugs.record import (
     ALIVE,
     BugFileError,
@@ -26,11 +34,13 @@ from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
 from sphinxfuzz.bugs.reindex import reindex
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
 from sphinxfuzz.bugs.triage import group_bugs
+from sphinxfuzz.bugs.trust import UntrustedCommand, runnable
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.cli.options import (
     CampaignOption,
     JsonOption,
     OldCampaignArgument,
+    TrustFolderOption,
     campaign_from,
     print_json,
 )
@@ -94,12 +104,15 @@ def list_bugs(
               g.representative.id, g.key) for g, status in ranked_groups],
         )  # fmt: skip
     console.print(f"bugs in {root}", style="bold", highlight=False)
+    specs = specs_of(root)
+    # reduced: bytes before and after; standing: of the options the bug needs (unknown: ?)
+    facts = {r.id: reduction_and_standing(r.folder, specs) for r, _ in ranked_rows}
     _print_rows(
         console,
-        ("id", "today", "kind", "solver", "hits", "reduced", "seed", "signature"),
+        ("id", "today", "kind", "solver", "hits", "reduced", "standing", "seed", "signature"),
         [(r.id, today.sentence() if today else "not checked", r.kind, r.solver or "-",
-          str(r.count), "yes" if r.reduced_path.is_file() else "no", Path(r.seed_file).name,
-          r.signature)
+          str(r.count), reduced_text(facts[r.id][0]), str(facts[r.id][1] or "?"),
+          Path(r.seed_file).name, r.signature)
          for r, today in ranked_rows],
     )  # fmt: skip
     if alive:
@@ -207,7 +220,8 @@ def _show(console: Console, record: BugRecord) -> None:
         console.print(visible(reduced), highlight=False, markup=False)
     for solver in record.solvers:
         console.rule(escape(visible(f"{solver.name} ({solver.version})", one_line=True)))
-        console.print(visible(f"command: {' '.join(solver.argv)} <formula>"), highlight=False,
+        console.print(visible(f"spec: {solver.spec}   (replay runs this; stored command: "
+                              f"{' '.join(solver.argv)} <formula>)"), highlight=False,
                       markup=False)  # fmt: skip
         console.print(f"outcome: {solver.outcome}  exit {solver.exit_code}  "
                       f"{solver.elapsed} s", highlight=False)  # fmt: skip
@@ -243,10 +257,12 @@ def replay_bug(
         float | None,
         typer.Option("--timeout", help="Seconds per solver call (default: the campaign's)."),
     ] = None,
+    trust_folder: TrustFolderOption = False,
 ) -> None:
     """Re-run the stored formula on the stored command lines; exit 0 if it reproduces, 1 if not."""
     console = Console(soft_wrap=True)
-    outcome = replay(campaign, bug, timeout=timeout)
+    say = lambda line: console.print(visible(line), highlight=False, markup=False)  # noqa: E731
+    outcome = replay(campaign, bug, timeout=timeout, trust_folder=trust_folder, say=say)
     for result in outcome.results:
         console.print(visible(f"{result.spec.name}: {result.outcome} {' '.join(result.answers)}"
                               + (f"  [{result.failure_line}]" if result.failure_line else ""),
@@ -274,6 +290,7 @@ def refresh_bugs(
             help="Newest release per family, e.g. 'z3@5.4.1;cvc5' (default: the campaign's --newest, else the newest installed wheels).",
         ),
     ] = None,
+    trust_folder: TrustFolderOption = False,
 ) -> None:
     """Replay every stored bug and seed finding on the newest release of its blamed family
     and record it as alive or fixed (in its verdict.json)."""
@@ -286,8 +303,10 @@ def refresh_bugs(
     chosen = newest_specs(newest if newest is not None else str(config.get("newest", "")))
     for folder in folders:
         try:
+            record = load_record(folder)
+            runnable([s.spec for s in record.solvers], str(folder), trust_folder=trust_folder)
             today = refresh_bug(root, folder, chosen)
-        except (RefreshError, BugFileError) as exc:
+        except (RefreshError, BugFileError, UntrustedCommand) as exc:
             console.print(f"{folder.name}: skipped: {exc}", highlight=False, markup=False)
             continue
         console.print(f"{folder.name}: {today.sentence()}", highlight=False, markup=False)

@@ -21,6 +21,15 @@ CampaignOption = Annotated[str | None, typer.Option("--campaign", "-c", help=CAM
 OldCampaignArgument = Annotated[
     str | None, typer.Argument(help="Deprecated: use -c/--campaign.", show_default=False)
 ]
+# A bug folder's command lines are data (bugs/trust.py): this runs those naming no known solver.
+TrustFolderOption = Annotated[
+    bool,
+    typer.Option(
+        "--trust-folder",
+        help="Run stored command lines that name no solver found as a campaign finds one "
+        "(a path, a script): only for a bug folder you made or read.",
+    ),
+]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print JSON instead of a table (docs/json-output.md).")
 ]

@@ -18,8 +18,10 @@ from sphinxfuzz.bugs.reduce import (
     unreduced_bugs,
 )
 from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
-from sphinxfuzz.cli.options import duration
+from sphinxfuzz.bugs.trust import UntrustedCommand
+from sphinxfuzz.cli.options import TrustFolderOption, duration
 from sphinxfuzz.errors import InputError
+from sphinxfuzz.visible import visible
 
 HELP = (
     "Shrink a stored bug's formula with ddSMT, keeping only candidates that still show the "
@@ -74,6 +76,7 @@ def reduce_command(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show ddSMT's progress.")
     ] = False,
+    trust_folder: TrustFolderOption = False,
 ) -> None:
     console = Console(soft_wrap=True)
     if (bug is None) == (not all_bugs):
@@ -88,14 +91,16 @@ def reduce_command(
     if all_bugs and not targets:
         console.print(f"every bug of {root} is reduced already")
         return
-    echo = (lambda line: console.print(line, highlight=False, markup=False)) if verbose else None
+    say = lambda line: console.print(visible(line), highlight=False, markup=False)  # noqa: E731
+    echo = say if verbose else None
     failures = 0
     for target in targets:
         if all_bugs:
             console.print(f"reducing {target} ...", highlight=False)
         try:
-            result = reduce(root, target, jobs=jobs, time_limit=limit, echo=echo)
-        except (ReduceError, StoreError, BugFileError) as exc:
+            result = reduce(root, target, jobs=jobs, time_limit=limit, echo=echo,
+                            trust_folder=trust_folder, say=say)  # fmt: skip
+        except (ReduceError, StoreError, BugFileError, UntrustedCommand) as exc:
             if not all_bugs:
                 raise
             failures += 1

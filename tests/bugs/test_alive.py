@@ -94,7 +94,9 @@ def test_bugs_refresh_rechecks_on_the_release_it_is_given(campaign: Path, tmp_pa
     root = tmp_path / "c"
     shutil.copytree(campaign, root)
     # replayed on the release the campaign ran (the crash everywhere): every bug is alive
-    result = runner.invoke(app, ["bugs", "refresh", "--campaign", str(root), "--newest", CRASHER])
+    result = runner.invoke(
+        app, ["bugs", "refresh", "-c", str(root), "--newest", CRASHER, "--trust-folder"]
+    )
     assert result.exit_code == 0, result.output
     with Store(root) as store:
         rows = store.bugs()

@@ -73,7 +73,9 @@ def test_alive_today_names_the_crash_and_another_crash_apart(
         assert record.today.detail == record.verdict.signature and not record.today.another_crash
     root = tmp_path / "c"
     shutil.copytree(campaign, root)
-    result = runner.invoke(app, ["bugs", "refresh", "--campaign", str(root), "--newest", MOVED])
+    result = runner.invoke(
+        app, ["bugs", "refresh", "-c", str(root), "--newest", MOVED, "--trust-folder"]
+    )
     assert result.exit_code == 0, result.output
     moved = {site: load_record(root / "bugs" / folder.name) for site, folder in sites.items()}
     same, other = moved["other_site"], moved["null_site"]
@@ -107,7 +109,9 @@ def test_a_bug_stored_coarse_is_not_called_another_crash(campaign: Path, tmp_pat
     if isinstance(stored.get("check"), dict):
         stored["check"]["signature"] = coarse
     (folder / "verdict.json").write_text(json.dumps(stored))
-    result = runner.invoke(app, ["bugs", "refresh", "--campaign", str(root), "--newest", MOVED])
+    result = runner.invoke(
+        app, ["bugs", "refresh", "-c", str(root), "--newest", MOVED, "--trust-folder"]
+    )
     assert result.exit_code == 0, result.output
     today = load_record(folder).today
     assert today is not None and today.status == ALIVE and not today.another_crash, today

@@ -38,7 +38,7 @@ def test_reduce_shrinks_a_crash_and_keeps_it_a_crash(
 ) -> None:
     root = copy_campaign(crash_campaign[0], tmp_path / "c")
     bug = crash_bug(root)
-    result = runner.invoke(app, ["reduce", "--all", "--campaign", str(root)])
+    result = runner.invoke(app, ["reduce", "--all", "--campaign", str(root), "--trust-folder"])
     assert result.exit_code == 0, result.output
     folder = root / "bugs" / bug
     reduced = (folder / "reduced.smt2").read_text()
@@ -68,7 +68,7 @@ def test_reduce_shrinks_a_crash_and_keeps_it_a_crash(
     assert complaints == [] and z3.outcome != Outcome.ERROR, (reduced, z3.stdout)
     report = load_reduction(folder)
     assert report is not None and report.reference_sentence().startswith("accepted by z3 ")
-    again = runner.invoke(app, ["reduce", "--all", "--campaign", str(root)])
+    again = runner.invoke(app, ["reduce", "--all", "--campaign", str(root), "--trust-folder"])
     assert again.exit_code == 0 and "reduced already" in again.output
     # the checks' processes this subreaper adopted from ddSMT's tree were all reaped
     assert [pid for pid in reaper.children() if reaper.state_of(pid) == "Z"] == []
@@ -86,7 +86,7 @@ def test_a_trigger_that_no_longer_fires_writes_nothing(
         reduce_bug(root, folder.name)
     assert not (folder / "reduced.smt2").exists() and not (folder / "reduce.json").exists()
     # named by its folder's path, from a folder with no campaigns/: the path names the campaign
-    by_path = runner.invoke(app, ["reduce", str(folder)])
+    by_path = runner.invoke(app, ["reduce", str(folder), "--trust-folder"])
     assert by_path.exit_code == 2 and "no longer shows the bug" in by_path.output, by_path.output
     # --all goes on after a bug it cannot reduce; every trigger silenced keeps ddSMT out of it
     # (test_reduce_shrinks_a_crash_and_keeps_it_a_crash reduces every bug with --all)

@@ -55,7 +55,7 @@ def test_stored_bugs_are_listed_and_replayed(crash_campaign: tuple[Path, list[st
     bugs = sphinxfuzz.load_bugs(root)
     crashes = [bug for bug in bugs if bug.kind == "crash"]
     assert crashes and all(bug.folder.is_dir() for bug in bugs)
-    again = sphinxfuzz.replay(root, crashes[0].id)
+    again = sphinxfuzz.replay(root, crashes[0].id, trust_folder=True)
     assert again.reproduced and again.original.kind == "crash"
-    by_path = sphinxfuzz.replay(None, str(crashes[0].folder))
+    by_path = sphinxfuzz.replay(None, str(crashes[0].folder), trust_folder=True)
     assert by_path.reproduced

@@ -24,7 +24,7 @@ def test_bugs_list_show_replay(crash_campaign: tuple[Path, list[str]]) -> None:
     assert shown.exit_code == 0, shown.output
     assert "crash_marker" in shown.output and "ASSERTION VIOLATION" in shown.output
     assert "campaign seed 1" in shown.output
-    replayed = runner.invoke(app, ["bugs", "replay", str(bug.folder)])
+    replayed = runner.invoke(app, ["bugs", "replay", str(bug.folder), "--trust-folder"])
     assert replayed.exit_code == 0, replayed.output
     assert "reproduces" in replayed.output
     missing = runner.invoke(app, ["bugs", "show", "no-such-bug", "--campaign", str(root)])
@@ -44,7 +44,7 @@ def test_replay_says_when_a_bug_is_gone(
         if path.name == "mutant.smt2":
             text = text.replace("crash_marker", "quiet_marker")  # the stand-in no longer crashes
         (copy / path.name).write_text(text)
-    replayed = runner.invoke(app, ["bugs", "replay", str(copy)])
+    replayed = runner.invoke(app, ["bugs", "replay", str(copy), "--trust-folder"])
     assert replayed.exit_code == 1
     assert "does not reproduce" in replayed.output
 
