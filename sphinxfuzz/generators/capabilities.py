@@ -12,6 +12,10 @@ are cached on disk per release (`<cache>/capabilities/`, keyed by family, versio
 command line), so they depend on the solvers alone, never on timing, and later campaigns
 probe nothing they probed before.
 
+A solver that crashes on a probe has not refused the feature: the crash is its bug, not a
+capability. It is never cached, the feature is used (so mutants with it show the crash, and
+the campaign stores it as a bug) and the crash is kept in `Capabilities.crashed`.
+
 `CapableTerms` wraps a term source: a term with a feature some target lacks is drawn again
 (from a seed derived from the original one, a bounded number of times) and every leftover
 is counted as `feature (solver)`.
@@ -367,6 +371,8 @@ class Capabilities:
         self.known = {spec.name: _load(self.paths[spec.name]) for spec in self.specs}
         self.probes = 0  # features probed by this object (not found in the cache)
         self.spent = spent
+        # solver -> feature -> how it crashed on the probe: asked no more, never cached
+        self.crashed: dict[str, dict[str, str]] = {spec.name: {} for spec in self.specs}
 
     def learn(self, features: Sequence[Feature]) -> None:
         """Probe every feature some target has no answer for yet (one batch per solver).
@@ -377,15 +383,28 @@ class Capabilities:
         z3 refused `(select a 1)` for an array of bags, and a refusal cached as `select`
         would have cost it every array term."""
         for spec in self.specs:
-            known = self.known[spec.name]
-            todo = list({f.name: f for f in features if _answer(known, f) is _NONE}.values())
+            known, crashed = self.known[spec.name], self.crashed[spec.name]
+            todo = list(
+                {
+                    f.name: f
+                    for f in features
+                    if _answer(known, f) is _NONE and f.name not in crashed
+                }.values()
+            )
             if not todo:
                 continue
             started = time.perf_counter()
             verdicts = check_terms([(f.decls, f.term) for f in todo], [spec], timeout=PROBE_TIMEOUT)
             self.spent(started, time.perf_counter())
             self.probes += len(todo)
-            errors = [(f, v.errors.get(spec.name)) for f, v in zip(todo, verdicts, strict=True)]
+            for feature, verdict in zip(todo, verdicts, strict=True):
+                if spec.name in verdict.crashed:
+                    crashed[feature.name] = verdict.errors[spec.name]
+            errors = [
+                (f, v.errors.get(spec.name))
+                for f, v in zip(todo, verdicts, strict=True)
+                if spec.name not in v.crashed
+            ]
             for feature, error in sorted(errors, key=lambda pair: bool(pair[0].needs)):
                 # the sorts (which need nothing) are answered before what needs them
                 blamed = error is not None and any(known.get(n) for n in feature.needs)

@@ -38,6 +38,7 @@ class _Judgement:
     accepted: bool
     error: str | None = None
     timed_out: bool = False
+    crashed: bool = False  # the solver crashed on the term alone: a finding, not a refusal
 
 
 def logic_for(decls: str, term: str) -> str:
@@ -78,13 +79,15 @@ def check_terms(
                     verdict.timeouts.append(spec.name)
             else:
                 verdict.errors[spec.name] = judgement.error or "rejected"
+                if judgement.crashed:
+                    verdict.crashed.append(spec.name)
     return verdicts
 
 
 def judge_single(spec: SolverSpec, decls: str, term: str, *, timeout: float) -> _Judgement:
     result = run_solver(spec, single_script(decls, term), timeout=timeout)
     if result.outcome in REJECTED:
-        return _Judgement(False, _first_error(result))
+        return _Judgement(False, _first_error(result), crashed=result.outcome == Outcome.CRASH)
     if result.answers:  # only a command smuggled into the declarations can answer
         return _Judgement(False, "the declarations hold a command that is not a declaration")
     return _Judgement(True, timed_out=result.outcome == Outcome.TIMEOUT)

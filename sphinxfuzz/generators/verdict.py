@@ -14,3 +14,4 @@ class TermVerdict:
     valid: bool = False  # accepted by at least one solver
     errors: dict[str, str] = field(default_factory=dict)  # solver name -> first error
     timeouts: list[str] = field(default_factory=list)  # solvers that ran out of time (accepted)
+    crashed: list[str] = field(default_factory=list)  # solvers it crashed (their error: how)

@@ -3,6 +3,9 @@ per release, and terms with a feature a target lacks drawn again."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from sphinxfuzz.generators.capabilities import (
     REDRAWS,
     Capabilities,
@@ -126,3 +129,25 @@ def test_redraws_are_bounded(tmp_path):
     else:
         raise AssertionError("a term z3 cannot read was used")
     assert terms.left_out["Bag/1 (z3)"] == REDRAWS + 1
+
+
+SEGFAULT_ON_PLUS = Path(__file__).resolve().parents[1] / "fixtures/fake_solvers/segfault_on_plus.sh"
+
+
+def test_a_crash_while_probing_is_never_a_capability(tmp_path):
+    """Issue 52 defect 3: a solver that segfaults on `+` has not refused `+`. The crash is
+    not cached (a later campaign would never find it), the feature stays in the terms (so
+    the mutants show the crash, which the campaign stores) and the crash is kept to say."""
+    (crashy,) = parse_specs(str(SEGFAULT_ON_PLUS))
+    capabilities = Capabilities([crashy], folder=tmp_path)
+    features = term_features("(declare-const x Int)", "(> (+ x 1) (* x 2))")
+    assert capabilities.lacking(features) == []
+    assert capabilities.crashed == {crashy.name: {"+": "killed by signal 11"}}
+    cached = json.loads(cache_file(crashy, tmp_path).read_text())["features"]
+    assert cached == {"Int": None, ">": None, "*": None}  # what it answered, and no more
+    probes = capabilities.probes
+    assert capabilities.lacking(features) == [] and capabilities.probes == probes
+    # the next campaign probes it again, and finds the crash again
+    again = Capabilities([crashy], folder=tmp_path)
+    assert again.lacking(features) == [] and again.probes == 1
+    assert again.crashed[crashy.name] == {"+": "killed by signal 11"}
