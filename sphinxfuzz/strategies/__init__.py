@@ -10,6 +10,7 @@ from sphinxfuzz.strategies import (  # noqa: F401
     fusion,
     grammar,
     janus,
+    octopus,
     opfuzz,
     sae,
     sphinx,
