@@ -4,22 +4,26 @@ Each document names its schema and version in `schema`; fields are only ever add
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.option_drop import bug_standing, campaign_specs
 from sphinxfuzz.bugs.record import (
     ALIVE,
     FIXED,
     BugFileError,
     BugRecord,
+    Reduction,
     Today,
     load_record,
     load_reduction,
 )
-from sphinxfuzz.bugs.store import BugRow
+from sphinxfuzz.bugs.store import BugRow, StoreError
 from sphinxfuzz.bugs.triage import BugGroup
 from sphinxfuzz.oracle import VerdictKind
+from sphinxfuzz.solvers.options.standing import Standing
 
 
 def today_of(folder: Path) -> Today | None:
@@ -65,7 +69,34 @@ def alive_first(
     return ranked_groups, ranked_rows
 
 
-def _bug(row: BugRow, today: Today | None = None) -> dict[str, Any]:
+def reduction_and_standing(
+    folder: Path, specs: Sequence[str]
+) -> tuple[Reduction | None, Standing | None]:
+    """The bug's reduction (None: not reduced) and the standing it needs (`bug_standing`;
+    None: not told, or a damaged folder, which `bugs list` shows as such elsewhere)."""
+    try:
+        return load_reduction(folder), bug_standing(load_record(folder), specs)
+    except BugFileError:
+        return None, None
+
+
+def reduced_text(reduction: Reduction | None) -> str:
+    """ "1161 -> 90 B", or "no"."""
+    if reduction is None:
+        return "no"
+    return f"{reduction.before.bytes} -> {reduction.after.bytes} B"
+
+
+def specs_of(root: Path) -> list[str]:
+    """The campaign's solver specs, or none when its index cannot tell."""
+    try:
+        return campaign_specs(root)
+    except StoreError:
+        return []
+
+
+def _bug(row: BugRow, today: Today | None = None, specs: Sequence[str] = ()) -> dict[str, Any]:
+    reduction, standing = reduction_and_standing(row.folder, specs)
     return {
         "id": row.id,
         "kind": row.kind,
@@ -80,6 +111,9 @@ def _bug(row: BugRow, today: Today | None = None) -> dict[str, Any]:
         "found_at": row.found_at,
         "folder": str(row.folder),
         "today": today.to_json() if today else None,
+        "size": reduction.before.to_json() if reduction else None,
+        "reduced_size": reduction.after.to_json() if reduction else None,
+        "standing": None if standing is None else str(standing),
     }
 
 
@@ -93,6 +127,7 @@ def bugs_json(
 ) -> dict[str, Any]:
     """Alive bugs and groups first (`alive_first`); `status` / `today` say alive or fixed."""
     ranked_groups, ranked_rows = alive_first(groups, rows, only_alive=only_alive)
+    specs = specs_of(root)
     return {
         "schema": "sphinxfuzz/bugs-list/1",
         "campaign": str(root),
@@ -111,7 +146,7 @@ def bugs_json(
             }
             for g, status in ranked_groups
         ],
-        "bugs": [_bug(r, today) for r, today in ranked_rows],
+        "bugs": [_bug(r, today, specs) for r, today in ranked_rows],
         "seed_findings": [
             {
                 "id": i,

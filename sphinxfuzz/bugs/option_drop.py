@@ -166,7 +166,7 @@ def _standings(family: Family, argv: tuple[str, ...]) -> Mapping[str, Standing] 
 
 def campaign_specs(root: Path) -> list[str]:
     """The spec texts of the campaign's `solvers` setting, as its stored bugs start them."""
-    with Store(root) as store:
+    with Store(root, read_only=True) as store:  # `bugs list` beside a running campaign
         config = store.config() or {}
     return solver_texts(str(config.get("solvers", "")))
 

@@ -14,7 +14,15 @@ from sphinxfuzz.api import issue, replay
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import describe
-from sphinxfuzz.bugs.listing import alive_first, bug_json, bugs_json, today_of
+from sphinxfuzz.bugs.listing import (
+    alive_first,
+    bug_json,
+    bugs_json,
+    reduced_text,
+    reduction_and_standing,
+    specs_of,
+    today_of,
+)
 from sphinxfuzz.bugs.record import (
     ALIVE,
     BugFileError,
@@ -96,12 +104,15 @@ def list_bugs(
               g.representative.id, g.key) for g, status in ranked_groups],
         )  # fmt: skip
     console.print(f"bugs in {root}", style="bold", highlight=False)
+    specs = specs_of(root)
+    # reduced: bytes before and after; standing: of the options the bug needs (unknown: ?)
+    facts = {r.id: reduction_and_standing(r.folder, specs) for r, _ in ranked_rows}
     _print_rows(
         console,
-        ("id", "today", "kind", "solver", "hits", "reduced", "seed", "signature"),
+        ("id", "today", "kind", "solver", "hits", "reduced", "standing", "seed", "signature"),
         [(r.id, today.sentence() if today else "not checked", r.kind, r.solver or "-",
-          str(r.count), "yes" if r.reduced_path.is_file() else "no", Path(r.seed_file).name,
-          r.signature)
+          str(r.count), reduced_text(facts[r.id][0]), str(facts[r.id][1] or "?"),
+          Path(r.seed_file).name, r.signature)
          for r, today in ranked_rows],
     )  # fmt: skip
     if alive:

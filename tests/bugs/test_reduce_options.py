@@ -8,12 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from sphinxfuzz.bugs import Origin, Store
 from sphinxfuzz.bugs.issue_text import issue_text, load_facts, solver_words
 from sphinxfuzz.bugs.option_drop import bug_standing, option_words
 from sphinxfuzz.bugs.record import load_record
 from sphinxfuzz.bugs.reduce import reduce_bug
+from sphinxfuzz.cli import app
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.oracle.judge import judge
@@ -62,6 +64,15 @@ def test_options_the_crash_does_not_need_are_left_out(tmp_path: Path) -> None:
     # the crash needs no option: a maintainer takes it as it is
     assert meta["standing"] == "default"
     assert bug_standing(load_record(folder)) == Standing.DEFAULT
+    # `bugs list` shows the sizes and the standing
+    listed = CliRunner().invoke(app, ["bugs", "list", "--campaign", str(tmp_path)])
+    assert listed.exit_code == 0, listed.output
+    [line] = [line for line in listed.output.splitlines() if line.startswith(folder.name)]
+    sizes = f"{meta['before']['bytes']} -> {meta['after']['bytes']} B"
+    assert sizes in line and " default " in line
+    as_json = CliRunner().invoke(app, ["bugs", "list", "--campaign", str(tmp_path), "--json"])
+    [bug] = json.loads(as_json.stdout)["bugs"]
+    assert bug["standing"] == "default" and bug["reduced_size"] == meta["after"]
     # only the blamed solver runs in a crash's check: the other keeps what it was given
     spec = CheckSpec.from_json(meta["check"])
     assert spec.solvers == ("z3@4.8.8", f"z3 {IRRELEVANT}")
