@@ -55,7 +55,7 @@ def _read_json(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BugFileError(path, "missing") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: also a number past Python's int digits
         raise BugFileError(path, f"unreadable: {exc}") from None
     if not isinstance(data, dict):
         raise BugFileError(path, f"expected a JSON object, found {type(data).__name__}")
@@ -80,6 +80,13 @@ class _Fields:
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise self.fail(key, f"should be {_kind_name(kind)}, not {value!r}"[:200])
         return value
+
+    def seconds(self, key: str) -> float:
+        """A time stamp (0.0 when absent): a finite number a date can be made of."""
+        value = self.get(key, (int, float), 0.0)
+        if not 0 <= value < 1e11:  # (a number of 400 digits overflows a float or a date)
+            raise self.fail(key, f"is not a time in seconds: {str(value)[:40]}")
+        return float(value)
 
     def strings(self, key: str) -> list[str]:
         values = self.get(key, list, [])
@@ -198,7 +205,7 @@ class Today:
         if status not in (ALIVE, FIXED, UNDECIDED):
             raise data.fail("status", f"is {status!r}, not one of {ALIVE}, {FIXED}, {UNDECIDED}")
         return cls(status, data.get("solver", str), data.get("version", str),
-                   data.get("detail", str, ""), float(data.get("checked_at", (int, float), 0.0)),
+                   data.get("detail", str, ""), data.seconds("checked_at"),
                    data.get("another_crash", bool, False))  # fmt: skip
 
     def sentence(self) -> str:

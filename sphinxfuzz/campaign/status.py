@@ -17,13 +17,17 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
+
+import jsonschema
 
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.option_use import option_use, sets_options
 from sphinxfuzz.bugs.stats import Stats, StrategyStats
-from sphinxfuzz.bugs.store import Store
+from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.campaign.lock import is_locked
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import VerdictKind
@@ -167,7 +171,10 @@ def read_status(root: Path) -> dict[str, Any]:
             last = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             last = None  # being replaced, or cut by a full disk: the store still knows
-    if last is not None and is_locked(root):
+    running = is_locked(root)
+    if last is not None:
+        _check(path, last, running)
+    if last is not None and running:
         return {**last, "running": True, "source": CampaignFolder.STATUS}
     with Store(root) as store:
         stats = _stored_counters(store, last)
@@ -197,6 +204,26 @@ def read_status(root: Path) -> dict[str, Any]:
     if sets_options(str(config.get("options") or "")):
         document["options"] = options_field(root, str(config.get("solvers", "")))
     return document
+
+
+@cache
+def _schema() -> dict[str, Any]:
+    text = resources.files("sphinxfuzz.schemas").joinpath("status.schema.json").read_text()
+    return dict(json.loads(text))
+
+
+def _check(path: Path, document: object, running: bool) -> None:
+    """A status file this module did not write (hand-edited, forged) is one error naming it
+    and what is wrong, never a KeyError or an overflow further on."""
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(_schema()).iter_errors(document)
+    )
+    if error is None:
+        return
+    where = "/".join(str(part) for part in error.absolute_path) or "the document"
+    mend = ("the campaign rewrites it at its next status" if running else
+            "remove it, and the figures come from the campaign's index")  # fmt: skip
+    raise StoreError(f"{path}: damaged: {where}: {error.message[:200]}; {mend}")
 
 
 def options_field(root: Path, solvers: str) -> dict[str, Any]:
