@@ -30,7 +30,7 @@ from sphinxfuzz.oracle import Verdict
 from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.solvers import Family, SolverResult, SolverSpec, parse_specs
 from sphinxfuzz.solvers.families import program_argv
-from sphinxfuzz.solvers.options.standing import Standing, command_standing
+from sphinxfuzz.solvers.options.standing import Standing, command_standing, warned
 from sphinxfuzz.solvers.options.table import release_standings
 
 # what counts as an option word after the program: `-x`, `--x[=v]` (cvc5, yices), `a.b=v`
@@ -116,7 +116,11 @@ def lower_standing(
         return Lowered(dropped, Standing.DEFAULT)
     if standings is None:
         standings = _standings(solver.family, solver.argv)
-    now = None if standings is None else command_standing(solver.family, options, standings)
+    said = warned(
+        solver.family, "".join(r.stderr for r in dropped.results if r.spec.name == solver.name)
+    )
+    now = (None if standings is None
+           else command_standing(solver.family, options, standings, said))  # fmt: skip
     plain = _without(dropped.spec, index, lambda word: True)
     again, runs = check(replace(plain, parsers=()), text)
     if again is not None:
@@ -126,7 +130,8 @@ def lower_standing(
         return Lowered(dropped, now)
     original = shlex.split(spec.solvers[index])
     experts = [original[p] for p in option_words(spec.solvers[index])
-               if _expert(solver.family, original[p], standings)]  # fmt: skip
+               if command_standing(solver.family, [original[p]], standings, said)
+               == Standing.EXPERT]  # fmt: skip
     regular = _without(spec, index, lambda word: word in experts)
     if regular.solvers[index] == spec.solvers[index]:
         return Lowered(dropped, now)
@@ -137,7 +142,7 @@ def lower_standing(
     gone = tuple(f"{solver.name}: {word}" for word in experts)
     line = lower.spec.solvers[index]
     left = [shlex.split(line)[p] for p in option_words(line)]
-    standing = command_standing(solver.family, left, standings)
+    standing = command_standing(solver.family, left, standings, said)
     return Lowered(replace(lower, words=(*gone, *lower.words)), standing)
 
 
@@ -148,10 +153,6 @@ def _without(spec: CheckSpec, index: int, leave_out: Callable[[str], bool]) -> C
     solvers = list(spec.solvers)
     solvers[index] = shlex.join(w for i, w in enumerate(words) if i not in gone)
     return replace(spec, solvers=tuple(solvers))
-
-
-def _expert(family: Family, word: str, standings: Mapping[str, Standing]) -> bool:
-    return command_standing(family, [word], standings) == Standing.EXPERT
 
 
 @lru_cache(maxsize=32)
@@ -194,4 +195,7 @@ def bug_standing(record: BugRecord, specs: Sequence[str] | None = None) -> Stand
         return Standing.DEFAULT
     family = Family.read(summary.family)
     standings = _standings(family, tuple(summary.argv))
-    return None if standings is None else command_standing(family, words, standings)
+    if standings is None:
+        return None
+    said = warned(family, record.output(summary.name, "stderr"))
+    return command_standing(family, words, standings, said)

@@ -35,6 +35,7 @@ from sphinxfuzz.solvers.options.standing import (
     load_notes,
     noted,
     standings_of,
+    warned,
 )
 from sphinxfuzz.solvers.options.table import (
     build_table,
@@ -435,3 +436,21 @@ def test_a_command_line_stands_at_its_highest_option() -> None:
         Standing.DEFAULT, Standing.REGULAR, Standing.EXPERT,
     ]  # fmt: skip
     assert highest([Standing.REGULAR, Standing.EXPERT]) == Standing.EXPERT
+
+
+def test_a_parameter_z3_warns_against_is_expert() -> None:
+    """z3 5.4.1 warns when an unsat core is validated: "Users should not set ..."."""
+    script = (
+        "(set-option :produce-unsat-cores true)\n(declare-const p Bool)\n"
+        "(assert (! p :named a))\n(assert (! (not p) :named b))\n(check-sat)\n(get-unsat-core)\n"
+    )
+    z3 = with_options(parse_specs("z3")[0], ["smt.core.validate=true"])
+    ran = run_solver(z3, script, timeout=10)
+    said = warned(Family.Z3, ran.stderr)
+    assert said == {"smt.core.validate"}, ran.stderr
+    # were it not marked anywhere else, the warning alone makes it expert
+    standings = {**release_standings(parse_specs("z3")[0]), "smt.core.validate": Standing.REGULAR}
+    words = ["smt.core.validate=true"]
+    assert command_standing(Family.Z3, words, standings) == Standing.REGULAR
+    assert command_standing(Family.Z3, words, standings, said) == Standing.EXPERT
+    assert warned(Family.CVC5, ran.stderr) == set()

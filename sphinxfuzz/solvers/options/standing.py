@@ -6,7 +6,8 @@ bugs that need a regular option or none; those needing an expert option they oft
 A release says it itself (`declared.py` reads it):
 - a cvc5 wheel: `getOptionInfo(name)["category"]`, REGULAR/COMMON or EXPERT/UNDOCUMENTED;
 - a cvc5 binary: its `--help` lists the expert options apart;
-- z3: a parameter's description, `[internal]`, "for debugging", "experimental".
+- z3: a parameter's description, `[internal]`, "for debugging", "experimental"; and a run
+  that sets one for debugging may warn "Users should not set ..." (`warned`).
 What the solvers do not say is in `standing.json`, each entry with its reason and source.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -162,19 +163,33 @@ def option_name(family: Family, word: str, declared: Mapping[str, object]) -> st
     return None
 
 
+# z3 warns when a parameter for debugging is set and used:
+# "WARNING: Users should not set smt.core.validate. This option is for debugging only."
+_Z3_WARNING = re.compile(r"Users should not set ([A-Za-z_][\w.]*?)\.?(?:\s|$)")
+
+
+def warned(family: Family, stderr: str) -> set[str]:
+    """The options a run's standard error says users should not set."""
+    return set(_Z3_WARNING.findall(stderr)) if family == Family.Z3 else set()
+
+
 def command_standing(
-    family: Family, words: Sequence[str], standings: Mapping[str, Standing]
+    family: Family,
+    words: Sequence[str],
+    standings: Mapping[str, Standing],
+    warnings: Collection[str] = (),
 ) -> Standing | None:
     """The standing of option `words` on a release whose options stand at `standings`
-    (`release_standings`): the highest of them; DEFAULT for none; None when a word sets no
-    option the release declares and none of the others is expert."""
+    (`release_standings`), an option the run warned against (`warned`) expert: the highest
+    of them; DEFAULT for none; None when a word sets no option the release declares and none
+    of the others is expert."""
     found, unknown = [], False
     for word in words:
         name = option_name(family, word, standings)
         if name is None:
             unknown = True
         else:
-            found.append(standings[name])
+            found.append(Standing.EXPERT if name in warnings else standings[name])
     top = highest(found)
     if unknown and top != Standing.EXPERT:
         return None
