@@ -57,6 +57,7 @@ from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.result import SolverResult
 from sphinxfuzz.solvers.runner import output_limit, run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
+from sphinxfuzz.solvers.vanished import check_started
 from sphinxfuzz.solvers.versions import solver_version
 
 EXIT_WAIT = 1.0  # seconds an idle process is given to exit when closed, before it is killed
@@ -235,7 +236,10 @@ class PersistentSolver:
         deadline = time.perf_counter() + READY_LIMIT
         frame = b"" if self.primed else self._frame("", marker)  # primed: sent already
         self.primed = False
-        complete, _, _ = self._read(process, marker, frame, bytearray(), bytearray(), deadline)
+        try:
+            complete, _, _ = self._read(process, marker, frame, bytearray(), bytearray(), deadline)
+        except (BrokenPipeError, ConnectionResetError):  # it died at once: the script says why
+            complete = False
         if complete or reaper.cancelled():
             return process
         self.idle = False  # killed, not asked to exit
@@ -359,6 +363,7 @@ class PersistentSolver:
         self._tidy_later(replace)
         stdout = out.decode("utf-8", "replace")
         stderr = err.decode("utf-8", "replace")
+        check_started(self.spec, exit_code, stderr)  # its program is gone: no answer of it
         found = (
             output_limit()
             if self.over_limit

@@ -19,6 +19,7 @@ from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.reaper import OUTPUT_LIMIT, run_bounded
 from sphinxfuzz.solvers.result import Outcome, SolverResult
 from sphinxfuzz.solvers.spec import SolverSpec
+from sphinxfuzz.solvers.vanished import SolverVanished, check_started
 from sphinxfuzz.solvers.versions import solver_version
 
 _SCRATCH: Path | None = None
@@ -78,10 +79,13 @@ def run_solver(
         path = handle.name
     try:
         done = run_bounded((*spec.argv, path), timeout=timeout, memory_mb=memory_mb)
+    except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:  # no `setpriv`
+        raise SolverVanished(spec, str(exc)) from exc
     finally:
         os.unlink(path)
     stdout, stderr = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
     code, elapsed = done.exit_code, done.elapsed
+    check_started(spec, code, stderr)
     found = (
         output_limit()
         if done.over_limit

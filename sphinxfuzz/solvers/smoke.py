@@ -10,6 +10,7 @@ from __future__ import annotations
 from sphinxfuzz.solvers.result import Answer, Outcome, SolverResult
 from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
+from sphinxfuzz.solvers.vanished import SolverVanished
 
 # With a logic first (yices needs one), then without (a solver that lacks QF_UF).
 TRIVIAL_SCRIPTS = ("(set-logic QF_UF)\n(check-sat)\n", "(check-sat)\n")
@@ -27,7 +28,10 @@ def smoke_test(spec: SolverSpec, *, timeout: float = 10.0, memory_mb: int = 4096
     """None when `spec` answers sat on the empty problem, else why not (its first words)."""
     first: SolverResult | None = None
     for script in TRIVIAL_SCRIPTS:
-        result = run_solver(spec, script, timeout=timeout, memory_mb=memory_mb)
+        try:
+            result = run_solver(spec, script, timeout=timeout, memory_mb=memory_mb)
+        except SolverVanished as exc:  # no program to run at all
+            return f"cannot be started: {exc.reason}"
         if result.outcome == Outcome.SAT and result.answers == [Answer.SAT]:
             return None
         first = first or result
