@@ -19,7 +19,7 @@ from typing import Any
 from sphinxfuzz.bugs.option_use import sets_options
 from sphinxfuzz.campaign.mix import StrategyMix
 from sphinxfuzz.campaign.options import OptionPlan
-from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds
+from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds, seed_paths
 from sphinxfuzz.campaign.targets import (
     CampaignError,
     generator_entries,
@@ -37,6 +37,11 @@ from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 FAST_MUTANT_SECONDS = 0.25
 
 DEFAULT_SOLVERS = "z3 model_validate=true;cvc5 --check-models"
+
+
+def _spec_list(text: str) -> str:
+    """A spec list as `solvers.parse_specs` splits it, spaced one way."""
+    return ";".join(part.strip() for part in text.split(";") if part.strip())
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,9 @@ class CampaignConfig:
     # in the place of one of them on the same release is marked likely known (`bugs.known`,
     # run only when a finding is stored). "": our own docs/bugs-found.json and seed names only.
     known: str = ""
+    # A folder of historical bug triggers (`<tracker>_<issue>_<n>.smt2`) whose sub-terms a
+    # strategy may insert into seeds (`strategies.histfuzz`). "": none, and it applies to none.
+    history: str = ""
     # Every stored bug and seed finding is reduced with ddSMT after the fuzzing ends
     # (`campaign.reduction`), each for at most `reduce_time` seconds (ddSMT's best so far is
     # kept). After, not beside: on two cores a ddSMT beside the fuzzer takes its solvers'
@@ -146,7 +154,10 @@ class CampaignConfig:
         chosen.setdefault("generators", str(default_generators_dir()))
         chosen.setdefault("campaign_seed", time.time_ns() % 2**31)
         chosen.setdefault("options", default_of("options"))
-        chosen["seeds"] = tuple(chosen["seeds"])
+        try:
+            chosen["seeds"] = seed_paths(chosen["seeds"])
+        except SeedsError as exc:
+            raise CampaignError(str(exc), setting="seeds") from None
         return cls.from_json(chosen)
 
     def differences(self, given: Mapping[str, object | None]) -> list[str]:
@@ -156,8 +167,13 @@ class CampaignConfig:
         wanted: dict[str, Any] = {
             k: v for k, v in given.items() if v is not None and k not in RUN_SETTINGS
         }
-        if isinstance(wanted.get("seeds"), tuple):
-            wanted["seeds"] = list(wanted["seeds"])
+        if wanted.get("seeds") is not None:  # compared absolute (older stores: as typed)
+            wanted["seeds"] = list(seed_paths(wanted["seeds"]))
+            mine["seeds"] = list(seed_paths(mine["seeds"]))
+        for key in ("solvers", "trusted"):  # "z3; cvc5" is "z3;cvc5"
+            given_specs, stored_specs = wanted.get(key), mine.get(key)
+            if isinstance(given_specs, str) and isinstance(stored_specs, str):
+                wanted[key], mine[key] = _spec_list(given_specs), _spec_list(stored_specs)
         return [
             f"{k}: stored {mine.get(k)!r}, given {wanted[k]!r}"
             for k in sorted(wanted)
@@ -194,8 +210,10 @@ class CampaignConfig:
             )
         if self.known and not Path(self.known).is_dir():
             raise CampaignError(f"known {self.known!r}: not a folder", setting="known")
+        if self.history and not Path(self.history).is_dir():
+            raise CampaignError(f"history {self.history!r}: not a folder", setting="history")
         try:
-            seed_files = collect_seeds(list(self.seeds))
+            seed_files = collect_seeds(list(seed_paths(self.seeds)))
         except SeedsError as exc:
             raise CampaignError(str(exc), setting="seeds") from None
         # a mix whose strategies draw no generated terms needs no generator

@@ -227,7 +227,7 @@ class Worker:
         return StrategyContext(
             self.specs, self.trusted, pool, weights, self.campaign.theory_options,
             self._needed_options, config.rename_prob, config.generators, self.calls.busy, left_out,
-            counts,
+            counts, config.history,
         )  # fmt: skip
 
     def _positions(self, store: Findings) -> None:

@@ -183,6 +183,7 @@ def fuzz(
     trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solvers (one, or several as 'z3;cvc5') that label seeds sat/unsat (fusion, sae, janus) from clean runs they agree on, give storm its models, and re-run every expected-answer verdict's formula (a trusted solver answering as the target did makes it a construction doubt, not a bug); not targets, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
     newest: Annotated[str | None, typer.Option("--newest", help="The newest release of each solver family every stored bug is replayed on, to record it alive or fixed today, e.g. 'z3@5.4.1;cvc5'. Default: the newest installed wheel of each family.")] = None,
     known: Annotated[str | None, typer.Option("--known", metavar="DIR", help="A folder of upstream bug reproducers named <tracker>_<issue>_<n>.smt2 (z3_3453_0.smt2): a stored crash in the place of one of them, on the same release and command line, is marked 'likely known: z3#3453'. The reproducers of the blamed family run when a bug is stored, a batch at a time, once per release (cached). Without it, stored bugs are still checked against docs/bugs-found.json and seed file names.")] = None,
+    history: Annotated[str | None, typer.Option("--history", metavar="DIR", help="A folder of historical bug triggers named <tracker>_<issue>_<n>.smt2 (z3_3453_0.smt2): the histfuzz strategy fills seeds' holes with their sub-terms, each mutant recording the trackers and files it drew from. Without it, histfuzz applies to no seed.")] = None,
     reduce: Annotated[bool | None, typer.Option("--reduce/--no-reduce", help="After the fuzzing (--time, --mutants or one pass: the fuzzing's budget alone), reduce every stored bug and seed finding not reduced yet with ddSMT, as `sphinxfuzz reduce` does, each for at most --reduce-time; Ctrl-C stops it and a resume goes on. A reduced formula is kept only when a reference solver reads it cleanly and it shows the same bug; otherwise the bug says why not (`bugs list`). Not beside the fuzzing: on two cores ddSMT would take the fuzzer's CPU. A resume may change it. Default: --reduce.")] = None,
     reduce_time: Annotated[str | None, typer.Option("--reduce-time", help=f"The longest reduction of one bug (90s, 5m); ddSMT's best so far is kept. Default: {default_of('reduce_time'):g} s.")] = None,
     ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the --jobs workers as actors of the Ray cluster at ADDRESS (host:port of `ray start --head`, or ray://host:10001); `--ray local` starts Ray on this machine with a CPU per job. Needs `pip install 'sphinxfuzz[ray]'`.")] = None,
@@ -218,6 +219,7 @@ def fuzz(
         "reduce": reduce,
         "reduce_time": per_bug,
         "known": known,
+        "history": history,
     }
     config = resumed_config(root, given) if resume else CampaignConfig.from_settings(given)
     campaign = validate(config, unconfined=unconfined, say=None if quiet else _say(console))

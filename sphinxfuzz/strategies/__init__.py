@@ -9,6 +9,7 @@ from sphinxfuzz.strategies import (  # noqa: F401
     canary,
     fusion,
     grammar,
+    histfuzz,
     janus,
     octopus,
     opfuzz,

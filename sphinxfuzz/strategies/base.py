@@ -99,6 +99,8 @@ class StrategyContext:
     left_out: Callable[[Mapping[str, int]], None] = lambda counts: None
     # how many terms a mutant gets ("1", "2", ...) -> draw weight (`mutate`'s `count_weights`)
     count_weights: Mapping[str, float] | None = None
+    # a folder of historical bug triggers (the campaign's `history` setting), or ""
+    history: str = ""
 
 
 @runtime_checkable
