@@ -120,6 +120,8 @@ def test_a_stored_bug_tells_its_standing(tmp_path: Path) -> None:
     assert bug_standing(regular, [program]) is None
     assert bug_standing(expert, [program]) == Standing.EXPERT
     assert bug_standing(expert, ["z3"]) is None  # a spec the campaign does not name
+    # a campaign whose spec carried the options itself drew none
+    assert bug_standing(expert, [f"{program} -st {EXPERT}"]) == Standing.DEFAULT
     # reduced: the reduction's standing
     meta = folders[EXPERT] / "reduce.json"
     reduction = {

@@ -362,8 +362,9 @@ def test_z3_descriptions_mark_expert_parameters() -> None:
     assert found["smt.bv.delay"].standing == Standing.REGULAR
     assert found["smt.arith.solver"].standing == Standing.REGULAR
     assert found["sat.smt"].standing == Standing.REGULAR  # the description does not say
-    line = "    x (bool) an experimental feature (default: false)"
-    assert parse_z3_parameters(line, "m")[0].standing == Standing.EXPERT
+    for about in ("an experimental feature", "[internal] keep the trail"):
+        line = f"    x (bool) {about} (default: false)"
+        assert parse_z3_parameters(line, "m")[0].standing == Standing.EXPERT, about
 
 
 def test_cvc5_binary_help_marks_expert_options() -> None:
