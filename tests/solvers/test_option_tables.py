@@ -20,6 +20,7 @@ from sphinxfuzz.solvers.options.declared import (
     Declared,
     Kind,
     cvc5_help_experts,
+    cvc5_safe_mode_experts,
     declared_options,
     parse_cvc5_help,
     parse_z3_parameters,
@@ -455,3 +456,15 @@ def test_a_parameter_z3_warns_against_is_expert() -> None:
     assert command_standing(Family.Z3, words, standings) == Standing.REGULAR
     assert command_standing(Family.Z3, words, standings, said) == Standing.EXPERT
     assert warned(Family.CVC5, ran.stderr) == set()
+
+
+def test_cvc5_stable_mode_refuses_the_expert_options() -> None:
+    """For a binary whose help marks none: asked of the wheel through its shim, which takes
+    the command line as the binary does."""
+    cvc5 = parse_specs("cvc5")[0]
+    found = _by_name(declared_options(cvc5))
+    names = ("bv-rw-extend-eq", "uf-ho-exp", "sub-cbqi", "sat-solver", "dag-thresh")
+    experts = cvc5_safe_mode_experts(cvc5.argv, [found[n] for n in names])
+    assert experts == {"bv-rw-extend-eq", "uf-ho-exp"}
+    # a program with no stable mode: nothing is read from its errors
+    assert cvc5_safe_mode_experts(parse_specs("z3")[0].argv, [found["uf-ho-exp"]]) == set()

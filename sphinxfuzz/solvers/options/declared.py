@@ -8,7 +8,8 @@
   release's own Python (`cvc5_info.py`), with type, default, modes and range.
 - a cvc5 binary: `--help` (`--name [*]` is a Boolean, `--name=MODE` a mode whose choices
   `--name=help` lists, `--name=N` an integer, "(EXPERTS only)" an expert option) and one
-  script of `get-option`s for the defaults.
+  script of `get-option`s for the defaults. A help text that marks no expert option: the
+  options its `--safe-mode=stable` refuses.
 
 Each option also gets the standing its release marks (`standing.py`).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -241,14 +243,46 @@ def cvc5_help_experts(text: str) -> set[str]:
     return experts
 
 
+_STABLE = "--safe-mode=stable"
+_REFUSED_IN_STABLE = "cannot be set in stable mode"  # "expert option X cannot be set ..."
+_SAFE_MODE_WORKERS = 2  # processes at once: the machine is shared with the fuzzing
+
+
+def cvc5_safe_mode_experts(program: tuple[str, ...], options: list[Declared]) -> set[str]:
+    """The options a cvc5 binary refuses in its stable safe mode, which refuses exactly the
+    expert ones: one run per option (the first refusal ends a run), each set to its default
+    or, for a Boolean, to true; none for a release without that mode."""
+    script = b"(set-logic ALL)\n(check-sat)\n"
+
+    def said(words: list[str]) -> str:
+        try:
+            done = run_bounded([*program, _STABLE, "--lang=smt2", *words], stdin=script,
+                               timeout=LIST_TIMEOUT, memory_mb=_MEMORY_MB)  # fmt: skip
+        except OSError as exc:
+            raise ListingError(f"{' '.join(program)}: {exc}") from None
+        return (done.stdout + done.stderr).decode("utf-8", "replace")
+
+    if "sat" not in said([]).split():
+        return set()  # no stable mode to ask
+    words = {
+        o.name: f"--{o.name}" if o.kind == Kind.BOOL else f"--{o.name}={o.default}"
+        for o in options
+        if o.kind == Kind.BOOL or o.default is not None
+    }
+    with ThreadPoolExecutor(_SAFE_MODE_WORKERS) as pool:
+        answers = dict(zip(words, pool.map(lambda w: said([w]), words.values()), strict=True))
+    return {name for name, text in answers.items() if _REFUSED_IN_STABLE in text}
+
+
 def cvc5_binary_declared(program: tuple[str, ...]) -> list[Declared]:
     help_text = _run([*program, "--help"])
     listed = parse_cvc5_help(help_text)
-    experts = cvc5_help_experts(help_text)
     if not listed:
         raise ListingError(f"{' '.join(program)}: its help text lists no options")
-    return [replace(d, standing=Standing.EXPERT) if d.name in experts else d
-            for d in _cvc5_binary_options(program, listed)]  # fmt: skip
+    found = _cvc5_binary_options(program, listed)
+    # a help text that marks no expert option: ask the release's stable mode
+    experts = cvc5_help_experts(help_text) or cvc5_safe_mode_experts(program, found)
+    return [replace(d, standing=Standing.EXPERT) if d.name in experts else d for d in found]
 
 
 def _cvc5_binary_options(
