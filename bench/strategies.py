@@ -2,7 +2,7 @@
 
     python bench/strategies.py [--minutes 10] [--strategies sphinx,fusion,...]
         [--solvers "z3@4.8.8;cvc5@1.1.2"] [--single z3@4.8.8] [--sample 200] [--seed 1]
-        [--out DIR]
+        [--out DIR] [--seeds DIR] [--history DIR]
 
 Seeds: the same fixed sample for every strategy, `--sample` files from each of
 ../shared/seeds/bug-triggers and ../shared/seeds/regressions (drawn as bench/peers.py draws
@@ -10,7 +10,9 @@ its sample). Each strategy runs alone (`fuzz --strategies NAME`, one job, the de
 timeouts) for `--minutes` against `--solvers` (old releases: `sphinxfuzz solvers install
 z3==4.8.8 cvc5==1.1.2`); labels, STORM's models and references come from the trusted z3
 (pip's, the newest). `--single SPEC` adds a row per expected-answer strategy against that
-one solver alone.
+one solver alone. `--seeds DIR` runs on that folder instead of the sample (the shipped
+`skeletons/`); `--history DIR` is every row's history of bug triggers (histfuzz's material,
+default ../shared/seeds/bug-triggers when it is there; the other strategies do not read it).
 
 A stored bug is *real* when the blamed release still shows it (`sphinxfuzz bugs replay`
 reproduces it with today's code) and the newest release of its family (pip's z3 or cvc5) no
@@ -185,13 +187,15 @@ def draw_seeds(work: Path, sample: int, seed: int) -> Path:
 
 
 def run_strategy(
-    name: str, solvers: str, seeds: Path, work: Path, seconds: float, campaign_seed: int
-) -> dict[str, Any]:
+    name: str, solvers: str, seeds: Path, work: Path, seconds: float, campaign_seed: int,
+    history: str = "",
+) -> dict[str, Any]:  # fmt: skip
     label = f"{name}@{solvers}".replace(";", "+").replace("/", "_")
     folder = work / label
+    extra = ["--history", history] if history else []
     wall, stats = run_fuzz(folder, ["--strategies", name, "--solvers", solvers, "--seeds",
                                     str(seeds), "--time", f"{seconds:g}s",
-                                    "--seed", str(campaign_seed)])  # fmt: skip
+                                    "--seed", str(campaign_seed), *extra])  # fmt: skip
     mine = stats.strategies.get(name)
     cases = mine.cases if mine else 0
     row: dict[str, Any] = {
@@ -276,12 +280,15 @@ def main() -> int:
     parser.add_argument("--strategies", default=",".join(names()))
     parser.add_argument("--solvers", default=DEFAULT_SOLVERS)
     parser.add_argument("--single", default="", help="one solver for the expected-answer rows")
+    parser.add_argument("--seeds", type=Path, default=None, help="these seeds, not the sample")
+    history = CORPORA[0] if CORPORA[0].is_dir() else ""
+    parser.add_argument("--history", default=str(history), help="bug triggers (histfuzz)")
     common_options(parser)
     args = parser.parse_args()
-    if not corpora_present():
+    if args.seeds is None and not corpora_present():
         return 2
     work = args.out or Path(tempfile.mkdtemp(prefix="sphinxfuzz-strategies-"))
-    seeds = draw_seeds(work, args.sample, args.seed)
+    seeds = args.seeds or draw_seeds(work, args.sample, args.seed)
     chosen = [s.strip() for s in args.strategies.split(",") if s.strip()]
     jobs = [(name, args.solvers) for name in chosen]
     if args.single:
@@ -289,7 +296,8 @@ def main() -> int:
     seconds = args.minutes * 60
 
     rows = in_lanes(
-        jobs, lambda job: run_strategy(*job, seeds, work, seconds, args.seed), args.lanes,
+        jobs, lambda job: run_strategy(*job, seeds, work, seconds, args.seed, args.history),
+        args.lanes,
         lambda job: f"{job[0]} on {job[1]}",
     )  # fmt: skip
     (work / "strategies.json").write_text(json.dumps(rows, indent=2))
