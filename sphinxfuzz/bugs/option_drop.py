@@ -155,10 +155,15 @@ def _without(spec: CheckSpec, index: int, leave_out: Callable[[str], bool]) -> C
     return replace(spec, solvers=tuple(solvers))
 
 
-@lru_cache(maxsize=32)
 def _standings(family: Family, argv: tuple[str, ...]) -> Mapping[str, Standing] | None:
-    """A release's standings, read once per process (`bugs list` asks for every bug)."""
-    spec = SolverSpec(" ".join(argv), str(family), family, argv)
+    """A release's standings (`argv` is a command line of it), read once per process and
+    release: `bugs list` asks for every bug."""
+    return _release_standings(family, program_argv(argv))
+
+
+@lru_cache(maxsize=32)
+def _release_standings(family: Family, program: tuple[str, ...]) -> Mapping[str, Standing] | None:
+    spec = SolverSpec(" ".join(program), str(family), family, program)
     try:
         return release_standings(spec)
     except (SphinxfuzzError, OSError, ValueError):
