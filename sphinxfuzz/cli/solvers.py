@@ -218,8 +218,11 @@ def show_options(
     per release takes seconds (z3 ~6, one run per value); the table is then cached under
     $SPHINXFUZZ_CACHE/options (default ~/.cache/sphinxfuzz/options) and built again only
     when the rules change or with --rebuild. The delivery column says how the release takes
-    options: on its command line (argv) or as (set-option ...) in the script.
+    options: on its command line (argv) or as (set-option ...) in the script. The standing
+    column says where an option stands with the maintainers: regular, or expert (internal,
+    for debugging, experimental: bugs that need one are often declined).
     """
+    from sphinxfuzz.solvers.options.standing import Standing
     from sphinxfuzz.solvers.options.table import option_table
 
     spec = parse_specs(solver)[0]
@@ -233,15 +236,19 @@ def show_options(
     shown = Table(
         title=f"{spec.name} {table.version}: options a campaign may set ({table.delivery})"
     )
-    for column in ("option", "kind", "default", "values accepted"):
+    for column in ("option", "kind", "default", "values accepted", "standing"):
         shown.add_column(column)
     for option in table.options:
-        shown.add_row(option.name, option.kind, option.default or "?", ", ".join(option.values))
+        standing = table.standings.get(option.name)
+        shown.add_row(option.name, option.kind, option.default or "?", ", ".join(option.values),
+                      str(standing or "?"))  # fmt: skip
     console.print(shown)
+    experts = sum(table.standings.get(o.name) == Standing.EXPERT for o in table.options)
     console.print(
         f"{table.declared} declared, {table.candidates} chosen by the rules, "
         f"{table.rejected_options} of those rejected by the probe "
-        f"({len(table.rejected)} values), {len(table.options)} in the table",
+        f"({len(table.rejected)} values), {len(table.options)} in the table, "
+        f"{experts} of them expert",
         highlight=False,
     )
     if why:

@@ -327,16 +327,22 @@ def test_tables_are_cached_per_release(tmp_path: Path) -> None:
 def test_cli_shows_a_cached_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path))
     z3 = parse_specs("z3")[0]
-    save_table(z3, build_table(z3, declared=_z3_handful()))
+    expert = Declared("sat.smt", Kind.BOOL, "false", type_name="bool")  # standing.json
+    save_table(z3, build_table(z3, declared=[*_z3_handful(), expert]))
     runner = CliRunner()
     shown = runner.invoke(app, ["solvers", "options", "z3", "--why"])
     assert shown.exit_code == 0, shown.output
     assert "smt.string_solver" in shown.output and "unknown parameter" in shown.output
-    assert "3 declared, 3 chosen by the rules, 1 of those rejected" in shown.output
+    assert "4 declared, 4 chosen by the rules, 1 of those rejected" in shown.output
+    assert "3 in the table, 1 of them expert" in shown.output
+    [row] = [line for line in shown.output.splitlines() if "sat.smt" in line]
+    assert "expert" in row
     listed = runner.invoke(app, ["solvers", "options", "z3", "--json"])
     data = json.loads(listed.stdout)
     assert data["schema"] == "sphinxfuzz/option-table/2" and data["delivery"] == "argv"
-    assert [o["name"] for o in data["options"]] == ["auto_config", "smt.string_solver"]
+    assert [o["name"] for o in data["options"]] == ["auto_config", "smt.string_solver", "sat.smt"]
+    assert data["standings"]["sat.smt"] == "expert"
+    assert data["standings"]["auto_config"] == "regular"
 
 
 # -- standings ---------------------------------------------------------------------------
