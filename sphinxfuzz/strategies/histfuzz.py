@@ -30,6 +30,8 @@ from sphinxfuzz.smtlib import (
     print_node,
     walk,
 )
+from sphinxfuzz.smtlib.generated import read_generated
+from sphinxfuzz.smtlib.sorts import BOOL
 from sphinxfuzz.strategies.base import (
     Needs,
     OracleKind,
@@ -101,6 +103,45 @@ def file_fragments(path: Path) -> list[Fragment]:
     return kept
 
 
+# operators every solver takes with two or more arguments (z3 takes `(* x)` too)
+_NARY = {"+", "*", "and", "or", "xor", "=", "distinct", "=>", "<", "<=", ">", ">=", "concat",
+         "bvadd", "bvmul", "bvand", "bvor", "bvxor", "str.++", "re.++", "re.union", "re.inter"}  # fmt: skip
+_NUMERIC = {"Int", "Real"}
+
+
+def strict(declarations: str, term: str) -> bool:
+    """Whether a fragment is typed as the strictest solver types it: by its own declarations
+    alone, Int never where Real is wanted (z3 converts, cvc5 refuses), no function used as a
+    value, n-ary operators with two arguments or more, `re.range` of string literals, and no
+    array indexed by arrays. Bug triggers were written for one solver each."""
+    try:
+        pair = read_generated(declarations, term)
+    except SmtParseError:
+        return False
+    info = pair.info
+    if not info.fully_sorted or info.sort_of(pair.term) != BOOL or "(Array (Array" in declarations:
+        return False
+    functions = {name for name, sigs in info.symbols.funs.items() if any(s.args for s in sigs)}
+    for node in walk(pair.term):
+        if not isinstance(node, SList) or not node.items:
+            continue
+        head, args = node.head_name(), node.items[1:]
+        if any(isinstance(a, Atom) and a.text in functions for a in args):
+            return False
+        if head in _NARY and len(args) < 2:
+            return False
+        if head == "re.range" and not all(isinstance(a, Atom) and a.kind == "string" for a in args):
+            return False
+        sorts = {str(info.sort_of(a)) for a in args}
+        if head in functions:  # an application of a declared function
+            params = [str(s) for s in info.symbols.funs[head][0].args]
+            if [str(info.sort_of(a)) for a in args] != params:
+                return False
+        elif len(sorts & _NUMERIC) > 1:
+            return False
+    return True
+
+
 def _annotated(node: Node) -> bool:
     return any(isinstance(n, SList) and n.head_name() == "!" for n in walk(node))
 
@@ -112,13 +153,15 @@ def load_history(folder: Path) -> list[Fragment]:
 
 class HistoryTerms:
     """The fragments as a `TermSource`: theory = tracker, the seed picks one of its
-    fragments. `drawn` lists the fragments given, in order."""
+    fragments, the first `strict` one from there on (checked when first drawn: typing all of
+    a large corpus at the start would cost each worker seconds)."""
 
     def __init__(self, found: Sequence[Fragment]) -> None:
         self.by_tracker: dict[str, list[Fragment]] = {}
         for fragment in found:
             self.by_tracker.setdefault(fragment.tracker, []).append(fragment)
         self.by_term = {f.term: f for f in found}
+        self._strict: dict[Fragment, bool] = {}
 
     @property
     def theories(self) -> Sequence[str]:
@@ -126,8 +169,13 @@ class HistoryTerms:
 
     def generate(self, theory: str, seed: int) -> tuple[str, str]:
         found = self.by_tracker[theory]
-        fragment = found[seed % len(found)]
-        return fragment.declarations, fragment.term
+        for step in range(len(found)):
+            fragment = found[(seed + step) % len(found)]
+            if fragment not in self._strict:
+                self._strict[fragment] = strict(fragment.declarations, fragment.term)
+            if self._strict[fragment]:
+                return fragment.declarations, fragment.term
+        raise ValueError(f"no fragment of tracker {theory} is typed strictly")
 
 
 class _Recorded:

@@ -13,7 +13,7 @@ from campaign_helpers import config_for
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.mutate import load_seed
 from sphinxfuzz.strategies import StrategyContext, fresh, get
-from sphinxfuzz.strategies.histfuzz import HistfuzzStrategy, load_history
+from sphinxfuzz.strategies.histfuzz import HistfuzzStrategy, load_history, strict
 
 from .batching import mismatches, run_marked, scoped
 from .seeds import SKELETONS, SOLVERS, fast
@@ -34,6 +34,30 @@ def test_fragments_carry_their_declarations_and_tracker() -> None:
     assert "z3_8_0.smt2" not in sources  # does not parse
     trackers = {tracker for _, tracker, *_ in found}
     assert trackers == {"z3", "cvc5", "yices2", "cvc5-projects", "other"}
+
+
+@pytest.mark.parametrize(
+    ("declarations", "term", "kept"),
+    [
+        ("(declare-const x Int)", "(and (> x 1) (< x 5))", True),
+        ("(declare-fun a (Real) Bool)", "(a 2.0)", True),
+        ("(declare-const s String)", '(str.in_re s (re.range "a" "z"))', True),
+        # what z3 takes and cvc5 refuses, seen in mutants of the shared bug triggers
+        ("(declare-const x Int)(declare-const r Real)", "(< x r)", False),
+        ("(declare-fun a (Real) Bool)", "(a 2)", False),
+        ("(declare-const x Int)", "(< (* x) 2)", False),
+        ("(declare-fun a (Int) Bool)(declare-fun b (Int) Bool)", "(= a b)", False),
+        ("(declare-const s String)(declare-const t String)", "(str.in_re s (re.range s t))", False),
+        (
+            "(declare-const m (Array (Array Bool Bool) Bool))",
+            "(select m ((as const (Array Bool Bool)) true))",
+            False,
+        ),
+        ("(declare-fun t () R)", "(= t t)", False),  # a sort the trigger declared elsewhere
+    ],
+)
+def test_only_strictly_typed_fragments_are_drawn(declarations: str, term: str, kept: bool) -> None:
+    assert strict(declarations, term) == kept
 
 
 def _strategy(history: str) -> HistfuzzStrategy:
