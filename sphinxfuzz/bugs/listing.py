@@ -4,6 +4,7 @@ Each document names its schema and version in `schema`; fields are only ever add
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from sphinxfuzz.bugs.record import (
     BugRecord,
     Reduction,
     Today,
+    load_not_reduced,
     load_record,
     load_reduction,
 )
@@ -80,11 +82,21 @@ def reduction_and_standing(
         return None, None
 
 
-def reduced_text(reduction: Reduction | None) -> str:
-    """ "1161 -> 90 B", or "no"."""
+def reduced_text(reduction: Reduction | None, folder: Path | None = None) -> str:
+    """ "1161 -> 90 B", or "no", with why when the campaign's reduction refused it."""
     if reduction is None:
-        return "no"
+        why = None if folder is None else not_reduced_why(folder)
+        return "no" if why is None else f"no: {textwrap.shorten(why, 70, placeholder=' ...')}"
     return f"{reduction.before.bytes} -> {reduction.after.bytes} B"
+
+
+def not_reduced_why(folder: Path) -> str | None:
+    """Why the campaign kept no reduced formula (`bugs.record.NotReduced`), or None."""
+    try:
+        refused = load_not_reduced(folder)
+    except BugFileError as exc:
+        return str(exc)
+    return None if refused is None else refused.why
 
 
 def specs_of(root: Path) -> list[str]:
@@ -114,6 +126,7 @@ def _bug(row: BugRow, today: Today | None = None, specs: Sequence[str] = ()) -> 
         "size": reduction.before.to_json() if reduction else None,
         "reduced_size": reduction.after.to_json() if reduction else None,
         "standing": None if standing is None else str(standing),
+        "not_reduced": None if reduction else not_reduced_why(row.folder),
     }
 
 

@@ -111,7 +111,7 @@ def list_bugs(
         console,
         ("id", "today", "kind", "solver", "hits", "reduced", "standing", "seed", "signature"),
         [(r.id, today.sentence() if today else "not checked", r.kind, r.solver or "-",
-          str(r.count), reduced_text(facts[r.id][0]), str(facts[r.id][1] or "?"),
+          str(r.count), reduced_text(facts[r.id][0], r.folder), str(facts[r.id][1] or "?"),
           Path(r.seed_file).name, r.signature)
          for r, today in ranked_rows],
     )  # fmt: skip

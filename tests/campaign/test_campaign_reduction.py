@@ -16,11 +16,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from campaign_helpers import CRASHER, GENERATORS, SEEDS, TESTS, config_for
+from typer.testing import CliRunner
 
 from sphinxfuzz.bugs.record import load_not_reduced
 from sphinxfuzz.bugs.reduce import formula_size
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.runner import resumed_config
+from sphinxfuzz.cli import app
 from sphinxfuzz.oracle.interesting import CheckSpec, check
 
 # a mutant of crash.smt2 crashes the stand-in in one place: one bug, one reduction
@@ -53,6 +55,12 @@ def test_off_leaves_bugs_and_a_refused_one_says_why(tmp_path: Path) -> None:
     assert resumed.not_reduced == 1 and resumed.reduced == 0
     assert refused is not None and "no longer shows the bug" in refused.why
     assert not (folder / "reduce.json").exists() and not (folder / "reduced.smt2").exists()
+    # bugs list says why, in its table and its JSON
+    listed = CliRunner().invoke(app, ["bugs", "list", "-c", str(root)])
+    assert "no: the stored formula no longer shows the bug" in listed.output, listed.output
+    document = CliRunner().invoke(app, ["bugs", "list", "-c", str(root), "--json"])
+    (row,) = json.loads(document.output)["bugs"]
+    assert row["not_reduced"] == refused.why and row["reduced"] is False
     # the refusal is recorded: a later run does not try it again
     later = run_campaign(on, root, Budget(), resume=True)
     assert later.not_reduced == later.reduced == 0
