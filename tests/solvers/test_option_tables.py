@@ -7,21 +7,26 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
+import sys
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+import sphinxfuzz.solvers.options.declared as declared_module
 from sphinxfuzz.cli import app
 from sphinxfuzz.solvers import Family, Outcome, parse_specs
 from sphinxfuzz.solvers.options.choose import RULES, choose, load_rules
 from sphinxfuzz.solvers.options.declared import (
     Declared,
     Kind,
+    api_options,
     cvc5_help_experts,
     cvc5_safe_mode_experts,
     declared_options,
+    newest_cvc5_standings,
     parse_cvc5_help,
     parse_z3_parameters,
 )
@@ -474,3 +479,20 @@ def test_cvc5_stable_mode_refuses_the_expert_options() -> None:
     assert experts == {"bv-rw-extend-eq", "uf-ho-exp"}
     # a program with no stable mode: nothing is read from its errors
     assert cvc5_safe_mode_experts(parse_specs("z3")[0].argv, [found["uf-ho-exp"]]) == set()
+
+
+def test_a_cvc5_release_without_categories_takes_the_wheels_standings() -> None:
+    """cvc5 1.1's `getOptionInfo` has no category and it has no safe mode: its options
+    stand as this environment's wheel says (here its own listing, categories left out)."""
+    info = Path(declared_module.__file__).with_name("cvc5_info.py")
+    listed = json.loads(subprocess.run([sys.executable, str(info)], capture_output=True,
+                                       text=True, check=True, timeout=60).stdout)  # fmt: skip
+    assert any(row["category"] for row in listed)
+    bare = [{**row, "category": None} for row in listed]
+    found = _by_name(api_options(bare))
+    assert found["bv-rw-extend-eq"].standing == Standing.EXPERT
+    assert found["sub-cbqi"].standing == Standing.REGULAR
+    assert newest_cvc5_standings()["uf-ho-exp"] == Standing.EXPERT
+    # an option the wheel does not know stays regular
+    unknown = [{**bare[0], "name": "option-of-an-old-release"}]
+    assert api_options(unknown)[0].standing == Standing.REGULAR

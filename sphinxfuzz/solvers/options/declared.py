@@ -5,11 +5,15 @@
   and an unsigned integer's numbered choices (`0 - no solver, 1 - ...`) are read from its
   description: the probe later keeps only the values the release takes.
 - a cvc5 wheel: `getOptionNames()` and `getOptionInfo(name)` in a child process under the
-  release's own Python (`cvc5_info.py`), with type, default, modes and range.
+  release's own Python (`cvc5_info.py`), with type, default, modes, range and (1.2 on)
+  category.
 - a cvc5 binary: `--help` (`--name [*]` is a Boolean, `--name=MODE` a mode whose choices
   `--name=help` lists, `--name=N` an integer, "(EXPERTS only)" an expert option) and one
   script of `get-option`s for the defaults. A help text that marks no expert option: the
   options its `--safe-mode=stable` refuses.
+
+A release that says nothing of standings (cvc5 1.1, a binary without marks or safe mode)
+takes those this environment's cvc5 wheel gives the same options.
 
 Each option also gets the standing its release marks (`standing.py`).
 """
@@ -18,10 +22,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.solvers.families import Family, program_argv
@@ -152,25 +159,53 @@ def z3_declared(program: tuple[str, ...]) -> list[Declared]:
 _API_KINDS = {"bool": Kind.BOOL, "int": Kind.INT, "mode": Kind.ENUM}
 
 
-def cvc5_api_declared(python: str) -> list[Declared]:
-    """A cvc5 wheel's options, asked of its own Python."""
+def _cvc5_rows(python: str) -> list[dict[str, object]]:
     out = _run([python, str(Path(__file__).with_name("cvc5_info.py"))])
     try:
         rows = json.loads(out)
     except ValueError:
         raise ListingError(f"{python}: cvc5 listed no options ({out[:200]!r})") from None
+    return list(rows)
+
+
+def cvc5_api_declared(python: str) -> list[Declared]:
+    """A cvc5 wheel's options, asked of its own Python."""
+    return api_options(_cvc5_rows(python))
+
+
+def api_options(rows: list[dict[str, Any]]) -> list[Declared]:
+    """`cvc5_info.py`'s rows as options. A release before option categories (1.2) says no
+    standing: each option takes the one this environment's wheel gives it
+    (`newest_cvc5_standings`), else regular."""
+    told = any(row.get("category") for row in rows)
+    borrowed = {} if told else newest_cvc5_standings()
     found = []
     for row in rows:
         kind = _API_KINDS.get(str(row["type"]), Kind.OTHER)
+        name = str(row["name"])
+        standing = (cvc5_category_standing(row.get("category")) if told
+                    else borrowed.get(name, Standing.REGULAR))  # fmt: skip
         found.append(
             Declared(
-                str(row["name"]), kind, _text(row.get("default")),
+                name, kind, _text(row.get("default")),
                 tuple(str(m) for m in row.get("modes") or ()),
-                row.get("minimum"), row.get("maximum"), str(row["type"]),
-                cvc5_category_standing(row.get("category")),
+                row.get("minimum"), row.get("maximum"), str(row["type"]), standing,
             )
         )  # fmt: skip
     return found
+
+
+@lru_cache(maxsize=1)
+def newest_cvc5_standings() -> dict[str, Standing]:
+    """The standings this environment's cvc5 wheel (the built-in `cvc5`) gives its options,
+    for releases that do not say (cvc5 1.1 has neither categories nor a safe mode): an
+    option's standing rarely changes between releases. Empty when the wheel says none."""
+    try:
+        rows = _cvc5_rows(sys.executable)
+    except ListingError:
+        return {}
+    return {str(row["name"]): cvc5_category_standing(str(row["category"]))
+            for row in rows if row.get("category")}  # fmt: skip
 
 
 _HELP_LINE = re.compile(r"^  --([a-z0-9][a-z0-9-]*)(?:=(\S+))?")
@@ -280,8 +315,11 @@ def cvc5_binary_declared(program: tuple[str, ...]) -> list[Declared]:
     if not listed:
         raise ListingError(f"{' '.join(program)}: its help text lists no options")
     found = _cvc5_binary_options(program, listed)
-    # a help text that marks no expert option: ask the release's stable mode
+    # a help text that marks no expert option: ask the release's stable mode, else the wheel
     experts = cvc5_help_experts(help_text) or cvc5_safe_mode_experts(program, found)
+    if not experts:
+        borrowed = newest_cvc5_standings()
+        experts = {d.name for d in found if borrowed.get(d.name) == Standing.EXPERT}
     return [replace(d, standing=Standing.EXPERT) if d.name in experts else d for d in found]
 
 
