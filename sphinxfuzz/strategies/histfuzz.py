@@ -106,13 +106,17 @@ def file_fragments(path: Path) -> list[Fragment]:
 # operators every solver takes with two or more arguments (z3 takes `(* x)` too)
 _NARY = {"+", "*", "and", "or", "xor", "=", "distinct", "=>", "<", "<=", ">", ">=", "concat",
          "bvadd", "bvmul", "bvand", "bvor", "bvxor", "str.++", "re.++", "re.union", "re.inter"}  # fmt: skip
+# ... and these with exactly two (z3 folds `(bvxnor a b c)`)
+_BINARY = {"bvxnor", "bvnand", "bvnor", "bvcomp", "bvsub", "bvudiv", "bvurem", "bvsdiv", "bvsrem",
+           "bvsmod", "bvshl", "bvlshr", "bvashr"}  # fmt: skip
 _NUMERIC = {"Int", "Real"}
 
 
 def strict(declarations: str, term: str) -> bool:
     """Whether a fragment is typed as the strictest solver types it: by its own declarations
     alone, Int never where Real is wanted (z3 converts, cvc5 refuses), no function used as a
-    value, n-ary operators with two arguments or more, `re.range` of string literals, and no
+    value, n-ary operators with two arguments or more (binary ones with two), equal sorts
+    on both sides of `=`, `re.range` of string literals, and no
     array indexed by arrays. Bug triggers were written for one solver each."""
     try:
         pair = read_generated(declarations, term)
@@ -128,8 +132,10 @@ def strict(declarations: str, term: str) -> bool:
         head, args = node.head_name(), node.items[1:]
         if any(isinstance(a, Atom) and a.text in functions for a in args):
             return False
-        if head in _NARY and len(args) < 2:
+        if head in _NARY and len(args) < 2 or head in _BINARY and len(args) != 2:
             return False
+        if head in ("=", "distinct") and len({str(info.sort_of(a)) for a in args}) > 1:
+            return False  # (= s t) of a (Set Int) and a (Set Real)
         if head == "re.range" and not all(isinstance(a, Atom) and a.kind == "string" for a in args):
             return False
         sorts = {str(info.sort_of(a)) for a in args}

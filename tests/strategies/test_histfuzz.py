@@ -53,7 +53,13 @@ def test_fragments_carry_their_declarations_and_tracker() -> None:
             "(select m ((as const (Array Bool Bool)) true))",
             False,
         ),
-        ("(declare-fun t () R)", "(= t t)", False),  # a sort the trigger declared elsewhere
+        ("(declare-fun t () R)", "(= t t)", False),
+        ("(declare-const a (_ BitVec 4))", "(= (bvxnor a a a) a)", False),
+        (
+            "(declare-const s (Set Int))(declare-const t (Set Real))",
+            "(= s t)",
+            False,
+        ),  # a sort the trigger declared elsewhere
     ],
 )
 def test_only_strictly_typed_fragments_are_drawn(declarations: str, term: str, kept: bool) -> None:
