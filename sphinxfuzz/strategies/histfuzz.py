@@ -33,6 +33,7 @@ from sphinxfuzz.smtlib import (
 from sphinxfuzz.smtlib.generated import read_generated
 from sphinxfuzz.smtlib.sorts import BOOL
 from sphinxfuzz.strategies.base import (
+    CaseFailed,
     Needs,
     OracleKind,
     SeedUnusable,
@@ -240,6 +241,8 @@ class HistfuzzStrategy(StrategyBase):
                 raise SeedUnusable(str(exc), "nothing to mutate") from None
             finally:
                 context.left_out(source.terms.left_out)
+            if not mutant.report.insertions:  # every drawn term was refused: the seed again
+                raise CaseFailed(f"{seed.path}: no fragment fitted: {mutant.report.rejected[:1]}")
             drawn = source.drawn
             provenance: dict[str, object] = {
                 "strategy": self.name,

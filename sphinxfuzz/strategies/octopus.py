@@ -36,6 +36,7 @@ from sphinxfuzz.smtlib import (
     parse_script,
     print_node,
     sym,
+    walk,
 )
 from sphinxfuzz.solvers import Answer, SolverResult
 from sphinxfuzz.strategies.base import (
@@ -209,6 +210,9 @@ class OctopusStrategy(StrategyBase):
         found = fragments(seed.script)
         known = {print_node(f) for f in found}
         found += [f for f in fragments(mutant) if print_node(f) not in known]
+        # a named term asserted twice would name two terms alike
+        found = [f for f in found if not any(isinstance(n, SList) and n.head_name() == "!"
+                                             for n in walk(f))]  # fmt: skip
         provenance: dict[str, object] = {"strategy": self.name, "seed": seed.path}
         if mutant is not seed.script:
             provenance["snippets"] = True
