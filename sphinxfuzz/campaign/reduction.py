@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import (
+    KNOWN,
     NOT_REDUCED,
     NotReduced,
     is_reduced,
@@ -45,11 +46,13 @@ class Reductions:
 
 
 def waiting(store: Store, root: Path) -> list[Path]:
-    """The bug folders a campaign's reduction has not dealt with yet: bugs oldest first,
-    then seed findings (stored seeds of other projects, often known upstream)."""
+    """The bug folders a campaign's reduction has not dealt with yet, those a maintainer is
+    likelier to take first: bugs oldest first, then seed findings (seeds of other projects,
+    often known upstream), then the findings marked likely known (`bugs.known`)."""
     found = [row.folder for row in store.bugs()]
     found += [CampaignFolder(root).findings / row[0] for row in store.seed_findings()]
-    return [f for f in found if not is_reduced(f) and not (f / NOT_REDUCED).is_file()]
+    left = [f for f in found if not is_reduced(f) and not (f / NOT_REDUCED).is_file()]
+    return sorted(left, key=lambda f: (f / KNOWN).is_file())  # stable: the order above
 
 
 def reduce_stored(

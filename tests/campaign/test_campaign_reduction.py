@@ -18,9 +18,17 @@ from pathlib import Path
 from campaign_helpers import CRASHER, GENERATORS, SEEDS, TESTS, config_for
 from typer.testing import CliRunner
 
-from sphinxfuzz.bugs.record import load_not_reduced
+from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.record import (
+    Known,
+    NotReduced,
+    load_not_reduced,
+    write_known,
+    write_not_reduced,
+)
 from sphinxfuzz.bugs.reduce import formula_size
 from sphinxfuzz.campaign import Budget, run_campaign
+from sphinxfuzz.campaign.reduction import waiting
 from sphinxfuzz.campaign.runner import resumed_config
 from sphinxfuzz.cli import app
 from sphinxfuzz.oracle.interesting import CheckSpec, check
@@ -64,6 +72,22 @@ def test_off_leaves_bugs_and_a_refused_one_says_why(tmp_path: Path) -> None:
     # the refusal is recorded: a later run does not try it again
     later = run_campaign(on, root, Budget(), resume=True)
     assert later.not_reduced == later.reduced == 0
+
+
+def test_findings_known_already_wait_for_the_others(
+    crash_campaign: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    root = tmp_path / "c"
+    shutil.copytree(crash_campaign[0], root)
+    with Store(root) as store:
+        bugs = [row.folder for row in store.bugs()]
+        findings = [root / "seed-findings" / row[0] for row in store.seed_findings()]
+        first, *others = bugs
+        assert others and findings and waiting(store, root) == [*bugs, *findings]
+        write_known(first, Known("z3#1", "https://github.com/Z3Prover/z3/issues/1", "test"))
+        assert waiting(store, root) == [*others, *findings, first]
+        write_not_reduced(others[0], NotReduced(others[0].name, "a reason", 1.0))
+        assert waiting(store, root) == [*others[1:], *findings, first]
 
 
 def _running(needle: str) -> list[int]:
