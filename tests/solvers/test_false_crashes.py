@@ -73,6 +73,13 @@ def test_crash_words_on_stdout_count_only_where_the_family_prints_them() -> None
     quoted = '"terminate called after throwing"\nsat\n((define-fun Aborted () Int 1))\n'
     assert classify(quoted, "", 0, False).outcome is Outcome.SAT
     assert classify("sat\n" + echoed, "", 0, False).outcome is Outcome.SAT
+    # a list is read past to its closing parenthesis, whatever its lines start with (z3
+    # breaks a definition before its value: a datatype value named Aborted), and one cut
+    # short hides its own line alone
+    for model in ("(\n  (define-fun x () T\n    Aborted)\n)\n", "(model\n Aborted)\n"):
+        assert classify("sat\n" + model, "", 1, False).outcome is Outcome.SAT, model
+    cut = classify("sat\n(model (define-fun\nASSERTION VIOLATION\n", "", 1, False)
+    assert cut.outcome is Outcome.CRASH and cut.failure_line == "ASSERTION VIOLATION"
     # on stderr a crash message counts whatever else was printed, past an answer list
     stderr = "(\n  (define-fun Aborted () Int 1)\n)\nSegmentation fault\n"
     found = classify("sat\n", stderr, 0, False, Family.Z3)
@@ -100,6 +107,8 @@ def test_a_silent_exit_in_the_family_error_status_is_a_rejection() -> None:
     # a status the family does not use for errors, or a program of no known family, crashed
     assert classify("", "", 3, False, Family.CVC5).outcome is Outcome.CRASH
     assert classify("", "", 1, False).outcome is Outcome.CRASH
+    for signal in (1, 6, 11):  # any signal, in any family
+        assert classify("", "", -signal, False, Family.CVC5).outcome is Outcome.CRASH
     # the family's error status after a crash message stays a crash (a z3 assertion build
     # exits 110 after ASSERTION VIOLATION, like an unknown parameter)
     violation = "ASSERTION VIOLATION\nFile: ../src/smt/smt_context.cpp\nLine: 4021\nfalse\n"
@@ -135,6 +144,9 @@ def test_a_failed_own_model_check_is_a_bad_model_not_a_crash() -> None:
         assert [(v.kind, v.solver) for v in verdicts] == [
             (VerdictKind.INVALID_MODEL, result.spec.name)
         ]
+    # the second of two queries failed its check: the answer it never printed was sat
+    second = _result("cvc5 --check-models", "unsat\n", CVC5_MODEL_REFUTED, -6)
+    assert second.answers == ["unsat", "sat"] and second.model_check_failed
     # another fatal failure of the same run stays a crash
     crashed = CVC5_MODEL_REFUTED.replace("ERRORS SATISFYING ASSERTIONS WITH MODEL", "bad node")
     assert _result("cvc5 --check-models", "", crashed, -6).outcome is Outcome.CRASH
