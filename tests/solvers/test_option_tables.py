@@ -449,6 +449,14 @@ def test_a_command_line_stands_at_its_highest_option() -> None:
         Standing.DEFAULT, Standing.REGULAR, Standing.EXPERT,
     ]  # fmt: skip
     assert highest([Standing.REGULAR, Standing.EXPERT]) == Standing.EXPERT
+    assert highest([]) == Standing.DEFAULT
+    default, regular, expert = Standing.DEFAULT, Standing.REGULAR, Standing.EXPERT
+    assert default < regular < expert and not regular < regular and not expert < default
+    assert default <= default <= regular and not expert <= regular
+    assert expert > regular > default and not regular > regular and not default > expert
+    assert expert >= expert >= regular and not default >= regular
+    with pytest.raises(TypeError):
+        assert regular < "zzz"  # the word would compare by its letters
 
 
 def test_a_parameter_z3_warns_against_is_expert() -> None:
