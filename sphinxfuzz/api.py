@@ -6,6 +6,7 @@ same functions, so a script and the command line cannot drift apart.
 
 from __future__ import annotations
 
+import math
 import os
 import time as clock
 from collections.abc import Callable
@@ -79,6 +80,8 @@ def run_campaign(
     A `Campaign` (`config.resolve()`, checked by `campaign.runner.validate`, as the CLI
     does) runs without being checked again. Raises `sphinxfuzz.errors.SphinxfuzzError` subclasses for unusable settings (a solver
     that fails a trivial script, a missing seed folder, a folder that holds a campaign)."""
+    _check_arguments(config, campaign, mutants=mutants, jobs=jobs, time=time,
+                     process_scripts=process_scripts, status_every=status_every)  # fmt: skip
     try:
         seconds = parse_duration(time) if isinstance(time, str) else time
     except ValueError as exc:
@@ -94,6 +97,31 @@ def run_campaign(
     )  # fmt: skip
     elapsed = clock.monotonic() - started
     return CampaignSummary(root, stats, elapsed, tuple(load_bugs(root)))
+
+
+def _check_arguments(config: object, campaign: object, **numbers: object) -> None:
+    """`run_campaign`'s arguments, refused before any folder exists (a script passes any
+    object: a dict for the config, "2" for the mutants)."""
+    if not isinstance(config, CampaignConfig | Campaign):
+        raise CampaignError(
+            f"config: a {type(config).__name__}, not a CampaignConfig (make one with "
+            "CampaignConfig.from_settings({...}))",
+            setting="config",
+        )
+    if not isinstance(campaign, str | os.PathLike):
+        raise CampaignError(f"campaign {campaign!r}: name a folder", setting="campaign")
+    for name, value in numbers.items():
+        whole = name in ("mutants", "jobs", "process_scripts")
+        if value is None and name in ("mutants", "time"):
+            continue
+        if name == "time" and isinstance(value, str):
+            continue
+        kind = int if whole else int | float
+        if isinstance(value, bool) or not isinstance(value, kind) or not 0 <= value < math.inf:
+            wanted = "a whole number" if whole else "a number of seconds"
+            raise CampaignError(f"{name} {value!r}: should be {wanted}", setting=name)
+        if whole and value < 1:
+            raise CampaignError(f"{name} {value!r}: should be 1 or more", setting=name)
 
 
 def load_bugs(campaign: Folder | None = None) -> list[BugRow]:

@@ -26,6 +26,7 @@ from sphinxfuzz.campaign.targets import (
     target_specs,
     theory_options,
 )
+from sphinxfuzz.campaign.values import check_values
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.catalogue import CatalogueEntry, default_generators_dir
 from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
@@ -158,7 +159,9 @@ class CampaignConfig:
             chosen["seeds"] = seed_paths(chosen["seeds"])
         except SeedsError as exc:
             raise CampaignError(str(exc), setting="seeds") from None
-        return cls.from_json(chosen)
+        config = cls.from_json(chosen)
+        check_values(config)  # the API takes any object: refused here, not mid-run
+        return config
 
     def differences(self, given: Mapping[str, object | None]) -> list[str]:
         """The settings in `given` (None: not given) that differ from this config, each as
@@ -183,6 +186,7 @@ class CampaignConfig:
     def resolve(self) -> Campaign:
         """The solver specs, seed files and generators this config names, resolved once;
         a CampaignError (with `setting` naming the culprit) when one is unusable."""
+        check_values(self)
         specs = target_specs(self.solvers)
         if self.reduce_time <= 0:
             raise CampaignError(

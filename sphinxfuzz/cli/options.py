@@ -105,7 +105,8 @@ def _value_name(param: Any) -> str:
 def first_sentence(text: str) -> str:
     """The first sentence of a help text: what a command list shows of it, whole."""
     paragraph = " ".join(text.strip().split("\n\n")[0].split())
-    return re.split(r"(?<=[.!?])\s", paragraph, maxsplit=1)[0]
+    # (an abbreviation's stop ends no sentence: "weights, e.g. sphinx=2" stays whole)
+    return re.split(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s", paragraph, maxsplit=1)[0]
 
 
 def name_values(command: Any) -> None:

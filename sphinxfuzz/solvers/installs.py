@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from sphinxfuzz.errors import ExternalError, Step, StepKind
+from sphinxfuzz.errors import ExternalError, InputError, Step, StepKind
 from sphinxfuzz.solvers.families import (
     ASSERT_MARK,
     PACKAGES,
@@ -56,7 +56,22 @@ class Installed:
 
 def cache_root() -> Path:
     base = os.environ.get("SPHINXFUZZ_CACHE")
-    return (Path(base) if base else Path.home() / ".cache" / "sphinxfuzz") / "solvers"
+    return _usable(Path(base) if base else Path.home() / ".cache" / "sphinxfuzz") / "solvers"
+
+
+@lru_cache(maxsize=8)
+def _usable(base: Path) -> Path:
+    """The cache folder, made if missing; one that is a file, or cannot be made, is an error
+    naming it (asked once per process: every cached fact is filed below it)."""
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = "a file" if base.exists() and not base.is_dir() else exc.strerror
+        raise InputError(
+            f"solver cache {base} (SPHINXFUZZ_CACHE, else ~/.cache/sphinxfuzz): not a folder "
+            f"that can be made ({why}); name a folder you can write"
+        ) from None
+    return base
 
 
 def parse_requirement(text: str) -> tuple[Family, str]:

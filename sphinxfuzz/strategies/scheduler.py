@@ -16,6 +16,7 @@ The reward of a position is new crash signatures, verdicts and newly covered ope
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -183,6 +184,12 @@ def parse_weights(text: str) -> dict[str, float]:
             weights[name.strip()] = float(value) if value else 1.0
         except ValueError:
             raise SchedulerError(f"weight of {name.strip()!r} is not a number: {value!r}") from None
+        if not 0 <= weights[name.strip()] < math.inf:  # NaN too
+            raise SchedulerError(
+                f"weight of {name.strip()!r} is {value}: a weight is a finite number, 0 or more"
+            )
+    if not math.isfinite(sum(weights.values())):  # drawing needs a finite total
+        raise SchedulerError(f"weights {text!r} add up past the largest number")
     return weights
 
 

@@ -86,9 +86,11 @@ def load_settings(model: str | None = None, paths: list[Path] | None = None) -> 
             continue
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
+            _check_config(path, data)
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise LLMError(f"{path}: not valid TOML ({exc})") from None
-        _check_config(path, data)
+        except RecursionError:  # both readers recurse per nesting level
+            raise LLMError(f"{path}: nested too deep to read (arrays or tables in arrays)") from None
         table = data.get("llm", {})
         for key in (
             "model",
