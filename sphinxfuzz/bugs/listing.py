@@ -185,6 +185,7 @@ def bug_json(record: BugRecord) -> dict[str, Any]:
         for s in record.solvers
     ]  # fmt: skip
     reduction = load_reduction(record.folder)
+    standing = bug_standing(record)
     stored = record.to_json()
     return {
         "schema": "sphinxfuzz/bug/1",
@@ -199,5 +200,6 @@ def bug_json(record: BugRecord) -> dict[str, Any]:
         "formula": record.formula(),
         "reduced": record.reduced(),
         "reduction": reduction.to_json() if reduction else None,
+        "standing": None if standing is None else str(standing),
         "solvers": solvers,
     }

@@ -23,6 +23,7 @@ from sphinxfuzz.bugs.listing import (
     specs_of,
     today_of,
 )
+from sphinxfuzz.bugs.option_drop import bug_standing
 from sphinxfuzz.bugs.record import (
     ALIVE,
     BugFileError,
@@ -201,6 +202,8 @@ def _show(console: Console, record: BugRecord) -> None:
         alive = today.status == ALIVE and today.detail
         shows = f": {today.detail}" if alive else ""
         console.print(visible(f"today: {today.sentence()}{shows}"), highlight=False, markup=False)
+    # where the options the bug needs stand with the maintainers (docs/triage.md#reduce)
+    console.print(f"standing: {bug_standing(record) or 'not told'}", highlight=False)
     if not isinstance(record, SeedFindingRecord):
         console.print(
             visible(f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "

@@ -73,6 +73,10 @@ def test_options_the_crash_does_not_need_are_left_out(tmp_path: Path) -> None:
     as_json = CliRunner().invoke(app, ["bugs", "list", "--campaign", str(tmp_path), "--json"])
     [bug] = json.loads(as_json.stdout)["bugs"]
     assert bug["standing"] == "default" and bug["reduced_size"] == meta["after"]
+    shown = CliRunner().invoke(app, ["bugs", "show", folder.name, "-c", str(tmp_path)])
+    assert "standing: default" in shown.output, shown.output
+    shown = CliRunner().invoke(app, ["bugs", "show", folder.name, "-c", str(tmp_path), "--json"])
+    assert json.loads(shown.stdout)["standing"] == "default"
     # only the blamed solver runs in a crash's check: the other keeps what it was given
     spec = CheckSpec.from_json(meta["check"])
     assert spec.solvers == ("z3@4.8.8", f"z3 {IRRELEVANT}")
