@@ -56,7 +56,9 @@ HELP = (
     "    for CI: no progress lines, exit status 1 when a bug was stored\n"
     "Other seeds: --seeds DIR|FILE (repeatable); two versions of one solver: --solvers "
     '"z3;z3@4.8.8" after `sphinxfuzz solvers install z3==4.8.8`.\n\n'
-    "Without --time or --mutants the campaign makes one pass over the seeds. Ctrl-C stops "
+    "Without --time or --mutants the campaign makes one pass over the seeds. After the "
+    "fuzzing it reduces each bug it stored with ddSMT (at most --reduce-time each; --no-reduce: "
+    "not). Ctrl-C stops "
     "gracefully: the current mutant is finished and recorded, statistics are flushed. "
     "Then: sphinxfuzz bugs list | show ID | replay ID. With --fail-on-bug the exit status is 1 "
     "when the run stored a new bug or seed finding, 0 otherwise (2: a usage error)."
@@ -156,7 +158,7 @@ def fuzz(
     seeds: Annotated[list[str] | None, typer.Option("--seeds", help="Seed .smt2 files or folders (repeatable). Default: the repository's skeletons/.")] = None,
     solvers: Annotated[str | None, typer.Option("--solvers", help=f"Solver command lines separated by ';'. Default: {DEFAULT_SOLVERS!r}.")] = None,
     generators: Annotated[str | None, typer.Option("--generators", help="Folder of generator modules. Default: the shipped generated_generators/.")] = None,
-    time_limit: Annotated[str | None, typer.Option("--time", help="Stop after this long: 90s, 10m, 2h.")] = None,
+    time_limit: Annotated[str | None, typer.Option("--time", help="Stop after this long: 90s, 10m, 2h. It bounds the fuzzing: the reduction of the stored bugs comes after it (--reduce-time each).")] = None,
     mutants: Annotated[int | None, typer.Option("--mutants", min=1, help="Stop after this many mutants (over all jobs).")] = None,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes; worker k takes seed positions k, k+N, ...")] = 1,
     timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help=f"Seconds per solver call. Default: {default_of('timeout'):g}.")] = None,
