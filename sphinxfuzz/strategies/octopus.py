@@ -130,6 +130,14 @@ def unsat_core(script: Script, run: Callable[[str], SolverResult]) -> list[int] 
     return indices
 
 
+def _names(script: Script) -> bool:
+    """Whether the script names terms (`!`): a name used in one fragment is defined in
+    another, and a named term asserted twice names two terms alike."""
+    return any(
+        isinstance(n, SList) and n.head_name() == "!" for c in script.commands for n in walk(c)
+    )
+
+
 def _script(declared: Script, assertions: list[Node]) -> Script:
     """`assertions` under `declared`'s declarations and options (a generated term's theory
     may need one: `mutate` sets it)."""
@@ -171,8 +179,9 @@ class OctopusStrategy(StrategyBase):
 
     def add(self, seed: Seed, answer: Answer) -> None:
         script = seed.script
-        if single_query(script) and is_quantifier_free(script) and fragments(script):
-            self.labelled[seed.path] = answer
+        if single_query(script) and is_quantifier_free(script) and not _names(script):
+            if fragments(script):
+                self.labelled[seed.path] = answer
 
     def forget(self) -> None:
         self.labelled = {}
@@ -210,9 +219,8 @@ class OctopusStrategy(StrategyBase):
         found = fragments(seed.script)
         known = {print_node(f) for f in found}
         found += [f for f in fragments(mutant) if print_node(f) not in known]
-        # a named term asserted twice would name two terms alike
-        found = [f for f in found if not any(isinstance(n, SList) and n.head_name() == "!"
-                                             for n in walk(f))]  # fmt: skip
+        if not found:
+            return
         provenance: dict[str, object] = {"strategy": self.name, "seed": seed.path}
         if mutant is not seed.script:
             provenance["snippets"] = True

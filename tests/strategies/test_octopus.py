@@ -80,3 +80,12 @@ def test_100_cases_keep_the_seed_label_with_generated_snippets() -> None:
 def test_octopus_is_registered_and_needs_generators_and_labels() -> None:
     octopus = get("octopus")
     assert octopus.needs.generators and octopus.needs.label and octopus.oracle == "expected"
+
+
+def test_a_seed_that_names_terms_is_not_taken() -> None:
+    # `gap` is defined by `(! ... :named gap)` in one assertion and used in another: a case
+    # with the use and without the definition is rejected by both solvers
+    text = "(declare-const x Int)(assert (= (! (- x 1) :named gap) 4))(assert (> gap 0))(check-sat)"
+    strategy = OctopusStrategy(run=_z3)
+    strategy.add(Seed("named.smt2", text, parse_script(text)), "sat")  # type: ignore[arg-type]
+    assert strategy.labelled == {}
