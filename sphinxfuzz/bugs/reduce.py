@@ -23,7 +23,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -52,6 +51,9 @@ from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
 from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs, reaper
 from sphinxfuzz.solvers.families import UNKNOWN_VERSION
+from sphinxfuzz.solvers.scratch import make as scratch_folder
+from sphinxfuzz.solvers.scratch import remove as remove_scratch
+from sphinxfuzz.solvers.scratch import tool_env
 from sphinxfuzz.solvers.versions import solver_version
 
 INSTALL_HINT = 'pip install "sphinxfuzz[reduce]" (or: pip install ddsmt)'
@@ -161,7 +163,8 @@ def _run_ddsmt(
     own temporary folders go into `scratch`, which the caller removes (unless its path is
     too long for the sockets ddSMT's worker pool makes there: 107 bytes at most)."""
     short = scratch is not None and len(str(scratch)) <= 60
-    env = {**os.environ, "TMPDIR": str(scratch)} if short else None
+    # marked as a tool: should this process die, its janitor kills ddSMT and all it started
+    env = {**tool_env(), "TMPDIR": str(scratch)} if short else tool_env()
     process = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True, env=env,
@@ -261,8 +264,8 @@ def reduce_bug(
             f"{spec.solver}: {spec.signature}); now {now or 'nothing ran'}. The trigger is "
             "flaky or the solver changed; nothing written"
         )
-    with tempfile.TemporaryDirectory(prefix="sphinxfuzz-reduce-") as scratch:
-        work = Path(scratch)
+    work = scratch_folder("reduce")  # its janitor removes it, should this process die
+    try:
         source, target = work / "input.smt2", work / "output.smt2"
         source.write_text(start, encoding="utf-8")
         with CheckServer(spec, work) as server:
@@ -280,6 +283,8 @@ def reduce_bug(
             tail = "\n".join(output.strip().splitlines()[-8:])
             raise ReduceError(f"{folder.name}: ddSMT failed (exit {code}):\n{tail}")
         reduced = target.read_text(encoding="utf-8") if target.is_file() else start
+    finally:
+        remove_scratch(work)
     final = results
     if reduced != start:
         still, final = check(spec, reduced)

@@ -29,19 +29,24 @@ from pathlib import Path
 from sphinxfuzz.solvers.reaper import MARKER
 
 PREFIX = "sphinxfuzz-"
+# The environment mark of a tool this process runs beside its solvers (ddSMT): the janitor
+# kills it and its descendants after this process's death, as it does solvers, but a solver
+# sweep (`reaper.sweep`, which kills marked solvers left over) leaves it alone.
+TOOL_MARKER = "SPHINXFUZZ_TOOL_OF"
 _NAME = re.compile(r"^sphinxfuzz-[a-z]+-(\d+)-(\d+)-")
 _JANITOR = """
 import glob, os, shutil, signal, sys
 for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(number, signal.SIG_IGN)
-fd, root, owner, marker = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4].encode()
+fd, root, owner = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+markers = {marker.encode() for marker in sys.argv[4:]}
 while os.read(fd, 4096):
     pass
-for _ in range(3):  # solvers and whatever they started, in or out of their groups
+for _ in range(3):  # solvers, tools and whatever they started, in or out of their groups
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open("/proc/" + pid + "/environ", "rb") as handle:
-                if marker in handle.read().split(b"\\0"):
+                if markers & set(handle.read().split(b"\\0")):
                     os.kill(int(pid), signal.SIGKILL)
         except OSError:
             pass
@@ -82,6 +87,11 @@ def make(purpose: str, root: Path | None = None) -> Path:
     return path
 
 
+def tool_env() -> dict[str, str]:
+    """The environment of a tool process: this one's, with `TOOL_MARKER`."""
+    return {**os.environ, TOOL_MARKER: str(os.getpid())}
+
+
 def remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
@@ -116,6 +126,7 @@ def _ensure_janitor(root: Path) -> None:
             [
                 *(sys.executable, "-S", "-c", _JANITOR),
                 *(str(read_end), str(root), owner_tag(), f"{MARKER}={os.getpid()}"),
+                f"{TOOL_MARKER}={os.getpid()}",
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
