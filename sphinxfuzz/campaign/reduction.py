@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
@@ -37,12 +37,18 @@ from sphinxfuzz.solvers import reaper
 
 @dataclass
 class Reductions:
-    """What one run's reduction did."""
+    """What one run's reduction did, and while it runs, how far it got."""
 
+    findings: int = 0  # waiting when it started
     reduced: int = 0
     not_reduced: int = 0  # refused: each bug's not-reduced.json says why
     left: int = 0  # not tried: a stop request, or no ddSMT
     seconds: float = 0.0
+    current: str | None = None  # the finding being reduced now
+
+    def to_json(self) -> dict[str, object]:
+        """The status document's `reduction` (`campaign.status`)."""
+        return {**asdict(self), "seconds": round(self.seconds, 3)}
 
 
 def waiting(store: Store, root: Path) -> list[Path]:
@@ -62,10 +68,13 @@ def reduce_stored(
     per_bug: float,
     halt: threading.Event,
     say: Callable[[str], None],
+    done: Reductions | None = None,
 ) -> Reductions:
-    """Reduce every bug `waiting` names, each for at most `per_bug` seconds, until `halt`."""
-    done = Reductions()
+    """Reduce every bug `waiting` names, each for at most `per_bug` seconds, until `halt`;
+    `done` (returned) is kept up to date meanwhile, for the status document."""
+    done = done or Reductions()
     folders = waiting(store, root)
+    done.findings = len(folders)
     if not folders:
         return done
     try:
@@ -82,7 +91,8 @@ def reduce_stored(
             if halt.is_set():
                 done.left = len(folders) - number + 1
                 break
-            tried = time.monotonic()
+            tried, done.current = time.monotonic(), folder.name
+            done.seconds = tried - started
             say(f"reducing {number} of {len(folders)}: {folder.name}")
             try:
                 result = reduce_bug(root, str(folder), time_limit=per_bug, halt=halt)
@@ -104,7 +114,7 @@ def reduce_stored(
             )
     finally:
         reaper.cancel_when(None)
-        done.seconds = time.monotonic() - started
+        done.seconds, done.current = time.monotonic() - started, None
     if done.left:
         say(f"reduction stopped: {done.left} bug(s) left for the next run")
     return done

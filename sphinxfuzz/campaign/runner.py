@@ -27,7 +27,7 @@ from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, with_ru
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
 from sphinxfuzz.campaign.options import PositionOptions
-from sphinxfuzz.campaign.reduction import reduce_stored
+from sphinxfuzz.campaign.reduction import Reductions, reduce_stored
 from sphinxfuzz.campaign.status import StatusWriter
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.generators.child_process import probe_confinement
@@ -318,7 +318,7 @@ def _locked_run(
                 )  # fmt: skip
             stats = aggregator.flush()
             if campaign.config.reduce and not signalled:  # a stop leaves them to the next run
-                _reduce_after(store, root, campaign.config.reduce_time, stats, on_message)
+                _reduce_after(store, root, campaign.config.reduce_time, stats, on_message, status)
                 store.save_stats(run, aggregator.minute, stats)
             return stats
     finally:
@@ -326,13 +326,15 @@ def _locked_run(
 
 
 def _reduce_after(
-    store: Store, root: Path, per_bug: float, stats: Stats, on_message: Message
-) -> None:
-    """The campaign's reduction of its stored bugs (`campaign.reduction`), counted in `stats`;
-    Ctrl-C or SIGTERM stops it as they stop the fuzzing."""
-    halt = threading.Event()
+    store: Store, root: Path, per_bug: float, stats: Stats, on_message: Message,
+    status: StatusWriter,
+) -> None:  # fmt: skip
+    """The campaign's reduction of its stored bugs (`campaign.reduction`), counted in `stats`
+    and shown in the status document; Ctrl-C or SIGTERM stops it as they stop the fuzzing."""
+    halt, done = threading.Event(), Reductions()
+    status.reducing(done.to_json)
     with _StopOnSignal(halt):
-        done = reduce_stored(store, root, per_bug=per_bug, halt=halt, say=on_message)
+        reduce_stored(store, root, per_bug=per_bug, halt=halt, say=on_message, done=done)
     stats.reduced += done.reduced
     stats.not_reduced += done.not_reduced
     stats.reduce_seconds += done.seconds

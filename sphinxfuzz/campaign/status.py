@@ -124,18 +124,29 @@ class StatusWriter:
         }
         self.seed_count = seed_count
         self._started = time.monotonic()
+        # the reduction after the fuzzing (`reducing`): its figures, and the fuzzing's seconds
+        self._reduction: Callable[[], dict[str, Any]] | None = None
+        self._fuzzed: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
+    def reducing(self, figures_of: Callable[[], dict[str, Any]]) -> None:
+        """The fuzzing is over and its findings are reduced: the document shows
+        `figures_of()` as `reduction`, and its rates stay those of the fuzzing."""
+        self._fuzzed = time.monotonic() - self._started
+        self._reduction = figures_of
+
     def write(self, *, running: bool = True) -> None:
-        elapsed = time.monotonic() - self._started
+        elapsed = self._fuzzed if self._fuzzed is not None else time.monotonic() - self._started
         document = {
             **self.head,
             "running": running,
             "updated": time.time(),
             **figures(self.latest(), elapsed, self.seed_count),
         }
+        if self._reduction is not None:
+            document["reduction"] = self._reduction()
         if self.options_of is not None:
             document["options"] = options_field(self.root, self.options_of)
         with self._lock:  # the timer and the last write never interleave their renames
@@ -201,6 +212,8 @@ def read_status(root: Path) -> dict[str, Any]:
     # the store's bugs, not the counters: a killed run's last minute of counters is lost,
     # its bugs never are
     document["bugs"] = {k: bugs.count(k) for k in sorted(set(bugs) | _KINDS)}
+    if last is not None and "reduction" in last:  # the last run's, as it ended
+        document["reduction"] = last["reduction"]
     if sets_options(str(config.get("options") or "")):
         document["options"] = options_field(root, str(config.get("solvers", "")))
     return document

@@ -30,6 +30,7 @@ from sphinxfuzz.bugs.reduce import formula_size
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.reduction import waiting
 from sphinxfuzz.campaign.runner import resumed_config
+from sphinxfuzz.campaign.status import read_status
 from sphinxfuzz.cli import app
 from sphinxfuzz.oracle.interesting import CheckSpec, check
 
@@ -63,6 +64,9 @@ def test_off_leaves_bugs_and_a_refused_one_says_why(tmp_path: Path) -> None:
     assert resumed.not_reduced == 1 and resumed.reduced == 0
     assert refused is not None and "no longer shows the bug" in refused.why
     assert not (folder / "reduce.json").exists() and not (folder / "reduced.smt2").exists()
+    # the status document (checked against its schema) counts it, the fuzzing's rates kept
+    status = read_status(root)["reduction"]
+    assert status["findings"] == status["not_reduced"] == 1 and status["current"] is None
     # bugs list says why, in its table and its JSON
     listed = CliRunner().invoke(app, ["bugs", "list", "-c", str(root)])
     assert "no: the stored formula no longer shows the bug" in listed.output, listed.output
