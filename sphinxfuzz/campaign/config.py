@@ -188,11 +188,6 @@ class CampaignConfig:
         a CampaignError (with `setting` naming the culprit) when one is unusable."""
         check_values(self)
         specs = target_specs(self.solvers)
-        if self.reduce_time <= 0:
-            raise CampaignError(
-                f"reduce_time {self.reduce_time:g}: a reduction needs more than 0 seconds",
-                setting="reduce_time",
-            )
         OptionPlan.parse(self.options)  # a malformed plan stops here, naming the setting
         mix = StrategyMix.parse(self.strategies, self.scheduler)
         trusted: tuple[SolverSpec, ...] = ()
