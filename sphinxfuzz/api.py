@@ -77,6 +77,11 @@ def run_campaign(
     `status_every`: seconds between rewrites of the folder's `status.json`. `persistent`: keep
     long-lived solver processes, each replaced after `process_scripts` scripts.
 
+    After the fuzzing (`time` bounds the fuzzing alone), every finding of the folder not
+    reduced yet is reduced with ddSMT, at most `config.reduce_time` seconds each, unless
+    `config.reduce` is false (`campaign.reduction`); `CampaignSummary.fuzzing_seconds` is
+    the run's time without them.
+
     A `Campaign` (`config.resolve()`, checked by `campaign.runner.validate`, as the CLI
     does) runs without being checked again. Raises `sphinxfuzz.errors.SphinxfuzzError` subclasses for unusable settings (a solver
     that fails a trivial script, a missing seed folder, a folder that holds a campaign)."""
