@@ -16,6 +16,7 @@ from pathlib import Path
 from sphinxfuzz.bugs.bisect import Bisection, bisect_bug
 from sphinxfuzz.bugs.issue_text import IssueText, load_facts
 from sphinxfuzz.bugs.issue_text import issue as issue_of
+from sphinxfuzz.bugs.queue import PER_WEEK, FilingQueue, filing_queue
 from sphinxfuzz.bugs.record import load_record
 from sphinxfuzz.bugs.reduce import ReductionResult, reduce_bug
 from sphinxfuzz.bugs.replay import Replay, find_bug, resolve_campaign
@@ -212,12 +213,31 @@ def issue(campaign: Folder | None, bug: str) -> IssueText:
     return issue_of(load_facts(folder), related_findings(folder.parent.parent, folder))
 
 
+def queue(
+    campaign: Folder | None,
+    *,
+    per_week: int = PER_WEEK,
+    expert: bool = False,
+    known: Folder | None = None,
+) -> FilingQueue:
+    """The campaign's filing queue: per solver family, in the maintainers' order (wrong
+    unsat, wrong sat, invalid model, crash under default then regular options), the findings
+    alive in the newest release, reduced, valid, not known and one per root cause, at most
+    `per_week` a family a week (recorded in the folder's queue.json); `.waiting` and `.held`
+    say why the others are not. `expert`: findings that need an expert option too, marked.
+    `known`: a folder of upstream reproducers to recognise findings by."""
+    root = resolve_campaign(None if campaign is None else str(campaign))
+    corpus = None if known is None else Path(known)
+    return filing_queue(root, per_week=per_week, expert=expert, known=corpus)
+
+
 __all__ = [
     "CampaignConfig",
     "CampaignSummary",
     "bisect",
     "issue",
     "load_bugs",
+    "queue",
     "reduce",
     "replay",
     "run_campaign",

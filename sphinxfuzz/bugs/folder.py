@@ -9,6 +9,7 @@
     status.json        the live status while a process runs the campaign (`campaign.status`)
     campaign.lock      held by the process running the campaign (`campaign.lock`)
     report.html        the default place of `bugs.report`'s page
+    queue.json         what the filing queue queued when (`bugs.queue`)
 
 The modules that own a file's contents read and write it; they find it here. `bugs/` is
 the lowest layer every user of a campaign folder (campaign, api, cli) may import.
@@ -33,6 +34,7 @@ class CampaignFolder:
     STATUS: ClassVar[str] = "status.json"
     LOCK: ClassVar[str] = "campaign.lock"
     REPORT: ClassVar[str] = "report.html"
+    QUEUE: ClassVar[str] = "queue.json"
 
     @property
     def index(self) -> Path:
@@ -84,3 +86,8 @@ class CampaignFolder:
     @property
     def report(self) -> Path:
         return self.root / self.REPORT
+
+    @property
+    def queue(self) -> Path:
+        """What the filing queue queued when (`bugs.queue`)."""
+        return self.root / self.QUEUE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sphinxfuzz.api import issue, replay
+from sphinxfuzz.api import issue, queue, replay
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import describe
@@ -24,6 +25,7 @@ from sphinxfuzz.bugs.listing import (
     today_of,
 )
 from sphinxfuzz.bugs.option_drop import bug_standing
+from sphinxfuzz.bugs.queue import PER_WEEK
 from sphinxfuzz.bugs.record import (
     ALIVE,
     BugFileError,
@@ -60,6 +62,7 @@ Examples:
   sphinxfuzz bugs replay campaigns/night/bugs/17-3-cvc5-crash
   sphinxfuzz bugs refresh                 (alive or fixed in the newest release?)
   sphinxfuzz bugs issue 17-3-cvc5-crash   (the issue text to file, Markdown)
+  sphinxfuzz bugs queue                   (what to file this week, in order)
   sphinxfuzz bugs list --alive
   sphinxfuzz bugs reindex -c campaigns/night  (rebuild a damaged index)""",
     no_args_is_help=True,
@@ -250,6 +253,57 @@ def issue_command(
         return
     # the Markdown as it is, for a file or a paste: no markup, no wrapping
     typer.echo(visible(text.markdown).rstrip("\n"))
+
+
+@bugs_app.command("queue")
+def queue_command(
+    old_campaign: OldCampaignArgument = None,
+    campaign: CampaignOption = None,
+    as_json: JsonOption = False,
+    per_week: Annotated[
+        int,
+        typer.Option("--per-week", min=1, help="Reports per solver family a week (cvc5 asks for at most 3)."),
+    ] = PER_WEEK,
+    expert: Annotated[
+        bool,
+        typer.Option("--expert", help="Also findings that need an expert option (maintainers decline most), marked."),
+    ] = False,
+    known: Annotated[
+        str | None,
+        typer.Option("--known", metavar="DIR", help="A folder of upstream reproducers (<tracker>_<issue>_<n>.smt2): findings in the place of one are held back as likely known (the campaign's --known by default)."),
+    ] = None,
+) -> None:  # fmt: skip
+    """What to file this week: per solver family, in the maintainers' order (wrong unsat,
+    wrong sat, invalid model, crash under default options, then regular options), the
+    findings alive in the newest release, reduced, valid, not known and one per root cause.
+    Queued ones are recorded in the campaign's queue.json; the rest are listed with why."""
+    root = resolve_campaign(campaign_from(campaign, old_campaign))
+    if known is None:
+        with Store(root, read_only=True) as store:
+            known = str((store.config() or {}).get("known") or "") or None
+    found = queue(root, per_week=per_week, expert=expert, known=known)
+    if as_json:
+        print_json(found.to_json())
+        return
+    console = Console(soft_wrap=True)
+    say = lambda line: console.print(visible(line, one_line=True), highlight=False, markup=False)  # noqa: E731
+    console.print(f"filing queue of {root} (at most {per_week} per family a week)", style="bold",
+                  highlight=False)  # fmt: skip
+    for entry in found.queued:
+        when = time.strftime("%Y-%m-%d", time.gmtime(entry.queued_at or 0))
+        mark = "  [EXPERT option]" if entry.expert else ""
+        title = entry.issue.title if entry.issue else ""
+        say(f"{entry.family}  {entry.category}{mark}  {entry.id}  (queued {when}): {title}")
+    if not found.queued:
+        console.print("nothing to file this week")
+    for heading, entries in (("waiting for next week", found.waiting),
+                             ("held back", found.held)):  # fmt: skip
+        if entries:
+            console.print(heading, style="bold")
+            for entry in entries:
+                say(f"{entry.family}  {entry.id}: {entry.reason}")
+    if found.queued:
+        console.print("print one's issue text with `sphinxfuzz bugs issue ID`", highlight=False)
 
 
 @bugs_app.command("replay")
