@@ -360,7 +360,10 @@ def test_cvc5_wheel_categories_give_standings() -> None:
     assert found["sub-cbqi"].standing == Standing.REGULAR  # REGULAR
     assert found["sat-solver"].standing == Standing.REGULAR  # COMMON
     assert cvc5_category_standing("UNDOCUMENTED") == Standing.EXPERT
+    assert cvc5_category_standing("expert") == Standing.EXPERT  # as the enum's name or word
     assert cvc5_category_standing(None) == Standing.REGULAR  # a release before categories
+    with pytest.raises(ValueError, match="unknown cvc5 option category 'SECRET'"):
+        cvc5_category_standing("SECRET")  # a new category is not guessed
 
 
 def test_z3_descriptions_mark_expert_parameters() -> None:
@@ -439,6 +442,12 @@ def test_a_command_line_stands_at_its_highest_option() -> None:
     words = ["smt.arith.solver=2", "sat.drat.check_unsat=true"]
     assert command_standing(Family.Z3, words, z3) == Standing.EXPERT
     assert command_standing(Family.Z3, ["smt.no_such_thing=1"], z3) is None
+    assert command_standing(Family.Z3, ["-T:5"], z3) is None  # a flag, no parameter
+    assert command_standing(Family.Z3, ["smt.arith.solver"], z3) is None  # no value: no word
+    assert command_standing(Family.YICES, ["--mcsat"], z3) is None  # a family we do not read
+    # a campaign's own cvc5 flags: -i incremental, -m produce-models, -q quiet (all common)
+    assert command_standing(Family.CVC5, ["-i", "-m", "-q"], cvc5) == Standing.REGULAR
+    assert command_standing(Family.CVC5, ["-x"], cvc5) is None
     assert command_standing(Family.CVC5, ["--no-uf-ho-exp"], cvc5) == Standing.EXPERT
     assert command_standing(Family.CVC5, ["-q", "--sat-solver=cadical"], cvc5) == Standing.REGULAR
     assert command_standing(Family.CVC5, ["--check-models", "--bv-rw-extend-eq"], cvc5) == (
