@@ -191,14 +191,14 @@ def _family(record: BugRecord) -> str:
 
 
 def _candidates(
-    root: Path, groups: Sequence[BugGroup], expert: bool, known: Path | None
+    root: Path, groups: Sequence[BugGroup], expert: bool, known: Path | None, record: bool
 ) -> tuple[list[Entry], list[Entry]]:
     """(one passing entry per group, in the maintainers' order; every finding held back)."""
     passing, held = [], []
     for group in groups:
         chosen: Entry | None = None
         for row in group.bugs:
-            entry = _entry(row, group, expert, known)
+            entry = _entry(row, group, expert, known, record)
             if entry is None:
                 continue
             if entry.reason or chosen is not None:
@@ -213,17 +213,19 @@ def _candidates(
     return passing, held
 
 
-def _entry(row: BugRow, group: BugGroup, expert: bool, known: Path | None) -> Entry | None:
+def _entry(
+    row: BugRow, group: BugGroup, expert: bool, known: Path | None, record: bool
+) -> Entry | None:
     try:
-        record = load_record(row.folder)
+        found = load_record(row.folder)
     except BugFileError:
         return None  # `bugs list` names the damaged folder
-    # our own findings and seed names cost nothing to check; the corpus only when given
-    recognise(row.folder, known)
-    standing = bug_standing(record)
+    if record:  # our own findings and seed names cost nothing; the corpus only when given
+        recognise(row.folder, known)
+    standing = bug_standing(found)
     related = tuple(f"{b.id}: {b.signature}" for b in group.bugs if b.id != row.id)
-    return Entry(row.id, row.folder, _family(record), category(record, standing), standing,
-                 group.id, related, gate(record, standing, expert))  # fmt: skip
+    return Entry(row.id, row.folder, _family(found), category(found, standing), standing,
+                 group.id, related, gate(found, standing, expert))  # fmt: skip
 
 
 def filing_queue(
@@ -233,13 +235,16 @@ def filing_queue(
     expert: bool = False,
     known: Path | None = None,
     now: Callable[[], float] = time.time,
+    record: bool = True,
 ) -> FilingQueue:
     """The campaign's filing queue (see the module docstring); new entries are recorded in
     its queue.json. `known`: a folder of upstream reproducers to recognise findings by
-    (`bugs.known`), else what each finding's known.json says."""
+    (`bugs.known`), else what each finding's known.json says. `record` False writes nothing
+    (no queue.json, no known.json: the report reads a folder that may be read-only) and
+    shows what would be queued now."""
     if per_week < 1:
         raise InputError(f"per_week {per_week}: at least one report a week", setting="per_week")
-    passing, held = _candidates(root, finding_groups(root), expert, known)
+    passing, held = _candidates(root, finding_groups(root), expert, known, record)
     log = read_log(root)
     moment = now()
     queued, waiting = [], []
@@ -257,7 +262,7 @@ def filing_queue(
         free = time.strftime("%Y-%m-%d", time.gmtime(min(e["at"] for e in week) + WEEK))
         reason = f"{per_week} {entry.family} report(s) queued this week; next slot {free}"
         waiting.append(Entry(**{**entry.__dict__, "reason": reason}))
-    if any(e.queued_at == moment for e in queued):
+    if record and any(e.queued_at == moment for e in queued):
         _write_log(root, log)
     return FilingQueue(root, per_week, expert, queued, waiting, held)
 

@@ -1,9 +1,12 @@
 """The campaign report: one self-contained HTML page (inline CSS and SVG, no scripts, no
 fonts or files fetched), readable offline and attachable to an issue or an e-mail.
 
-Sections: summary, throughput over time, bugs over time, validity by theory, strategies, the
-stored bugs per solver option (a campaign with options), distinct bugs (the triage groups)
-with each group's formula, bisection and a ready-to-paste issue text, and the seed findings. Every text from the store is escaped: formulas are full of < > &.
+Sections: the filing queue (what to file first, `bugs.queue`), distinct bugs (the triage
+groups) with each group's formula, bisection and a ready-to-paste issue text, the seed
+findings; then the campaign: summary, throughput over time, bugs over time, validity by
+theory, strategies, the stored bugs per solver option (a campaign with options). Tables wrap
+their cells (`overflow-wrap: anywhere`) so that no column runs off a 1,400-pixel screen.
+Every text from the store is escaped: formulas are full of < > &.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.issue_text import BugFacts, bisect_summary, issue_text, load_facts
 from sphinxfuzz.bugs.listing import alive_first
 from sphinxfuzz.bugs.option_use import count_options, sets_options, solver_texts
+from sphinxfuzz.bugs.queue import Entry, filing_queue
 from sphinxfuzz.bugs.record import Bisection, is_bug_folder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store, StoreError
@@ -28,10 +32,12 @@ from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.solvers import SolverSpecError, parse_specs, solver_version
 
 _CSS = """
-body { font-family: sans-serif; margin: 24px auto; max-width: 1150px; color: #222; }
+body { font-family: sans-serif; margin: 24px auto; max-width: 1150px; padding: 0 12px; color: #222; }
 h1 { margin-bottom: 4px; } h2 { border-bottom: 2px solid #ccc; padding-bottom: 4px; margin-top: 32px; }
-table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
-th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 8px 0; font-size: 13px; max-width: 100%; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top;
+  overflow-wrap: anywhere; }
+td code { white-space: pre-wrap; overflow-wrap: anywhere; }
 th { background: #f0f0f0; } td.num { text-align: right; }
 pre, textarea { font-family: monospace; font-size: 12px; background: #f7f7f7; border: 1px solid #ddd;
   padding: 8px; overflow-x: auto; white-space: pre; }
@@ -233,6 +239,35 @@ def _size(facts: BugFacts) -> str:
             f"{before.nodes} &rarr; {after.nodes} nodes")  # fmt: skip
 
 
+def _anchor(entry: Entry) -> str:
+    """Where a queued finding's issue text is on the page: its group's section, or a seed
+    finding's own."""
+    if entry.folder.parent.name == CampaignFolder.FINDINGS:
+        return f"finding-{entry.id}"
+    return entry.group
+
+
+def _queue(root: Path) -> str:
+    """The filing queue as it stands now (`bugs.queue`; nothing recorded): what to file
+    first, then what waits and why the rest is held back."""
+    found = filing_queue(root, record=False)
+    rows = [
+        [escape(e.family), escape(e.category) + (" <b>(expert option)</b>" if e.expert else ""),
+         f'<a href="#{escape(_anchor(e))}">{escape(e.id)}</a>',
+         escape(e.issue.title if e.issue else "")]
+        for e in found.queued
+    ]  # fmt: skip
+    apart = [[escape(e.family), escape(e.id), escape(e.reason)]
+             for e in found.waiting + found.held]  # fmt: skip
+    queued = (_table(["family", "category", "finding", "issue title"], rows) if rows
+              else "<p>Nothing to file this week.</p>")  # fmt: skip
+    held = (f"<h3>Waiting or held back</h3>{_table(['family', 'finding', 'why'], apart)}"
+            if apart else "")  # fmt: skip
+    return ('<section id="queue"><h2>Filing queue</h2><p>Per solver family, in the order '
+            f"the maintainers ask for, at most {found.per_week} a week; each issue text is in "
+            f"its bug's section below.</p>{queued}{held}</section>")  # fmt: skip
+
+
 def _group_rows(groups: list[BugGroup], facts: dict[str, BugFacts], first: float) -> str:
     rows = []
     for group in groups:
@@ -263,10 +298,10 @@ def _bisect_table(bisect: Bisection | None) -> str:
     return "<h4>Bisection</h4>" + _table(["version", "status", "detail"], rows)
 
 
-def _evidence(facts: BugFacts) -> str:
+def _evidence(facts: BugFacts, related: list[str]) -> str:
     """The formula to look at, the bisection when there is one, and the issue text."""
     which = "reduced formula" if facts.reduction else "formula (not reduced yet)"
-    issue = issue_text(facts)
+    issue = issue_text(facts, related)
     rows = min(issue.count("\n") + 1, 40)
     reference = (f"<p>Reference: {escape(facts.reduction.reference_sentence())}</p>"
                  if facts.reduction else "")  # fmt: skip
@@ -280,6 +315,7 @@ def _evidence(facts: BugFacts) -> str:
 
 def _group_section(group: BugGroup, facts: dict[str, BugFacts]) -> str:
     rep = facts[group.representative.id]
+    related = [f"{b.id}: {b.signature}" for b in group.bugs if b.id != rep.id]
     members = "".join(
         f'<li><code>{escape(b.id)}</code> <span class="muted">{escape(_when(b.found_at))}, '
         + (f"{b.count} hits of its signature, " if b.kind == VerdictKind.CRASH else "")
@@ -292,7 +328,7 @@ def _group_section(group: BugGroup, facts: dict[str, BugFacts]) -> str:
         f'<h3>{group.id}: <span class="kind-{escape(group.kind)}">{escape(group.kind)}</span> '
         f"in {escape(group.solver or '-')}</h3>"
         f"<p><code>{escape(rep.signature)}</code></p>"
-        f"<p>Bugs in this group:</p><ul>{members}</ul>{_evidence(rep)}</section>"
+        f"<p>Bugs in this group:</p><ul>{members}</ul>{_evidence(rep, related)}</section>"
     )
 
 
@@ -312,7 +348,7 @@ def _seed_findings(store: Store) -> str:
             details.append(
                 f'<section class="group" id="finding-{escape(ident)}"><h3>{escape(ident)}: '
                 f'<span class="kind-{escape(kind)}">{escape(kind)}</span> in {escape(solver)}'
-                f"</h3>{_evidence(facts)}</section>"
+                f"</h3>{_evidence(facts, [])}</section>"
             )
     return ('<section id="seed-findings"><h2>Seed findings</h2><p>The unmutated seed already '
             "misbehaves: kept apart from the bugs the mutations found.</p>"
@@ -374,17 +410,19 @@ def render_report(root: Path) -> str:
         facts = {bug.id: load_facts(bug.folder) for bug in bugs}
         line = timeline(store)
         first = min((s for _, s, _ in store.runs()), default=0.0)
+        # what a maintainer files first, then the distinct bugs; the campaign's plots after
         parts = [
-            _summary(store, root, line, groups, list(facts.values())),
-            _plots(store, line, groups),
-            _theories(store.total_stats()),
-            _strategies(store.total_stats()),
-            _options(store.config() or {}, list(facts.values())),
+            _queue(root),
             '<section id="bugs"><h2>Distinct bugs</h2>',
             (_group_rows(groups, facts, first) if groups else "<p>No bug stored.</p>"),
             "".join(_group_section(g, facts) for g in groups),
             "</section>",
             _seed_findings(store),
+            _summary(store, root, line, groups, list(facts.values())),
+            _plots(store, line, groups),
+            _theories(store.total_stats()),
+            _strategies(store.total_stats()),
+            _options(store.config() or {}, list(facts.values())),
         ]
     title = f"sphinxfuzz campaign {root.resolve().name}"
     return (

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sphinxfuzz.bugs.known import bugs_found
+from sphinxfuzz.bugs.known import bugs_found, recognise
 from sphinxfuzz.bugs.newest import newest_specs, reference_candidates
 from sphinxfuzz.bugs.queue import (
     CRASH_REGULAR,
@@ -57,7 +57,7 @@ def entry_formula(number: int) -> str:
 def campaign(tmp_path_factory: pytest.TempPathFactory, z3_4_12_2: None) -> Path:
     """Three real findings, stored in this order: a z3 4.12.2 crash under model_validate=true
     that no entry knows, z3 5.4.1's invalid model (entry 11) and its known segfault (entry
-    6); each refreshed on the newest release and kept whole as reduced."""
+    6); each refreshed on the newest release, recognised, and kept whole as reduced."""
     base = tmp_path_factory.mktemp("queue")
     root = base / "c"
     cases = [
@@ -69,7 +69,8 @@ def campaign(tmp_path_factory: pytest.TempPathFactory, z3_4_12_2: None) -> Path:
         seed = base / name
         seed.write_text(text)
         folder = store_seed_finding(root, seed, solvers)
-        refresh_bug(root, folder, newest_specs(""))
+        refresh_bug(root, folder, newest_specs(""))  # as a campaign does once it stores one
+        recognise(folder)
         kept_whole(root, folder, standing)
     return root
 
@@ -115,3 +116,19 @@ def test_bugs_queue_prints_and_writes_json(campaign: Path, tmp_path: Path) -> No
         INVALID_MODEL, CRASH_REGULAR,
     ]  # fmt: skip
     assert json.loads((root / "queue.json").read_text())["schema"] == "sphinxfuzz/queue-log/1"
+
+
+def test_the_report_opens_with_the_queue_then_the_bugs_then_the_plots(campaign: Path) -> None:
+    from sphinxfuzz.bugs.report import render_report
+
+    def files() -> list[str]:  # SQLite's own -shm and -wal aside
+        return sorted(p.name for p in campaign.rglob("*") if "sqlite" not in p.name)
+
+    before = files()
+    page = render_report(campaign)
+    assert files() == before  # the report writes nothing: no queue.json, no known.json
+    order = [page.index(f'<section id="{name}">') for name in ("queue", "bugs", "throughput")]
+    assert order == sorted(order)
+    queue = page[order[0] : order[1]]
+    assert "invalid model" in queue and "likely known: bugs-found 6" in queue
+    assert "overflow-wrap: anywhere" in page  # long signatures wrap inside their column
