@@ -65,7 +65,10 @@ def test_reduce_shrinks_a_crash_and_keeps_it_a_crash(
         line for line in z3.stdout.splitlines()
         if line.startswith(("(error", "unsupported")) and "model is not available" not in line
     ]  # fmt: skip
-    assert complaints == [] and z3.outcome != Outcome.ERROR, (reduced, z3.stdout)
+    # z3 refuses nothing but the model request after no check-sat (a rejection since 71888de:
+    # "model is not available" before any answer), which the reference leaves out
+    refused = z3.outcome == Outcome.ERROR and "model is not available" not in z3.stdout
+    assert complaints == [] and not refused, (reduced, z3.stdout)
     report = load_reduction(folder)
     assert report is not None and report.reference_sentence().startswith("accepted by z3 ")
     again = runner.invoke(app, ["reduce", "--all", "--campaign", str(root), "--trust-folder"])
