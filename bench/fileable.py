@@ -104,31 +104,34 @@ def run_arm(folder: Path, seeds: Path, args: argparse.Namespace, seed: int, redu
         return Arm(reduce, folder, store.total_stats(), wall)
 
 
-def queue_length(folder: Path) -> str:
-    """The filing queue's length, from `sphinxfuzz bugs queue --json` where the tree has it."""
+def queue_state(folder: Path) -> tuple[str, dict[str, str]]:
+    """The filing queue (`sphinxfuzz bugs queue --json`, where the tree has it): its lengths,
+    and each finding's place in it ("queued", "waiting", "held: why")."""
     done = subprocess.run(
         [sys.executable, "-m", "sphinxfuzz", "bugs", "queue", "-c", str(folder), "--json"],
         capture_output=True, text=True, check=False,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )  # fmt: skip
-    if done.returncode != 0:
-        line = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"not available ({line[:100]})"
     try:
-        data: Any = json.loads(done.stdout)
+        data: Any = json.loads(done.stdout) if done.returncode == 0 else None
     except ValueError:
-        return "not available (no JSON)"
-    if isinstance(data, dict):
-        lists = [(k, v) for k, v in data.items() if isinstance(v, list)]
-        for key in ("queue", "entries", "reports"):
-            if isinstance(data.get(key), list):
-                return str(len(data[key]))
-        return ", ".join(f"{k} {len(v)}" for k, v in lists) or "not available (no list)"
-    return str(len(data)) if isinstance(data, list) else "not available"
+        data = None
+    if not isinstance(data, dict):
+        line = (done.stderr.strip().splitlines() or ["no JSON"])[-1]
+        return f"not available ({line[:100]})", {}
+    places: dict[str, str] = {}
+    lengths = []
+    for part in ("queued", "waiting", "held"):
+        entries = [e for e in data.get(part) or [] if isinstance(e, dict)]
+        lengths.append(f"{len(entries)} {part}")
+        for entry in entries:
+            why = f": {entry.get('reason')}" if part == "held" and entry.get("reason") else ""
+            places[str(entry.get("id"))] = f"{part}{why}"
+    return ", ".join(lengths), places
 
 
-def finding_lines(folder: Path) -> tuple[list[str], Counter[str]]:
-    """One line per finding, and the counts the summary prints."""
+def finding_lines(folder: Path, places: dict[str, str]) -> tuple[list[str], Counter[str]]:
+    """One line per finding (`places`: where the queue put each), and the summary's counts."""
     with Store(folder, read_only=True) as store:
         rows: list[BugRow] = store.bugs() + store.seed_finding_rows()
     group_of = {row.id: group.id for group in group_bugs(rows) for row in group.bugs}
@@ -156,6 +159,7 @@ def finding_lines(folder: Path) -> tuple[list[str], Counter[str]]:
         lines.append(
             f"  {row.id[:40]:<40} {where:<4} {row.kind:<13} {size:<22} {standing:<8} "
             f"{known.label if known else '-':<16} {group_of.get(row.id, '-'):<10} {row.signature[:70]}"
+            f"\n      queue: {places.get(row.id, '-')}"
         )
     return lines, counts
 
@@ -216,14 +220,15 @@ def main() -> int:
         print(f"\nfuzzing rate with reduction: {mean:.1%}{spread} of without ({verdict} the "
               f"{TARGET_LOSS:.0%} target)")  # fmt: skip
     for arm in reducing:
-        lines, counts = finding_lines(arm.folder)
+        queue, places = queue_state(arm.folder)
+        lines, counts = finding_lines(arm.folder, places)
         standings = ", ".join(
             f"{k[9:]} {v}" for k, v in sorted(counts.items()) if k.startswith("standing ")
         )
         print(f"\n{arm.folder.name}: stored {counts['stored']}, reduced {counts['reduced']}, "
               f"valid {counts['valid']}, not reduced {counts['not reduced']}; standing: "
               f"{standings or '-'}; known {counts['known']}; groups {counts['groups']}; "
-              f"queue {queue_length(arm.folder)}")  # fmt: skip
+              f"queue: {queue}")  # fmt: skip
         print(f"reductions: {arm.stats.reduce_seconds:.0f} s after the fuzzing "
               f"({arm.stats.reduced} reduced, {arm.stats.not_reduced} refused this run; "
               f"{counts['reduction seconds']} s in the reduce.json files)")  # fmt: skip
