@@ -108,7 +108,9 @@ def test_a_silent_exit_in_the_family_error_status_is_a_rejection() -> None:
     assert classify("", "", 3, False, Family.CVC5).outcome is Outcome.CRASH
     assert classify("", "", 1, False).outcome is Outcome.CRASH
     for signal in (1, 6, 11):  # any signal, in any family
-        assert classify("", "", -signal, False, Family.CVC5).outcome is Outcome.CRASH
+        killed = classify("", "", -signal, False, Family.CVC5)
+        assert killed.outcome is Outcome.CRASH
+        assert killed.failure_line == f"killed by signal {signal}"
     # the family's error status after a crash message stays a crash (a z3 assertion build
     # exits 110 after ASSERTION VIOLATION, like an unknown parameter)
     violation = "ASSERTION VIOLATION\nFile: ../src/smt/smt_context.cpp\nLine: 4021\nfalse\n"
