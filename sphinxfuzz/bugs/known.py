@@ -292,10 +292,11 @@ def recognise(folder: Path, corpus: Path | None = None, *, batch: int = BATCH) -
     known = None
     if isinstance(record, SeedFindingRecord):
         known = from_seed_name(record.seed_file, family)
-    if known is None and blamed is not None:
-        known = from_bugs_found(blamed.family, verdict.kind, verdict.signature)
+    # an upstream issue before our own page: the maintainers know it by its issue
     if known is None and corpus is not None and verdict.kind == VerdictKind.CRASH:
         known = from_corpus(record, corpus, batch=batch)
+    if known is None and blamed is not None:
+        known = from_bugs_found(blamed.family, verdict.kind, verdict.signature)
     if known is not None:
         write_known(folder, known)
     return known

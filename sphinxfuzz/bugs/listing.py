@@ -16,8 +16,10 @@ from sphinxfuzz.bugs.record import (
     FIXED,
     BugFileError,
     BugRecord,
+    Known,
     Reduction,
     Today,
+    load_known,
     load_not_reduced,
     load_record,
     load_reduction,
@@ -107,6 +109,20 @@ def specs_of(root: Path) -> list[str]:
         return []
 
 
+def known_of(folder: Path) -> Known | None:
+    """The reported bug the finding likely is (`bugs.known`), None when none matched (or
+    its known.json is damaged: `bugs list` still lists the finding)."""
+    try:
+        return load_known(folder)
+    except BugFileError:
+        return None
+
+
+def _known_json(folder: Path) -> dict[str, str] | None:
+    known = known_of(folder)
+    return known.to_json() if known else None
+
+
 def _bug(row: BugRow, today: Today | None = None, specs: Sequence[str] = ()) -> dict[str, Any]:
     reduction, standing = reduction_and_standing(row.folder, specs)
     return {
@@ -127,6 +143,7 @@ def _bug(row: BugRow, today: Today | None = None, specs: Sequence[str] = ()) -> 
         "reduced_size": reduction.after.to_json() if reduction else None,
         "standing": None if standing is None else str(standing),
         "not_reduced": None if reduction else not_reduced_why(row.folder),
+        "known": _known_json(row.folder),
     }
 
 
@@ -171,6 +188,7 @@ def bugs_json(
                 "today": (lambda t: t.to_json() if t else None)(
                     today_of(CampaignFolder(root).finding(i))
                 ),
+                "known": _known_json(CampaignFolder(root).finding(i)),
             }
             for i, f, k, s, sig in findings
         ],  # fmt: skip

@@ -19,6 +19,7 @@ from sphinxfuzz.bugs.listing import (
     alive_first,
     bug_json,
     bugs_json,
+    known_of,
     reduced_text,
     reduction_and_standing,
     specs_of,
@@ -113,10 +114,11 @@ def list_bugs(
     facts = {r.id: reduction_and_standing(r.folder, specs) for r, _ in ranked_rows}
     _print_rows(
         console,
-        ("id", "today", "kind", "solver", "hits", "reduced", "standing", "seed", "signature"),
+        ("id", "today", "kind", "solver", "hits", "reduced", "standing", "known", "seed",
+         "signature"),
         [(r.id, today.sentence() if today else "not checked", r.kind, r.solver or "-",
           str(r.count), reduced_text(facts[r.id][0], r.folder), str(facts[r.id][1] or "?"),
-          Path(r.seed_file).name, r.signature)
+          _known_text(r.folder), Path(r.seed_file).name, r.signature)
          for r, today in ranked_rows],
     )  # fmt: skip
     if alive:
@@ -129,14 +131,21 @@ def list_bugs(
         console.print("seed findings (the unmutated seed already misbehaves)", style="bold")
         _print_rows(
             console,
-            ("id", "today", "kind", "solver", "seed", "signature"),
+            ("id", "today", "kind", "solver", "known", "seed", "signature"),
             [
-                (i, _today_text(CampaignFolder(root).finding(i)), k, s or "-", Path(f).name, sig)
+                (i, _today_text(CampaignFolder(root).finding(i)), k, s or "-",
+                 _known_text(CampaignFolder(root).finding(i)), Path(f).name, sig)
                 for i, f, k, s, sig in findings
             ],  # fmt: skip
         )
     if not rows and not findings:
         console.print("no bugs stored yet")
+
+
+def _known_text(folder: Path) -> str:
+    """ "likely z3#3453" for a finding `bugs.known` recognised, else "-"."""
+    known = known_of(folder)
+    return f"likely {known.label}" if known else "-"
 
 
 def _today_text(folder: Path) -> str:

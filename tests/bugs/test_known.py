@@ -95,3 +95,19 @@ def test_a_seed_file_that_names_an_issue_of_the_blamed_family_is_that_issue(tmp_
     for seed, label in ((other, "bugs-found 6"), (own, "z3#4444")):
         known = recognise(store_seed_finding(tmp_path / "campaign", seed, "z3"))
         assert known is not None and known.label == label
+
+
+def test_bugs_list_shows_the_mark(match_crash: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from sphinxfuzz.cli import app
+
+    recognise(match_crash)
+    root = match_crash.parent.parent
+    shown = CliRunner().invoke(app, ["bugs", "list", "-c", str(root)])
+    assert shown.exit_code == 0 and "likely bugs-found 6" in shown.output, shown.output
+    data = json.loads(CliRunner().invoke(app, ["bugs", "list", "-c", str(root), "--json"]).output)
+    (finding,) = data["seed_findings"]
+    assert finding["known"]["label"] == "bugs-found 6"
