@@ -9,6 +9,7 @@ seed paths, the generators folder) into typed values once; workers use those val
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -329,12 +330,20 @@ class Budget:
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_PARTS = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd])")
+_COMPOUND = re.compile(rf"(?:{_PARTS.pattern})+\s*")
 _UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_duration(text: str) -> float:
-    """`90`, `90s`, `10m`, `2h`, `1d` -> seconds."""
+    """`90`, `90s`, `10m`, `2h`, `1d`, `1h30m` -> seconds."""
     match = _DURATION.match(text)
-    if not match or float(match.group(1)) <= 0:
-        raise ValueError(f"{text!r} is not a duration (examples: 90s, 10m, 2h)")
-    return float(match.group(1)) * _UNIT[match.group(2)]
+    if match:
+        seconds = float(match.group(1)) * _UNIT[match.group(2)]
+    elif _COMPOUND.fullmatch(text):
+        seconds = sum(float(n) * _UNIT[unit] for n, unit in _PARTS.findall(text))
+    else:
+        seconds = 0
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"{text!r} is not a duration (examples: 90s, 10m, 2h, 1h30m)")
+    return seconds

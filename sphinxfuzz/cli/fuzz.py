@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.api import run_campaign
@@ -33,6 +34,7 @@ from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 from sphinxfuzz.strategies import get as get_strategy
 from sphinxfuzz.strategies import names as strategy_names
+from sphinxfuzz.visible import visible
 
 STRATEGY_LIST = "; ".join(f"{n}: {get_strategy(n).summary}" for n in strategy_names())
 
@@ -66,6 +68,17 @@ HELP = (
 
 
 OPTION_ROWS = 10  # the options the summary names; the report lists every one
+
+
+# --log-every's shortest period: a status line (and status.json) every 0.0001 s printed
+# thousands of lines a second and took the campaign's time.
+LOG_FLOOR = 0.1
+
+
+def _log_floor(value: float) -> float:
+    if 0 < value < LOG_FLOOR:
+        raise typer.BadParameter(f"{value:g}: at least {LOG_FLOOR:g} seconds, or 0 for none")
+    return value
 
 
 def _say(console: Console) -> Callable[[str], None]:
@@ -175,14 +188,14 @@ def fuzz(
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes", help="Start a new solver process for every script. Default: z3 and cvc5 keep one process per worker (much faster for cvc5); any verdict is confirmed in fresh processes before it is stored.")] = False,
     process_scripts: Annotated[int, typer.Option("--process-scripts", min=1, help=f"Scripts a long-lived solver process answers before a new one replaces it. Fewer bound the memory a solver accumulates and what a process killed at a time-out takes with it: a z3 built with gcov writes its counters only when it exits normally (bench/coverage.py runs 20). --fresh-processes starts one for every script instead. Default: {SCRIPTS_PER_PROCESS}.")] = SCRIPTS_PER_PROCESS,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no messages while running; the summary still comes at the end.")] = False,
-    log_every: Annotated[float, typer.Option("--log-every", min=0.0, help="When stdout is not a terminal (a log file, CI), print a timestamped statistics line every this many seconds; 0: none. On a terminal a live line is shown instead.")] = 10.0,
+    log_every: Annotated[float, typer.Option("--log-every", min=0.0, callback=_log_floor, help=f"When stdout is not a terminal (a log file, CI), print a timestamped statistics line every this many seconds (at least {LOG_FLOOR:g}); 0: none. On a terminal a live line is shown instead.")] = 10.0,
     fail_on_bug: Annotated[bool, typer.Option("--fail-on-bug", help="Exit with status 1 when this run stored a new bug or seed finding (for CI).")] = False,
     max_seed_bytes: Annotated[int | None, typer.Option("--max-seed-bytes", min=1, help=f"Seeds larger than this are skipped with a message (parsing and mutating a huge seed costs minutes and gigabytes). Default: {default_of('max_seed_bytes'):,}.")] = None,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
     strategies: Annotated[str | None, typer.Option("--strategies", help=f"Strategies and their weights, e.g. 'sphinx,fusion=2,storm': each seed position draws one. {STRATEGY_LIST}. Default: {default_of('strategies')}.")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="fixed: draw strategies by the --strategies weights; bandit: favour the strategies whose cases found crashes, verdicts and new operator pairs per solver call. Default: fixed.")] = None,
     options: Annotated[str | None, typer.Option("--options", help="Solver options per seed position, on the targets' command lines (stored bugs, replay, reduce and bisect keep them): 'random' (the default) draws up to 3 options per target from its release's option table (`sphinxfuzz solvers options`; built on first use, seconds per release), 'random:K' up to K; 'none' runs the targets as --solvers names them; 'compare' (or 'compare:K') runs each target plain and, as a second target (z3#2), with the options 'random' draws: one solver judged against itself; 'z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes' fixes them per family. Options reach code no formula does: an hour of z3 4.12.2 covered 38.5% of its lines with them, 32.1% without. Default: random.")] = None,
-    trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solvers (one, or several as 'z3;cvc5') that label seeds sat/unsat (fusion, sae, janus, canary, octopus) from clean runs they agree on, give storm, canary and octopus their models (and octopus its unsat cores), and re-run every expected-answer verdict's formula (a trusted solver answering as the target did makes it a construction doubt, not a bug); not targets, so an old release under test never vouches for itself. Default: {default_of('trusted')!r}.")] = None,
+    trusted: Annotated[str | None, typer.Option("--trusted", help=f"The solvers (one, or several as 'z3;cvc5') that label seeds sat/unsat (fusion, sae, janus, canary, octopus) from clean runs they agree on, give storm, canary and octopus their models (and octopus its unsat cores), and re-run every expected-answer verdict's formula (a trusted solver answering as the target did makes it a construction doubt, not a bug); not targets, so an old release under test never vouches for itself. Default: '{default_of('trusted')}'.")] = None,
     newest: Annotated[str | None, typer.Option("--newest", help="The newest release of each solver family every stored bug is replayed on, to record it alive or fixed today, e.g. 'z3@5.4.1;cvc5'. Default: the newest installed wheel of each family.")] = None,
     known: Annotated[str | None, typer.Option("--known", metavar="DIR", help="A folder of upstream bug reproducers named <tracker>_<issue>_<n>.smt2 (z3_3453_0.smt2): a stored crash in the place of one of them, on the same release and command line, is marked 'likely known: z3#3453'. The reproducers of the blamed family run when a bug is stored, a batch at a time, once per release (cached). Without it, stored bugs are still checked against docs/bugs-found.json and seed file names.")] = None,
     history: Annotated[str | None, typer.Option("--history", metavar="DIR", help="A folder of historical bug triggers named <tracker>_<issue>_<n>.smt2 (z3_3453_0.smt2): the histfuzz strategy fills seeds' holes with their sub-terms, each mutant recording the trackers and files it drew from. Without it, histfuzz applies to no seed.")] = None,
@@ -226,7 +239,8 @@ def fuzz(
     config = resumed_config(root, given) if resume else CampaignConfig.from_settings(given)
     campaign = validate(config, unconfined=unconfined, say=None if quiet else _say(console))
     console.print(
-        f"campaign [bold]{root}[/] seed {config.campaign_seed}, solvers {config.solvers!r}, "
+        f"campaign [bold]{escape(visible(str(root)))}[/] seed {config.campaign_seed}, solvers "
+        f"{escape(visible(repr(config.solvers)))}, "
         f"{'resuming' if resume else 'starting'} with {jobs} job(s)"
         + (f" on Ray ({ray})" if ray else ""),
         highlight=False,
@@ -244,7 +258,7 @@ def fuzz(
             raise
     used = option_use(root, config.solvers) if config.sets_options else []
     console.print(summary_table(summary.stats, summary.fuzzing_seconds, options=used))
-    console.print(closing_line(summary.new_bugs, root), highlight=False)
+    console.print(visible(closing_line(summary.new_bugs, root)), highlight=False, markup=False)
     if fail_on_bug and summary.new_bugs:
         raise typer.Exit(1)
 

