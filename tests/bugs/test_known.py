@@ -111,3 +111,16 @@ def test_bugs_list_shows_the_mark(match_crash: Path) -> None:
     data = json.loads(CliRunner().invoke(app, ["bugs", "list", "-c", str(root), "--json"]).output)
     (finding,) = data["seed_findings"]
     assert finding["known"]["label"] == "bugs-found 6"
+
+
+def test_an_older_release_crashing_in_the_same_place_is_that_entry(
+    tmp_path: Path, z3_4_12_2: None
+) -> None:
+    """z3 4.12.2 segfaults on entry 6's formula one frame off 5.4.1's stack (in
+    get_datatype_constructors, under check_patterns): the same bug."""
+    seed = tmp_path / "renamed.smt2"
+    seed.write_text(RENAMED)
+    folder = store_seed_finding(tmp_path / "campaign", seed, "z3@4.12.2")
+    assert load_record(folder).verdict.signature != bugs_found()[5].signature
+    known = recognise(folder)
+    assert known is not None and known.label == "bugs-found 6"
