@@ -76,6 +76,8 @@ def test_a_known_solver_runs_without_trust_and_bugs_show_prints_its_spec(
         ("cvc5 --incremental", False),
         ("z3@4.12.2", False),
         ("z3 smt.arith.solver=2", False),
+        ("cvc5 --force-logic=QF_BV", False),
+        ("z3 proof.log=x", True),
         ("sh -c 'exec z3 \"$0\"'", True),
         ("/tmp/z3", True),
         ("bugs/1-crash/z3", True),
