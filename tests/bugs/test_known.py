@@ -124,3 +124,25 @@ def test_an_older_release_crashing_in_the_same_place_is_that_entry(
     assert load_record(folder).verdict.signature != bugs_found()[5].signature
     known = recognise(folder)
     assert known is not None and known.label == "bugs-found 6"
+
+
+def test_a_campaign_with_known_reproducers_marks_its_seed_finding(tmp_path: Path) -> None:
+    """fuzz --known: the campaign runs the reproducers of the blamed family once it stores
+    the finding, and names the issue in its message and in known.json."""
+    from dataclasses import replace
+
+    from sphinxfuzz.api import run_campaign
+    from tests.campaign_helpers import config_for
+
+    seed = tmp_path / "seeds" / "renamed.smt2"
+    seed.parent.mkdir()
+    seed.write_text(RENAMED)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "z3_7777_0.smt2").write_text(MATCH_AFTER_RESET)
+    config = replace(config_for([seed.parent], "z3", per_seed=1), known=str(corpus))
+    messages: list[str] = []
+    run_campaign(config, tmp_path / "c", mutants=1, on_message=messages.append)
+    (folder,) = (tmp_path / "c" / "seed-findings").iterdir()
+    known = load_known(folder)
+    assert known is not None and known.label == "z3#7777"
