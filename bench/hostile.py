@@ -18,7 +18,13 @@ blocked stop (SIGTERM while the main thread blocks), store (damaged, missing, em
 a folder of its name, unwritable and empty -c; a full disk and read-only media where this
 process may mount a tmpfs), terminal (escape codes in stored solver output and a generator's
 exception), sphinxfuzz.toml (malformed), LLM answer (malformed answers over the file
-exchange), campaign (SIGTERM mid-run).
+exchange), campaign (SIGTERM mid-run). The third round (issue 52): bug folders (a forged
+stored spec given to replay, reduce, bisect and refresh), cache names (hostile --version
+lines), numbers (5,000-digit indices in seeds), seed walks (/proc, a FIFO, a resume from
+another folder, seeds as one string), campaign files (damaged verdict.json and status.json),
+config values (the cache a file, deep TOML, infinite weights), Python API (bad arguments),
+reduce (SIGTERM while ddSMT runs). Two more columns: files written outside the cache and the
+campaign folder, and commands a bug folder named that ran without --trust-folder.
 """
 
 from __future__ import annotations
@@ -64,6 +70,8 @@ class Row:
     escapes: int = 0
     orphans: int = 0
     leftover: int = 0
+    outside: int = 0  # files written outside the solver cache and the campaign folder
+    untrusted: int = 0  # commands a bug folder named that ran without --trust-folder
     peak_mb: float = 0.0
     note: str = ""
 
@@ -83,11 +91,16 @@ _watched_peak = 0.0
 
 
 def sphinxfuzz(
-    *argv: str, cwd: Path | None = None, timeout: float = 600, signal_after: float | None = None
+    *argv: str,
+    cwd: Path | None = None,
+    timeout: float = 600,
+    signal_after: float | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the CLI; its peak resident memory (VmHWM, polled) counts as the parent's."""
+    """Run the CLI (`env`: variables added); its peak resident memory (VmHWM, polled)
+    counts as the parent's."""
     global _watched_peak
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     command = [sys.executable, "-c", "from sphinxfuzz.cli import main; main()", *argv]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env, cwd=cwd)  # fmt: skip
@@ -570,6 +583,203 @@ def campaign(row: Row) -> None:
     row.note = f"stopped {stopped_in:.1f} s after SIGTERM, {len(stored)} bug(s) stored"
 
 
+# -- the third round (issue 52) ----------------------------------------------------------------
+
+
+def _forged(root: Path, spec: str) -> Path:
+    """The campaign's first bug with its stand-in's stored spec replaced by `spec`."""
+    folder = sorted((root / "bugs").iterdir())[0]
+    verdict = json.loads((folder / "verdict.json").read_text())
+    verdict["solvers"][-1]["spec"] = spec
+    (folder / "verdict.json").write_text(json.dumps(verdict))
+    return folder
+
+
+def _handled(row: Row, done: subprocess.CompletedProcess[str], ok: bool) -> None:
+    row.tried += 1
+    row.tracebacks += traced(done)
+    row.handled += ok and not traced(done)
+
+
+def bug_folders(row: Row) -> None:
+    root = campaign_with_bugs()
+    pwned = work() / "PWNED"
+    spec = f"sh -c 'touch {pwned} && exec z3 \"$0\"'"
+    folder = _forged(root, spec)
+    env = {"SPHINXFUZZ_CACHE": str(work() / "cache")}
+    for command in (("bugs", "replay", folder.name), ("reduce", folder.name),
+                    ("bisect", folder.name, "--versions", "4.12.2"), ("bugs", "refresh")):  # fmt: skip
+        done = sphinxfuzz(*command, "-c", str(root), env=env)
+        refused = "not run" in done.stdout + done.stderr and spec in done.stdout + done.stderr
+        row.untrusted += pwned.exists()
+        _handled(row, done, refused and not pwned.exists())
+        pwned.unlink(missing_ok=True)
+    shown = sphinxfuzz("bugs", "show", folder.name, "-c", str(root))
+    _handled(row, shown, f"spec: {spec}" in shown.stdout)
+    trusted = sphinxfuzz("bugs", "replay", folder.name, "-c", str(root), "--trust-folder")
+    _handled(row, trusted, pwned.exists() and "runs: " in trusted.stdout)  # shown, then run
+    row.note = "forged spec refused by replay, reduce, bisect, refresh; run only trusted"
+
+
+def cache_names(row: Row) -> None:
+    cache = work() / "cache"
+    for name in ("z3_version_escape.sh", "z3_version_huge.sh"):
+        done = sphinxfuzz("fuzz", "--seeds", str(SEEDS / "plain.smt2"), "--solvers",
+                          f"z3;{HOSTILE / 'solvers' / name}", "--generators", str(GENERATORS),
+                          "--mutants", "2", "--seed", "1", "--no-reduce", "-c",
+                          str(work() / "c"), env={"SPHINXFUZZ_CACHE": str(cache)})  # fmt: skip
+        base = Path(os.environ["HOSTILE_WORK"]).parent
+        escaped = [p for p in base.rglob("ESCAPED*")]
+        temporary = [p for p in cache.rglob("*.tmp")]
+        row.outside += len(escaped)
+        long_names = [p for p in cache.rglob("*") if len(p.name) > 100]
+        _handled(row, done, done.returncode == 0 and not escaped + temporary + long_names)
+    row.note = "version lines x/../../ESCAPED and 20 MB: names are digests"
+
+
+def numbers(row: Row) -> None:
+    folder = work() / "seeds"
+    folder.mkdir()
+    digits = "1" * 5000
+    (folder / "bv.smt2").write_text(f"(declare-fun x () (_ BitVec {digits}))\n(assert (= x x))\n"
+                                    "(check-sat)\n")  # fmt: skip
+    (folder / "ff.smt2").write_text(f"(assert (= #f1m{digits} #f1m{digits}))\n(check-sat)\n")
+    shutil.copy(SEEDS / "plain.smt2", folder / "plain.smt2")
+    done = sphinxfuzz("fuzz", "--seeds", str(folder), "--solvers", "z3", "--generators",
+                      str(GENERATORS), "--mutants", "4", "--no-reduce", "-c", str(work() / "c"))  # fmt: skip
+    _handled(row, done, done.returncode == 0)
+    row.note = "(_ BitVec <5000 digits>), #f1m<5000 digits>: seed errors, the campaign ran on"
+
+
+def seed_walks(row: Row) -> None:
+    common = ("--solvers", "z3", "--generators", str(GENERATORS), "--mutants", "2", "--no-reduce")
+    done = sphinxfuzz("fuzz", "--seeds", "/proc", *common, "-c", str(work() / "c1"))
+    _handled(row, done, one_line_error(done) and "no .smt2 seed files in /proc" in done.stderr)
+    pipe = work() / "fifo.smt2"
+    os.mkfifo(pipe)
+    done = sphinxfuzz("fuzz", "--seeds", str(pipe), *common, "-c", str(work() / "c2"))
+    _handled(row, done, one_line_error(done) and "not a regular file" in done.stderr)
+    here, there = work(), work()  # ../seeds from each: the seeds, and an empty folder
+    shutil.copytree(SEEDS, here / "seeds")
+    (here / "run").mkdir()
+    (there / "seeds").mkdir()
+    (there / "run").mkdir()
+    done = sphinxfuzz("fuzz", "--seeds", "../seeds", *common, "-c", "c3", cwd=here / "run")
+    again = sphinxfuzz("fuzz", "--resume", *common[4:], "-c", str(here / "run" / "c3"),
+                       cwd=there / "run")  # fmt: skip
+    _handled(row, again, done.returncode == 0 and again.returncode == 0)
+    api = subprocess.run([sys.executable, "-c", "import sphinxfuzz; print(sphinxfuzz."
+                          f"CampaignConfig.from_settings({{'seeds': {str(SEEDS)!r}}}).seeds)"],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    _handled(row, api, api.stdout.strip() == repr((str(SEEDS),)))
+    row.note = "/proc, a FIFO, a resume from another folder, seeds as one string in the API"
+
+
+def campaign_files(row: Row) -> None:
+    root = campaign_with_bugs()
+    folder = sorted((root / "bugs").iterdir())[0]
+    verdict = folder / "verdict.json"
+    original = verdict.read_text()
+    data = json.loads(original)
+    verdict.write_text(
+        original.replace(f'"position": {data["position"]}', '"position": ' + "7" * 5000)
+    )
+    for command in (("bugs", "show", folder.name), ("bugs", "list"),
+                    ("report", "-o", str(work() / "r.html")), ("bugs", "reindex")):  # fmt: skip
+        done = sphinxfuzz(*command, "-c", str(root))
+        _handled(row, done, "verdict.json" in done.stdout + done.stderr)
+    data["today"] = {"status": "alive", "solver": "z3", "version": "4", "checked_at": 10**400}
+    verdict.write_text(json.dumps(data))
+    done = sphinxfuzz("bugs", "show", folder.name, "-c", str(root))
+    _handled(row, done, one_line_error(done) and "checked_at" in done.stderr)
+    verdict.write_text(original)
+    for text in ("[]", '{"seeds": {}}', '{"seeds": {"total": "x"}}', '{"pid": 1}'):
+        (root / "status.json").write_text(text)
+        done = sphinxfuzz("status", "-c", str(root))
+        _handled(row, done, one_line_error(done) and "status.json" in done.stderr)
+    row.note = "5,000-digit position, 400-digit checked_at, forged status.json"
+
+
+def config_values(row: Row) -> None:
+    common = ("fuzz", "--seeds", str(SEEDS / "plain.smt2"), "--solvers", "z3", "--mutants", "1")
+    for cache in ("/etc/passwd", "/proc/x"):
+        done = sphinxfuzz(*common, "-c", str(work() / "c"), env={"SPHINXFUZZ_CACHE": cache})
+        _handled(row, done, one_line_error(done) and cache in done.stderr)
+    cwd = work()
+    (cwd / "sphinxfuzz.toml").write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    done = sphinxfuzz("build-generators", "Ints", "--llm", "openai", "--out", str(work() / "o"),
+                      cwd=cwd, timeout=120)  # fmt: skip
+    _handled(row, done, one_line_error(done) and "sphinxfuzz.toml" in done.stderr)
+    out = work() / "c"
+    done = sphinxfuzz(*common, "--strategies", "sphinx=1e400,fusion=1", "-c", str(out))
+    _handled(row, done, one_line_error(done) and not out.exists())
+    row.note = "SPHINXFUZZ_CACHE a file and /proc/x, 100,000 nested arrays, a weight of 1e400"
+
+
+API_CASES = {
+    "run_campaign(dict)": "sphinxfuzz.run_campaign({'solvers': 'z3'}, FOLDER)",
+    "mutants='2'": "sphinxfuzz.run_campaign(CONFIG, FOLDER, mutants='2')",
+    "replay(folder, 123)": "sphinxfuzz.replay(FOLDER, 123)",
+    "timeout 'abc'": "sphinxfuzz.CampaignConfig.from_settings({'timeout': 'abc'})",
+    "timeout -5": "sphinxfuzz.CampaignConfig.from_settings({'timeout': -5})",
+    "mutants_per_seed 0": "sphinxfuzz.CampaignConfig.from_settings({'mutants_per_seed': 0})",
+    "solvers as a list": "sphinxfuzz.CampaignConfig.from_settings({'solvers': ['z3']})",
+}
+
+
+def python_api(row: Row) -> None:
+    folder = work() / "c"
+    for call in API_CASES.values():
+        script = ("import sphinxfuzz\nfrom sphinxfuzz.errors import SphinxfuzzError\n"
+                  f"CONFIG = sphinxfuzz.CampaignConfig.from_settings({{'seeds': {str(SEEDS)!r}}})\n"
+                  f"FOLDER = {str(folder)!r}\n"
+                  f"try:\n    {call}\nexcept SphinxfuzzError as exc:\n    print('refused:', exc)\n")  # fmt: skip
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)  # fmt: skip
+        _handled(row, done, done.stdout.startswith("refused:") and not folder.exists())
+        if "Traceback" in done.stderr:
+            row.tracebacks += 1
+    row.note = ", ".join(API_CASES)
+
+
+def reduce_stop(row: Row) -> None:
+    from sphinxfuzz.solvers.scratch import TOOL_MARKER
+
+    root = campaign_with_bugs()
+    bug = sorted((root / "bugs").iterdir())[0].name
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "sphinxfuzz", "reduce", bug, "-c", str(root),
+                                "--trust-folder"], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+    def tools() -> list[int]:
+        mark = f"{TOOL_MARKER}={process.pid}".encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and mark in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+
+    deadline = time.monotonic() + 120
+    while not tools() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    started = bool(tools())
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=60)
+    time.sleep(3)  # the janitor's turn
+    left = tools()
+    row.orphans += len(left)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    row.tried = 1
+    row.tracebacks += int("sphinxfuzz/" in (process.stderr.read() if process.stderr else ""))
+    row.handled += started and not left
+    row.note = "SIGTERM while ddSMT runs" + ("" if started else " (ddSMT never started)")
+
+
 ROWS: dict[str, Callable[[Row], None]] = {
     "generators": generators,
     "protocol": protocol,
@@ -585,6 +795,14 @@ ROWS: dict[str, Callable[[Row], None]] = {
     "sphinxfuzz.toml": toml,
     "LLM answer": llm_answer,
     "campaign (SIGTERM)": campaign,
+    "bug folders": bug_folders,
+    "cache names": cache_names,
+    "numbers": numbers,
+    "seed walks": seed_walks,
+    "campaign files": campaign_files,
+    "config values": config_values,
+    "Python API": python_api,
+    "reduce (SIGTERM)": reduce_stop,
 }
 
 
@@ -636,12 +854,13 @@ def main() -> None:
         print(f"{name}: {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
         rows.append(row)
     header = ("area", "tried", "handled", "tracebacks", "lost", "escapes", "orphans",
-              "left-over folders", "parent peak MB", "note")  # fmt: skip
+              "left-over folders", "outside files", "untrusted runs", "parent peak MB", "note")  # fmt: skip
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
         cells = (row.area, row.tried, row.handled, row.tracebacks, row.lost, row.escapes,
-                 row.orphans, row.leftover, f"{row.peak_mb:.0f}", row.note.replace("|", "/"))  # fmt: skip
+                 row.orphans, row.leftover, row.outside, row.untrusted, f"{row.peak_mb:.0f}",
+                 row.note.replace("|", "/"))  # fmt: skip
         print("| " + " | ".join(str(c) for c in cells) + " |")
 
 
