@@ -23,7 +23,7 @@ def test_a_family_guessed_from_a_file_name_says_so_and_how_to_go_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
-    done = runner.invoke(app, ["fuzz", "--seeds", SEED, "--solvers", f"z3;{QUIET_CVC5}",
+    done = runner.invoke(app, ["fuzz", "--seeds", SEED, "--solvers", QUIET_CVC5,
                                "-c", str(tmp_path / "c"), "--mutants", "1"])  # fmt: skip
     assert done.exit_code == 2, done.output
     assert "its help text lists no options" in done.output
