@@ -147,7 +147,10 @@ def test_a_crash_while_probing_is_never_a_capability(tmp_path):
     assert cached == {"Int": None, ">": None, "*": None}  # what it answered, and no more
     probes = capabilities.probes
     assert capabilities.lacking(features) == [] and capabilities.probes == probes
-    # the next campaign probes it again, and finds the crash again
-    again = Capabilities([crashy], folder=tmp_path)
+    # the next campaign probes it again, and finds the crash again, beside a target that
+    # has every answer cached
+    z3 = parse_specs("z3")[0]
+    Capabilities([z3], folder=tmp_path).lacking(features)
+    again = Capabilities([z3, crashy], folder=tmp_path)
     assert again.lacking(features) == [] and again.probes == 1
-    assert again.crashed[crashy.name] == {"+": "killed by signal 11"}
+    assert again.crashed == {z3.name: {}, crashy.name: {"+": "killed by signal 11"}}
