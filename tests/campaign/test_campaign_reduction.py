@@ -29,7 +29,6 @@ from sphinxfuzz.bugs.record import (
 from sphinxfuzz.bugs.reduce import formula_size
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.reduction import waiting
-from sphinxfuzz.campaign.runner import resumed_config
 from sphinxfuzz.campaign.status import read_status
 from sphinxfuzz.cli import app
 from sphinxfuzz.oracle.interesting import CheckSpec, check
@@ -148,12 +147,14 @@ def _stop_and_resume(root: Path, scratch: Path) -> None:
     folder = only_bug(root)
     assert not (folder / "reduce.json").exists() and load_not_reduced(folder) is None
     # a resume (a run setting may change) reduces it, keeping it the same bug
-    config = resumed_config(root, {"reduce_time": PER_BUG})
-    stats = run_campaign(config, root, Budget(), resume=True)
+    resume = [*fuzz, "--resume", "-c", str(root), "--reduce-time", f"{PER_BUG:g}s"]
+    resumed = subprocess.run(resume, capture_output=True, text=True, env=env, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    done = read_status(root)["reduction"]
     meta = json.loads((folder / "reduce.json").read_text())
     reduced = (folder / "reduced.smt2").read_text()
     original = (folder / "mutant.smt2").read_text()
-    assert stats.reduced == 1 and stats.not_reduced == 0 and stats.reduce_seconds > 0
+    assert done["reduced"] == 1 and done["not_reduced"] == 0 and done["seconds"] > 0
     assert formula_size(reduced).bytes < formula_size(original).bytes / 2
     verdict = json.loads((folder / "verdict.json").read_text())["verdict"]
     found, _ = check(CheckSpec.from_json(meta["check"]), reduced)
@@ -161,5 +162,7 @@ def _stop_and_resume(root: Path, scratch: Path) -> None:
     assert meta["reference"]["solver"] == "z3" and meta["reference"]["accepted"] is True
     # the next run finds it reduced: not again
     written = (folder / "reduce.json").stat().st_mtime_ns
-    again = run_campaign(config, root, Budget(), resume=True)
-    assert again.reduced == 0 and (folder / "reduce.json").stat().st_mtime_ns == written
+    again = subprocess.run(resume, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0 and "reducing" not in again.stdout, again.stdout
+    assert read_status(root)["reduction"]["findings"] == 0
+    assert (folder / "reduce.json").stat().st_mtime_ns == written
