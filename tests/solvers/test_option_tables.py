@@ -448,6 +448,7 @@ def test_a_command_line_stands_at_its_highest_option() -> None:
     # a campaign's own cvc5 flags: -i incremental, -m produce-models, -q quiet (all common)
     assert command_standing(Family.CVC5, ["-i", "-m", "-q"], cvc5) == Standing.REGULAR
     assert command_standing(Family.CVC5, ["-x"], cvc5) is None
+    assert command_standing(Family.OTHER, ["--sat-solver=cadical"], cvc5) is None
     assert command_standing(Family.CVC5, ["--no-uf-ho-exp"], cvc5) == Standing.EXPERT
     assert command_standing(Family.CVC5, ["-q", "--sat-solver=cadical"], cvc5) == Standing.REGULAR
     assert command_standing(Family.CVC5, ["--check-models", "--bv-rw-extend-eq"], cvc5) == (

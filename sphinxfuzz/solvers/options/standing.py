@@ -21,9 +21,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from sphinxfuzz.solvers.families import Family
+
+if TYPE_CHECKING:  # declared.py marks each option with a standing: it imports this module
+    from sphinxfuzz.solvers.options.declared import Declared
 
 NOTES = Path(__file__).with_name("standing.json")
 
@@ -154,12 +157,8 @@ def option_name(family: Family, word: str, declared: Mapping[str, object]) -> st
         if short is not None:
             return short if short in declared else None
         matched = _CVC5_WORD.match(word)
-        if matched is None:
-            return None
-        full = word[2:].split("=", 1)[0]
-        for name in (full, matched.group(1)):  # `--no-x` sets x; an option may start "no-"
-            if name in declared:
-                return name
+        # `--no-x` sets x (no cvc5 option's own name starts with "no-")
+        return matched.group(1) if matched and matched.group(1) in declared else None
     return None
 
 
@@ -201,15 +200,7 @@ def notes_digest(path: Path = NOTES) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-class _Marked(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def standing(self) -> Standing: ...
-
-
-def standings_of(family: Family, declared: Iterable[_Marked]) -> dict[str, Standing]:
+def standings_of(family: Family, declared: Iterable[Declared]) -> dict[str, Standing]:
     """Each declared option's standing: as its release marks it, unless the data file notes
     otherwise."""
     notes = noted(family)
