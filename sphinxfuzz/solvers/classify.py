@@ -45,6 +45,9 @@ _BENIGN_ERRORS = re.compile(
     r"after a SAT or UNKNOWN response|no model|context is unsatisfiable",
     re.IGNORECASE,
 )
+# ... of which these name the model or value asked for: no rejection even before any answer
+# (z3 asked for a model before a check-sat)
+_NO_MODEL = re.compile(r"model is not available|cannot get model|cannot get value", re.IGNORECASE)
 # The solver declines the problem because of how it was built (the cvc5 wheel has no CoCoA,
 # so no finite-field solving): it rejected nothing, it cannot answer.
 _CANNOT_SOLVE = re.compile(r"not configured with|can't solve .* since", re.IGNORECASE)
@@ -226,9 +229,11 @@ def classify(
     record = family.record
     answers, model, errors = _scan(stdout)
     # "model is not available" after an unsat is no rejection (the mutants always ask for a
-    # model), but from a run that answered nothing it is (cvc5 1.4.2: "Higher-order logic
-    # not available in this configuration" under --no-uf-ho-exp)
-    serious = [e for e in errors if not (answers and _BENIGN_ERRORS.search(e))]
+    # model), but "not available" from a run that answered nothing is (cvc5 1.4.2:
+    # "Higher-order logic not available in this configuration" under --no-uf-ho-exp)
+    serious = [
+        e for e in errors if not ((answers and _BENIGN_ERRORS.search(e)) or _NO_MODEL.search(e))
+    ]
     # the failure channel: stderr, and the errors the solver answered (never its other words)
     channel = "\n".join([stderr, *errors])
     model_check_failed = (
