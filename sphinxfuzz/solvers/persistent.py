@@ -57,7 +57,7 @@ from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.result import SolverResult
 from sphinxfuzz.solvers.runner import output_limit, run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
-from sphinxfuzz.solvers.vanished import check_started
+from sphinxfuzz.solvers.vanished import SolverVanished, check_started
 from sphinxfuzz.solvers.versions import solver_version
 
 EXIT_WAIT = 1.0  # seconds an idle process is given to exit when closed, before it is killed
@@ -322,13 +322,16 @@ class PersistentSolver:
         started = time.perf_counter()
         process, starting = self.process, 0.0
         # (a process that served its `max_scripts` was replaced when it answered the last)
-        if process is None or process.poll() is not None:
-            self._retire()
-            process = self._ready(self._start())
-            starting = time.perf_counter() - started
-        elif self.primed:  # started ahead (`_start_ahead`): most often ready by now
-            process = self._ready(process)
-            starting = time.perf_counter() - started
+        try:
+            if process is None or process.poll() is not None:
+                self._retire()
+                process = self._ready(self._start())
+                starting = time.perf_counter() - started
+            elif self.primed:  # started ahead (`_start_ahead`): most often ready by now
+                process = self._ready(process)
+                starting = time.perf_counter() - started
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:  # no `setpriv`
+            raise SolverVanished(self.spec, str(exc)) from exc
         self.count += 1
         self.idle = False
         marker = f"sphinxfuzz-done-{self.token}-{self.count}"
