@@ -410,6 +410,7 @@ def test_the_data_file_says_what_the_solvers_do_not() -> None:
         assert note.reason and note.source
     assert "#3585" in notes["sat.ddfw_search"].source
     assert standings["smt.arith.solver"] == Standing.REGULAR
+    assert noted(Family.CVC5) == {}  # z3's notes are z3's
 
 
 def test_a_note_without_its_reason_is_refused(tmp_path: Path) -> None:
@@ -443,6 +444,7 @@ def test_a_command_line_stands_at_its_highest_option() -> None:
     assert command_standing(Family.Z3, words, z3) == Standing.EXPERT
     assert command_standing(Family.Z3, ["smt.no_such_thing=1"], z3) is None
     assert command_standing(Family.Z3, ["-T:5"], z3) is None  # a flag, no parameter
+    assert command_standing(Family.Z3, ["-T:5", "sat.smt=true"], z3) == Standing.EXPERT
     assert command_standing(Family.Z3, ["smt.arith.solver"], z3) is None  # no value: no word
     assert command_standing(Family.YICES, ["--mcsat"], z3) is None  # a family we do not read
     # a campaign's own cvc5 flags: -i incremental, -m produce-models, -q quiet (all common)
