@@ -120,6 +120,11 @@ def test_a_stored_bug_tells_its_standing(tmp_path: Path) -> None:
     assert bug_standing(regular, [program]) is None
     assert bug_standing(expert, [program]) == Standing.EXPERT
     assert bug_standing(expert, ["z3"]) is None  # a spec the campaign does not name
+    assert bug_standing(expert, ["/a"]) is None  # (sorting before it is not naming it)
+    # a bug folder away from its campaign's index: nothing tells the campaign's specs
+    away = tmp_path / "away" / "bugs" / expert.id
+    shutil.copytree(folders[EXPERT], away)
+    assert bug_standing(load_record(away)) is None
     # a campaign whose spec carried the options itself drew none
     assert bug_standing(expert, [f"{program} -st {EXPERT}"]) == Standing.DEFAULT
     # reduced: the reduction's standing
