@@ -81,7 +81,10 @@ def test_new_bugs_are_recorded_alive_or_fixed_and_listed_alive_first(campaign: P
 def test_the_report_and_the_issue_text_say_alive_or_fixed(campaign: Path) -> None:
     statuses = _statuses(campaign)
     report = render_report(campaign)
-    assert report.index("alive in ") < report.index("fixed in ")  # alive groups first
+    # the queue opens the page and lists what it holds back (a fixed bug too): the order is
+    # the distinct bugs' own
+    bugs = report[report.index('<section id="bugs">') :]
+    assert bugs.index("alive in ") < bugs.index("fixed in ")  # alive groups first
     for ident, status in statuses.items():
         text = issue_text(load_facts(campaign / "bugs" / ident))
         sentence = "Still happens with" if status == ALIVE else "Fixed in"

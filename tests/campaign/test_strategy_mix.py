@@ -118,7 +118,7 @@ def test_a_differential_strategy_in_the_mix_is_judged_by_comparison(tmp_path: Pa
 
 
 def test_the_mix_is_checked_before_the_campaign_starts(tmp_path: Path) -> None:
-    for text, wrong in (("nope", "unknown strategy 'nope'"), ("fusion=-1", "non-negative")):
+    for text, wrong in (("nope", "unknown strategy 'nope'"), ("fusion=-1", "0 or more")):
         with pytest.raises(CampaignError, match=wrong) as caught:
             replace(config_for([SEEDS / "plain.smt2"], "z3"), strategies=text).resolve()
         assert caught.value.setting == "strategies"
