@@ -32,8 +32,10 @@ setup(
         *(f"sphinxfuzz._data.{d}" for d in DATA_FOLDERS),
         "sphinxfuzz._data.docs",
     ],
-    package_dir={**{f"sphinxfuzz._data.{d}": d for d in DATA_FOLDERS},
-                 "sphinxfuzz._data.docs": "docs"},
+    package_dir={
+        **{f"sphinxfuzz._data.{d}": d for d in DATA_FOLDERS},
+        "sphinxfuzz._data.docs": "docs",
+    },
     package_data={
         "sphinxfuzz": [
             "schemas/*.json",

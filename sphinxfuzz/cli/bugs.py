@@ -133,8 +133,15 @@ def list_bugs(
             console,
             ("id", "today", "kind", "solver", "known", "seed", "signature"),
             [
-                (i, _today_text(CampaignFolder(root).finding(i)), k, s or "-",
-                 _known_text(CampaignFolder(root).finding(i)), Path(f).name, sig)
+                (
+                    i,
+                    _today_text(CampaignFolder(root).finding(i)),
+                    k,
+                    s or "-",
+                    _known_text(CampaignFolder(root).finding(i)),
+                    Path(f).name,
+                    sig,
+                )
                 for i, f, k, s, sig in findings
             ],  # fmt: skip
         )

@@ -90,7 +90,9 @@ def load_settings(model: str | None = None, paths: list[Path] | None = None) -> 
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise LLMError(f"{path}: not valid TOML ({exc})") from None
         except RecursionError:  # both readers recurse per nesting level
-            raise LLMError(f"{path}: nested too deep to read (arrays or tables in arrays)") from None
+            raise LLMError(
+                f"{path}: nested too deep to read (arrays or tables in arrays)"
+            ) from None
         table = data.get("llm", {})
         for key in (
             "model",
