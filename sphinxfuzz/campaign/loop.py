@@ -306,16 +306,20 @@ class Worker:
         compares = len(usable.specs) >= min(2, len(self.specs))
         name = self.bench.choose(seed, campaign_seed, position, index, compares=compares)
         why = "" if compares else " with one target alone"
-        if position < len(self.campaign.seed_files):  # a seed counts once, in the first round
+        counted = position < len(self.campaign.seed_files)  # a seed counts once, in round one
+        if counted:
             self.seeds.count(usable, None if name is not None else f"no strategy applies{why}")
         if name is None:
             return True
         before = _Snapshot.of(self.stats)
         self.tester.scripts = []
         self.tester.check = usable.check
+        self.tester.set_aside = None
         finished = False
         try:
             finished = self.tester.seed_cases(store, position, seed, name, usable.specs)
+            if counted and self.tester.set_aside is not None:
+                self.seeds.set_aside_after(usable, self.tester.set_aside)
         finally:  # a stop inside the position (`Stopped`) still counts what was tested
             counters = before.delta(self.stats)
             mine = self.stats.strategy(name)

@@ -109,6 +109,15 @@ class SeedChecker:
         else:
             self.stats.seeds_used += 1
 
+    def set_aside_after(self, usable: UsableSeed, why: str) -> None:
+        """A seed `count` counted used, in full or in part, that its only strategy then
+        turned away (`why`): counted set aside instead, so it counts once."""
+        if len(usable.specs) < len(self.targets):
+            self.stats.seeds_partial -= 1
+        else:
+            self.stats.seeds_used -= 1
+        self.count(usable, why)
+
     def _check(self, store: Findings, seed: Seed, raw: Seed) -> tuple[str, str]:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
         the fuzzer's making; a seed no target accepts, or some solver cannot answer, is set

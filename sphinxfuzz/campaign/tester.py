@@ -81,6 +81,8 @@ class CaseTester:
         # the scripts of the position, for the bandit's operator pairs
         self.keep_scripts = bench.mix.scheduler == "bandit"
         self.scripts: list[Script] = []
+        # why the position's only strategy set its seed aside (`SeedUnusable.cause`), if it did
+        self.set_aside: str | None = None
         # the targets' command lines per position (`campaign.options`)
         self.options = PositionOptions.prepare(config.options, calls.specs, config.campaign_seed)
 
@@ -283,12 +285,13 @@ class CaseTester:
             self.say(f"{name} at {seed.path}: nested too deeply, left alone", None)
         elif not isinstance(exc, SeedUnusable):
             self.say(f"{name} at {seed.path}: {exc}", f"{name} refused a seed")
+        elif len(self.bench.mix.names) == 1:  # else other strategies may use it
+            # counted by the caller's seed check, which counted the seed used once drawn
+            self.say(f"setting seed aside: {exc}", "setting seed aside")
+            self.set_aside = exc.cause
+            store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
         else:
             self.stats.set_aside_causes[exc.cause] += 1
-            if len(self.bench.mix.names) == 1:  # else other strategies may use it
-                self.say(f"setting seed aside: {exc}", "setting seed aside")
-                self.stats.seeds_set_aside += 1
-                store.set_seed_status(seed.path, SEED_SET_ASIDE, str(exc))
 
     def _count(self, started: _Started, before: _Before, results: list[SolverResult]) -> None:
         """Count one case's `results`, and what the draw weights learn from them

@@ -150,7 +150,7 @@ def _mutate(
     number = 1 if isinstance(base, Seed) else base.number + 1
     skeleton, names_used = _skeleton(base.script)
     if not skeleton.atoms:
-        raise MutationError(f"{seed.path}: no atomic formula to replace")
+        raise MutationError(skeleton.too_deep or f"{seed.path}: no atomic formula to replace")
     theories = sorted(terms.theories)
     if not theories:
         raise MutationError("no generator to draw terms from")

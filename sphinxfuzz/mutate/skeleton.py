@@ -79,6 +79,7 @@ class Skeleton:
     commands: tuple[SList, ...]
     atoms: tuple[TermSite, ...]  # sites in `commands`
     constants_at: dict[int, dict[str, Sort]]  # `SortInfo.constants_at`
+    too_deep: str | None  # `SortInfo.too_deep`: atoms past it were not found
     # per command some mutant filled: id of each list in it -> (its parent, its index there);
     # noted when first needed (a mutant fills few commands, a base often serves one mutant)
     above: dict[int, dict[int, tuple[SList, int]]] = field(
@@ -88,7 +89,7 @@ class Skeleton:
     @classmethod
     def of(cls, script: Script) -> Skeleton:
         atoms, info = find_atoms(script)
-        return cls(tuple(script.commands), tuple(atoms), info.constants_at)
+        return cls(tuple(script.commands), tuple(atoms), info.constants_at, info.too_deep)
 
     def path(self, number: int) -> tuple[int, ...]:
         """The item indices from atom `number`'s command down to its parent."""

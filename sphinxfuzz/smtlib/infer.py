@@ -50,6 +50,7 @@ class SortInfo:
     sites: list[TermSite] | None = None
     # command index of each assert -> declared constants visible there
     constants_at: dict[int, dict[str, Sort]] = field(default_factory=dict)
+    too_deep: str | None = None  # why the typing stopped: terms nested too deeply to read
 
     def sort_of(self, node: Node) -> Sort | None:
         return self.sorts.get(id(node))
@@ -652,18 +653,42 @@ _COMMANDS: dict[str, Callable[[_Checker, SList], None]] = {
 }
 
 
+# The typing walk is recursive (clear code for the usual depth), a few frames per level of
+# nesting: 4 at most as measured (`not` chains; `let` takes 3), so the frames it may take
+# read READ_DEPTH levels.
+_FRAMES = 50_000
+READ_DEPTH = _FRAMES // 4
+
+
 def infer_sorts(script: Script, *, collect_sites: bool = False) -> SortInfo:
     """Type every term of `script`. With `collect_sites`, also list every term occurrence
     with its parent, sort and the bound variables in scope (what the mutator needs)."""
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 50_000))
+    sys.setrecursionlimit(max(limit, _FRAMES))
     checker = _Checker(script, collect_sites)
     try:
         return checker.run()
     except RecursionError:
         info = checker.info
         info.unsorted += 1
-        info.problems.append(f"{script.filename}: terms nested too deeply to type")
+        info.too_deep = (
+            f"{script.filename}: terms nested {_depth(script):,} deep, too deeply to read "
+            f"(the limit is about {READ_DEPTH:,} levels)"
+        )
+        info.problems.append(info.too_deep)
         return info
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _depth(script: Script) -> int:
+    """The deepest nesting of lists in `script`'s commands, a command's own list not counted
+    (a plain stack: no recursion)."""
+    deepest = 0
+    stack: list[tuple[Node, int]] = [(command, 0) for command in script.commands]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, SList):
+            deepest = max(deepest, depth)
+            stack.extend((item, depth + 1) for item in node.items)
+    return deepest
