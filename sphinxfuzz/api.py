@@ -75,7 +75,8 @@ def run_campaign(
     """Run (or, with `resume`, continue) the campaign `config` describes in the folder
     `campaign`, for `time` (seconds, or "90s", "10m", "2h") or `mutants` mutants; with
     neither, one pass over the seeds. `jobs` worker processes (or Ray actors at `ray`).
-    `status_every`: seconds between rewrites of the folder's `status.json`. `persistent`: keep
+    `status_every`: seconds between rewrites of the folder's `status.json` while its counters
+    stay (within a second of their change otherwise). `persistent`: keep
     long-lived solver processes, each replaced after `process_scripts` scripts.
 
     After the fuzzing (`time` bounds the fuzzing alone), every finding of the folder not

@@ -262,8 +262,9 @@ def run_campaign(
     generators even where the kernel confinement cannot be set up. A `Campaign` (from
     `validate`) is run as it is, without checking it again. `ray`: run the `jobs` workers as
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
-    `status_every`: seconds between rewrites of the folder's `status.json` (`campaign.status`;
-    0: only at the start and the end)."""
+    `status_every`: seconds between rewrites of the folder's `status.json` while its counters
+    stay; within a second of their change otherwise (`campaign.status`; 0: only at the start
+    and the end)."""
     if isinstance(persistent, bool):  # True would mean one script a process
         raise TypeError(f"persistent: scripts a process serves (0: fresh), not {persistent}")
     check_jobs(jobs, ray)

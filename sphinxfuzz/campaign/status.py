@@ -1,6 +1,6 @@
 """A campaign's live status: `status.json` in its folder, rewritten atomically by the
-coordinator (the process that runs `fuzz`, Ray's included) every `--log-every` seconds, and
-what `sphinxfuzz status` reads. Its schema is `sphinxfuzz/schemas/status.schema.json`
+coordinator (the process that runs `fuzz`, Ray's included) within a second of a change of
+its counters (`STATUS_PERIOD`), and what `sphinxfuzz status` reads. Its schema is `sphinxfuzz/schemas/status.schema.json`
 (docs/json-output.md).
 
 Whether a campaign runs is not taken from the file (a `kill -9` leaves it saying "running")
@@ -33,6 +33,10 @@ from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import VerdictKind
 
 SCHEMA = "sphinxfuzz/status/1"
+# the oldest counters `status.json` shows while they change (what `status --watch` lags by)
+STATUS_PERIOD = 1.0
+# the figures that move with the clock alone: a change of theirs is no reason to rewrite
+_CLOCK_FIELDS = ("elapsed", "mutants_per_second", "calls_per_second")
 CAUSES = 10  # the causes of seeds used in part or set aside a status document names
 
 
@@ -91,10 +95,11 @@ _KINDS = {VerdictKind.CRASH, VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL}
 
 
 class StatusWriter:
-    """Rewrites `<root>/status.json` every `every` seconds from a timer thread (so a long
-    solver call does not freeze it) with the counters `latest()` returns; `every` 0 writes it
-    only at the start and the end. Use as a context manager; the last write says
-    `running: false`."""
+    """Rewrites `<root>/status.json` from a timer thread (so a long solver call does not
+    freeze it) with the counters `latest()` returns: within `period` (`STATUS_PERIOD` at
+    most) of their change, and every `every` seconds when they stay (the clock and rates
+    move on); `every` 0 writes it only at the start and the end. Use as a context manager;
+    the last write says `running: false`."""
 
     def __init__(
         self,
@@ -107,10 +112,13 @@ class StatusWriter:
         budget: tuple[float | None, int | None],
         ray: str | None = None,
         options_of: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`options_of`: the solvers setting of a campaign with solver options, whose stored
         bugs are then counted per option (`bugs.option_use`)."""
         self.root, self.latest, self.every = root, latest, every
+        self.period = min(every, STATUS_PERIOD)
+        self.clock = clock
         self.options_of = options_of
         self.head = {
             "schema": SCHEMA,
@@ -123,7 +131,8 @@ class StatusWriter:
             "budget": {"seconds": budget[0], "mutants": budget[1]},
         }
         self.seed_count = seed_count
-        self._started = time.monotonic()
+        self._started = clock()
+        self._written: tuple[float, dict[str, Any]] | None = None  # when, and its counters
         # the reduction after the fuzzing (`reducing`): its figures, and the fuzzing's seconds
         self._reduction: Callable[[], dict[str, Any]] | None = None
         self._fuzzed: float | None = None
@@ -134,23 +143,29 @@ class StatusWriter:
     def reducing(self, figures_of: Callable[[], dict[str, Any]]) -> None:
         """The fuzzing is over and its findings are reduced: the document shows
         `figures_of()` as `reduction`, and its rates stay those of the fuzzing."""
-        self._fuzzed = time.monotonic() - self._started
+        self._fuzzed = self.clock() - self._started
         self._reduction = figures_of
 
-    def write(self, *, running: bool = True) -> None:
-        elapsed = self._fuzzed if self._fuzzed is not None else time.monotonic() - self._started
-        document = {
-            **self.head,
-            "running": running,
-            "updated": time.time(),
-            **figures(self.latest(), elapsed, self.seed_count),
-        }
+    def write(self, *, running: bool = True, unless_same: bool = False) -> bool:
+        """Write the document; `unless_same`: not when its counters are those written last,
+        fewer than `every` seconds ago. True when written."""
+        now = self.clock()
+        elapsed = self._fuzzed if self._fuzzed is not None else now - self._started
+        counters = figures(self.latest(), elapsed, self.seed_count)
         if self._reduction is not None:
-            document["reduction"] = self._reduction()
-        if self.options_of is not None:
-            document["options"] = options_field(self.root, self.options_of)
+            counters["reduction"] = self._reduction()
+        unclocked = {k: v for k, v in counters.items() if k not in _CLOCK_FIELDS}
         with self._lock:  # the timer and the last write never interleave their renames
+            last = self._written
+            if unless_same and last is not None and last[1] == unclocked:
+                if now - last[0] < self.every:
+                    return False
+            if self.options_of is not None:  # read from the store: its bugs are counted above
+                counters["options"] = options_field(self.root, self.options_of)
+            document = {**self.head, "running": running, "updated": time.time(), **counters}
             write_atomic(CampaignFolder(self.root).status, json.dumps(document, indent=2) + "\n")
+            self._written = (now, unclocked)
+        return True
 
     def __enter__(self) -> StatusWriter:
         self.write()
@@ -166,8 +181,8 @@ class StatusWriter:
         self.write(running=False)
 
     def _tick(self) -> None:
-        while not self._stop.wait(self.every):
-            self.write()
+        while not self._stop.wait(self.period):
+            self.write(unless_same=True)
 
 
 def read_status(root: Path) -> dict[str, Any]:

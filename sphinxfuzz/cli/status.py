@@ -17,8 +17,8 @@ from sphinxfuzz.cli.options import CampaignOption, JsonOption, print_json
 HELP = (
     "Show a campaign's live status, or what a stopped one did.\n\n"
     "Mutants, rates, accepted and decided shares, bugs by kind, seeds done and left, per "
-    "strategy. A running campaign rewrites status.json in its folder every --log-every "
-    "seconds; a campaign that no longer runs (finished, stopped, killed) is described from "
+    "strategy. A running campaign rewrites status.json in its folder within a second of a "
+    "change of its figures (every --log-every seconds when they stay); a campaign that no longer runs (finished, stopped, killed) is described from "
     "its store.\n\n"
     "\b\n"
     "Examples:\n"

@@ -18,6 +18,8 @@ import jsonschema
 from campaign_helpers import SEEDS
 
 from sphinxfuzz.bugs import Store
+from sphinxfuzz.bugs.stats import Stats
+from sphinxfuzz.campaign.status import STATUS_PERIOD, StatusWriter
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "sphinxfuzz" / "schemas" / "status.schema.json").read_text())
@@ -107,3 +109,32 @@ def test_the_schema_is_documented_field_by_field() -> None:
         fields |= set(SCHEMA["properties"][nested]["properties"])
     fields |= set(SCHEMA["properties"]["strategies"]["additionalProperties"]["properties"])
     assert fields - named == set()
+
+
+def test_the_status_file_follows_the_counters_within_a_second_whatever_the_log_period(
+    tmp_path: Path,
+) -> None:
+    # the writer on an injected clock: `status --watch` reads counters at most a second old
+    # even when the log is printed every minute, and an idle campaign's file is not rewritten
+    # each second for its clock alone
+    stats, now = Stats(), [0.0]
+    writer = StatusWriter(
+        tmp_path, lambda: stats, every=60.0, seed_count=1, jobs=1, budget=(None, None),
+        clock=lambda: now[0],
+    )  # fmt: skip
+    status = tmp_path / "status.json"
+    assert writer.period == STATUS_PERIOD == 1.0
+    assert writer.write(unless_same=True) and json.loads(status.read_text())["mutants"] == 0
+    now[0] += 1.0
+    stats.mutants = 3
+    assert writer.write(unless_same=True)  # a tick after the change
+    assert json.loads(status.read_text())["mutants"] == 3
+    assert json.loads(status.read_text())["elapsed"] == 1.0
+    now[0] += 30.0
+    assert not writer.write(unless_same=True)  # nothing new
+    now[0] += 30.0
+    assert writer.write(unless_same=True)  # the clock's figures, at the log's pace
+    assert json.loads(status.read_text())["elapsed"] == 61.0
+    # a period shorter than a second stays
+    short = StatusWriter(tmp_path, Stats, every=0.5, seed_count=1, jobs=1, budget=(None, None))
+    assert short.period == 0.5
