@@ -55,7 +55,15 @@ NeededOptions = Callable[[set[str], Mapping[str, int]], Sequence[str]]
 
 
 class MutationError(InputError):
-    """The base script has no atom to replace."""
+    """The base script has no atom to replace; `cause` is how statistics count it."""
+
+    cause = "nothing to mutate"
+
+
+class NestedTooDeeply(MutationError):
+    """The base script is nested deeper than the mutator's walks read."""
+
+    cause = "nested too deeply"
 
 
 @dataclass
@@ -125,7 +133,7 @@ def mutate(
         # Some real triggers nest thousands of lets; the walks here are recursive by design
         # (clear code for the usual depth), so such a seed is skipped, not fatal.
         seed = base if isinstance(base, Seed) else base.seed
-        raise MutationError(f"{seed.path}: nested too deeply to mutate") from None
+        raise NestedTooDeeply(f"{seed.path}: nested too deeply to mutate") from None
 
 
 def _uneven(keys: Sequence[str], weights: Mapping[str, float] | None) -> list[float] | None:
@@ -149,8 +157,10 @@ def _mutate(
     seed = base if isinstance(base, Seed) else base.seed
     number = 1 if isinstance(base, Seed) else base.number + 1
     skeleton, names_used = _skeleton(base.script)
+    if not skeleton.atoms and skeleton.too_deep is not None:
+        raise NestedTooDeeply(skeleton.too_deep)
     if not skeleton.atoms:
-        raise MutationError(skeleton.too_deep or f"{seed.path}: no atomic formula to replace")
+        raise MutationError(f"{seed.path}: no atomic formula to replace")
     theories = sorted(terms.theories)
     if not theories:
         raise MutationError("no generator to draw terms from")

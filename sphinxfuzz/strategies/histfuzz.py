@@ -238,7 +238,7 @@ class HistfuzzStrategy(StrategyBase):
                     needed_options=context.needed_options, count_weights=context.count_weights,
                 )  # fmt: skip
             except MutationError as exc:  # about the seed itself (no atom, nested too deeply)
-                raise SeedUnusable(str(exc), "nothing to mutate") from None
+                raise SeedUnusable(str(exc), exc.cause) from None
             finally:
                 context.left_out(source.terms.left_out)
             if not mutant.report.insertions:  # every drawn term was refused: the seed again

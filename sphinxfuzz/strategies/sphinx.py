@@ -152,7 +152,7 @@ class _Mutants(Iterator[TestCase]):
             raise SourceFailed(str(exc)) from None
         except MutationError as exc:
             if base is seed:  # nothing to gain from more attempts on this seed
-                raise SeedUnusable(str(exc), "nothing to mutate") from None
+                raise SeedUnusable(str(exc), exc.cause) from None
             self.previous = None
             raise CaseFailed(str(exc)) from None
         self.previous = mutant
