@@ -4,14 +4,24 @@ known; a crash of another family, or another place, is not."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.folder import CampaignFolder
-from sphinxfuzz.bugs.known import bugs_found, from_corpus, from_seed_name, recognise
+from sphinxfuzz.bugs.known import (
+    _crash_match,
+    bugs_found,
+    from_bugs_found,
+    from_corpus,
+    from_seed_name,
+    recognise,
+    reproducers,
+)
 from sphinxfuzz.bugs.record import load_known, load_record
+from sphinxfuzz.datafiles import doc_file
 from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.oracle.judge import judge
@@ -78,6 +88,37 @@ def test_a_reproducer_of_the_same_family_and_place_makes_it_known(
     known = from_corpus(record, corpus)
     assert known is not None and known.label == "z3#3333"
     assert known.link == "https://github.com/Z3Prover/z3/issues/3333"
+
+
+def test_a_reproducer_crashing_the_release_in_another_place_is_another_bug(
+    match_crash: Path, tmp_path: Path
+) -> None:
+    """docs/bugs-found.md entry 7 segfaults z3 5.4.1 too, in the datatype theory's final
+    check: a crash, but not entry 6's, so it names no issue for entry 6's finding."""
+    record = load_record(match_crash)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    entry = json.loads(doc_file("bugs-found.json").read_text(encoding="utf-8"))[6]
+    assert entry["id"] == bugs_found()[6].id and entry["newest"] == "5.4.1"
+    (corpus / "z3_7777_0.smt2").write_text("\n".join(entry["formula"]) + "\n")
+    assert from_corpus(record, corpus) is None
+
+
+def test_only_the_family_s_own_trackers_and_crashes_with_a_place_or_message_match(
+    tmp_path: Path,
+) -> None:
+    for name in ("z3_1_0.smt2", "cvc5_2_0.smt2", "yices2_3_0.smt2", "cvc5-projects_4_0.smt2"):
+        (tmp_path / name).write_text("(check-sat)\n")
+    named = {family: {r.path.name for r in reproducers(tmp_path, family)} for family in Family}
+    assert named[Family.CVC5] == {"cvc5_2_0.smt2", "cvc5-projects_4_0.smt2"}
+    assert named[Family.Z3] == {"z3_1_0.smt2"} and named[Family.YICES] == {"yices2_3_0.smt2"}
+    # a bare signal says nothing of where: two of them are not one bug; a message is
+    assert not _crash_match("z3", "z3: killed by signal 11", "z3", "z3: killed by signal 11")
+    assert _crash_match("z3", "z3: Fatal failure x", "z3", "z3: Fatal failure x")
+    assert not _crash_match("z3", "z3: Fatal failure x", "cvc5", "z3: Fatal failure x")
+    # only crash entries are matched: entry 11 is an invalid model, never a crash's twin
+    assert bugs_found()[10].kind == "invalid-model"
+    assert from_bugs_found("z3", "crash", bugs_found()[10].signature) is None
 
 
 def test_a_seed_file_that_names_an_issue_of_the_blamed_family_is_that_issue(tmp_path: Path) -> None:
