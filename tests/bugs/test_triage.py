@@ -139,3 +139,21 @@ def test_reduced_bugs_with_one_operator_set_split_by_first_bad_release(
     (bugs[1].folder / "bisect.json").write_text(json.dumps(bisected))
     keys = sorted(g.key for g in group_bugs(bugs))
     assert keys == ["<", "< (first bad: 4.8.7)"]
+
+
+def test_a_place_is_a_signal_with_a_frame_in_common_near_the_top_or_an_assertion_s_line() -> None:
+    from sphinxfuzz.bugs.shapes import same_place
+
+    # one call deeper (the third frame in common) is the same place; another signal is not
+    assert same_place("z3: SIGSEGV in a < b < shared", "z3: SIGSEGV in x < y < shared")
+    assert not same_place("z3: SIGSEGV in a < b < c < shared", "z3: SIGSEGV in x < shared")
+    for one, other in (("SIGSEGV", "SIGABRT"), ("SIGABRT", "SIGSEGV")):
+        assert not same_place(f"z3: {one} in f < g", f"z3: {other} in f < g")
+    # signatures without a place (an exit status, a message) are never one place
+    assert not same_place("z3: exit 1", "z3: exit 2")
+    # one assertion: its file and line, or its file and condition (the line moves between
+    # releases); not a condition of another file
+    enode = "z3: ASSERTION VIOLATION smt_enode.h:205 idx < get_num_args()"
+    assert same_place(enode, "z3: ASSERTION VIOLATION smt_enode.h:205 idx < m_args.size()")
+    assert same_place(enode, "z3: ASSERTION VIOLATION smt_enode.h:301 idx < get_num_args()")
+    assert not same_place(enode, "z3: ASSERTION VIOLATION vector.h:205 idx < get_num_args()")
