@@ -121,11 +121,10 @@ def list_bugs(
           _known_text(r.folder), Path(r.seed_file).name, r.signature)
          for r, today in ranked_rows],
     )  # fmt: skip
+    folder = CampaignFolder(root)
     if alive:
         findings = [
-            f
-            for f in findings
-            if (t := today_of(CampaignFolder(root).finding(f[0]))) and t.status == ALIVE
+            f for f in findings if (t := today_of(folder.finding(f[0]))) and t.status == ALIVE
         ]
     if findings:
         console.print("seed findings (the unmutated seed already misbehaves)", style="bold")
@@ -135,15 +134,15 @@ def list_bugs(
             [
                 (
                     i,
-                    _today_text(CampaignFolder(root).finding(i)),
+                    _today_text(folder.finding(i)),
                     k,
                     s or "-",
-                    _known_text(CampaignFolder(root).finding(i)),
+                    _known_text(folder.finding(i)),
                     Path(f).name,
                     sig,
                 )
                 for i, f, k, s, sig in findings
-            ],  # fmt: skip
+            ],
         )
     if not rows and not findings:
         console.print("no bugs stored yet")
