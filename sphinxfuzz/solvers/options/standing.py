@@ -21,12 +21,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sphinxfuzz.solvers.families import Family
-
-if TYPE_CHECKING:  # declared.py marks each option with a standing: it imports this module
-    from sphinxfuzz.solvers.options.declared import Declared
 
 NOTES = Path(__file__).with_name("standing.json")
 
@@ -200,7 +197,18 @@ def notes_digest(path: Path = NOTES) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def standings_of(family: Family, declared: Iterable[Declared]) -> dict[str, Standing]:
+class Marked(Protocol):
+    """An option as its release declares it (`declared.Declared`, which imports this module:
+    named here by shape, not by import)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def standing(self) -> Standing: ...
+
+
+def standings_of(family: Family, declared: Iterable[Marked]) -> dict[str, Standing]:
     """Each declared option's standing: as its release marks it, unless the data file notes
     otherwise."""
     notes = noted(family)
