@@ -10,7 +10,7 @@ before the assertion (same push/pop level, so they are in scope exactly where th
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -24,7 +24,7 @@ from sphinxfuzz.smtlib import (
     walk,
 )
 from sphinxfuzz.smtlib.generated import read_generated
-from sphinxfuzz.smtlib.infer import TermSite
+from sphinxfuzz.smtlib.infer import SortInfo, TermSite
 from sphinxfuzz.smtlib.sorts import BOOL, Sort
 from sphinxfuzz.smtlib.vocabulary import BINDERS, GENERATOR_DECLARING
 
@@ -201,42 +201,16 @@ def adapt(
 ) -> Generated:
     """Parse and type a generated (declarations, term) pair and adapt it to a placeholder where
     `visible` variables are in scope. Raises ValueError when the pair is unusable."""
-    try:
-        pair = read_generated(decls_text, term_text)  # as the capability check read it
-    except SmtParseError as exc:
-        raise ValueError(f"generated text does not parse: {exc}") from None
-    term, info = pair.term, pair.info
-    commands = [c for c in pair.commands if c.head_name() in GENERATOR_DECLARING]
-    if len(commands) < len(pair.commands):  # typed without the other commands
-        check = Script([*commands, SList([Atom("assert", "symbol"), term])], "<generated>")
-        info = infer_sorts(check)
-    sort = info.sort_of(term)
-    if sort != BOOL:
-        raise ValueError(f"generated term is not Bool (sort {sort})")
+    commands, term, info = _bool_term(decls_text, term_text)
     declared, constructors = _declared_names(commands)
-    constants = info.symbols.constants()
     captured = _bound_inside(term)
-    mapping: dict[str, str] = {}
-    renamed_to_seed: set[str] = set()
     by_sort: dict[Sort, list[str]] = {}
     for name, var_sort in visible.items():
         if name not in captured:
             by_sort.setdefault(var_sort, []).append(name)
-    fresh_sorts = {name for name, kind in declared.items() if kind == "sort"}
-    for name in sorted(declared):
-        kind = declared[name]
-        if (
-            kind == "const"
-            and name in constants
-            and not _mentions(constants[name], fresh_sorts)  # its sort is renamed apart
-            and rng.random() < rename_prob
-        ):
-            candidates = by_sort.get(constants[name])
-            if candidates:
-                mapping[name] = rng.choice(sorted(candidates))
-                renamed_to_seed.add(name)
-                continue
-        mapping[name] = names.fresh(name)
+    mapping, renamed_to_seed = _names_for(
+        declared, info.symbols.constants(), by_sort, names, rng, rename_prob
+    )
     for ctor in constructors:  # legacy testers `is-C`
         mapping[f"is-{ctor}"] = f"is-{mapping[ctor]}"
     kept = [
@@ -254,6 +228,55 @@ def adapt(
         len(renamed_to_seed),
         len(declared) - len(renamed_to_seed),
     )
+
+
+def _bool_term(decls_text: str, term_text: str) -> tuple[list[SList], Node, SortInfo]:
+    """(the declaring commands, the term, their sorts) of a generated pair whose term is Bool;
+    raises ValueError otherwise."""
+    try:
+        pair = read_generated(decls_text, term_text)  # as the capability check read it
+    except SmtParseError as exc:
+        raise ValueError(f"generated text does not parse: {exc}") from None
+    term, info = pair.term, pair.info
+    commands = [c for c in pair.commands if c.head_name() in GENERATOR_DECLARING]
+    if len(commands) < len(pair.commands):  # typed without the other commands
+        check = Script([*commands, SList([Atom("assert", "symbol"), term])], "<generated>")
+        info = infer_sorts(check)
+    sort = info.sort_of(term)
+    if sort != BOOL:
+        raise ValueError(f"generated term is not Bool (sort {sort})")
+    return commands, term, info
+
+
+def _names_for(
+    declared: dict[str, str],
+    constants: Mapping[str, Sort],
+    by_sort: dict[Sort, list[str]],
+    names: _Names,
+    rng: random.Random,
+    rename_prob: float,
+) -> tuple[dict[str, str], set[str]]:
+    """(each declared name's new name, those renamed to a seed variable of `by_sort`): a
+    constant becomes a seed variable of its sort with probability `rename_prob`, anything
+    else a fresh name."""
+    mapping: dict[str, str] = {}
+    renamed_to_seed: set[str] = set()
+    fresh_sorts = {name for name, kind in declared.items() if kind == "sort"}
+    for name in sorted(declared):
+        kind = declared[name]
+        if (
+            kind == "const"
+            and name in constants
+            and not _mentions(constants[name], fresh_sorts)  # its sort is renamed apart
+            and rng.random() < rename_prob
+        ):
+            candidates = by_sort.get(constants[name])
+            if candidates:
+                mapping[name] = rng.choice(sorted(candidates))
+                renamed_to_seed.add(name)
+                continue
+        mapping[name] = names.fresh(name)
+    return mapping, renamed_to_seed
 
 
 def _mentions(sort: Sort, names: set[str]) -> bool:

@@ -44,6 +44,8 @@ from sphinxfuzz.smtlib import (
     print_node,
     print_script,
 )
+from sphinxfuzz.smtlib.infer import TermSite
+from sphinxfuzz.smtlib.sorts import Sort
 
 # At most this many placeholders per mutant: enough to change the formula, few enough that
 # the seed's structure (what made it interesting) survives.
@@ -164,7 +166,6 @@ def _mutate(
     theories = sorted(terms.theories)
     if not theories:
         raise MutationError("no generator to draw terms from")
-    weights = _uneven(theories, theory_weights)
     counts = range(1, min(max_placeholders, len(skeleton.atoms)) + 1)
     by_count = _uneven([str(c) for c in counts], count_weights)
     count = rng.choices(counts, by_count)[0] if by_count else rng.randint(1, counts[-1])
@@ -172,61 +173,95 @@ def _mutate(
     script = Script(list(skeleton.commands), base.script.filename)
     # every chosen site found (the lists above it copied) before any is replaced
     fresh: set[int] = set()
-    atoms = {index: skeleton.site_in(script.commands, index, fresh) for index in chosen}
+    atoms = [skeleton.site_in(script.commands, index, fresh) for index in chosen]
     names = _Names(set(names_used))
-    report = FillReport()
-    inserted_by_command: dict[int, list[SList]] = {}
-    new_terms: list[Node] = []
-    inserted_theories: list[str] = []
+    filled, pick = _Filled(), _Pick(theories, _uneven(theories, theory_weights), rename_prob)
     # Sites are recorded after their children, so walking the chosen ones backwards meets an
     # enclosing atom before the atoms inside it; those are then skipped (already gone).
-    replaced: list[Node] = []
-    higher_order = False
-    for index in reversed(chosen):
-        site = atoms[index]
-        if any(_contains(outer, site.node) for outer in replaced):
-            continue
+    for site in reversed(atoms):
+        if not any(_contains(outer, site.node) for outer in filled.replaced):
+            filled.fill(site, terms, visible_at(site, skeleton.constants_at), names, rng, pick)
+    script = _with_insertions(script, filled, names)
+    options = [o for t in sorted(set(filled.theories)) for o in (theory_options or {}).get(t, ())]
+    if needed_options is not None and filled.terms:
+        options.extend(needed_options(operators_in(filled.terms), {}))
+    if options:
+        _set_options(script, options)
+    return Mutant(script, seed, number, filled.theories, filled.report)
+
+
+@dataclass(frozen=True)
+class _Pick:
+    """How a site's generator is drawn, and how often its constants become seed variables."""
+
+    theories: list[str]
+    weights: list[float] | None
+    rename_prob: float
+
+
+@dataclass
+class _Filled:
+    """What filling the chosen sites of one mutant inserted so far."""
+
+    report: FillReport = field(default_factory=FillReport)
+    by_command: dict[int, list[SList]] = field(default_factory=dict)  # declarations to insert
+    terms: list[Node] = field(default_factory=list)
+    theories: list[str] = field(default_factory=list)
+    replaced: list[Node] = field(default_factory=list)
+    higher_order: bool = False
+
+    def fill(
+        self,
+        site: TermSite,
+        terms: TermSource,
+        visible: dict[str, Sort],
+        names: _Names,
+        rng: random.Random,
+        pick: _Pick,
+    ) -> None:
+        """Replace `site` with a generated term of a drawn theory; a term the generator or its
+        adaptation rejects leaves the site as it is (counted in the report)."""
+        theories, weights = pick.theories, pick.weights
         theory = rng.choices(theories, weights)[0] if weights else rng.choice(theories)
         generator_seed = rng.getrandbits(32)
         try:
             decls, term = terms.generate(theory, generator_seed)
-            generated = adapt(
-                decls, term, visible_at(site, skeleton.constants_at), names, rng, rename_prob
-            )
+            generated = adapt(decls, term, visible, names, rng, pick.rename_prob)
         except ValueError as exc:
-            report.rejected.append(f"{theory}: {exc}")
-            continue
-        replaced.append(site.node)
+            self.report.rejected.append(f"{theory}: {exc}")
+            return
+        self.replaced.append(site.node)
         site.parent.items[site.index] = generated.term
-        inserted_by_command.setdefault(site.command, []).extend(generated.declarations)
-        new_terms.append(generated.term)
-        higher_order = higher_order or is_higher_order([*generated.declarations, generated.term])
-        inserted_theories.append(theory)
-        report.insertions.append(Insertion(theory, generated.renamed, generated.fresh))
+        self.by_command.setdefault(site.command, []).extend(generated.declarations)
+        self.terms.append(generated.term)
+        declared = [*generated.declarations, generated.term]
+        self.higher_order = self.higher_order or is_higher_order(declared)
+        self.theories.append(theory)
+        self.report.insertions.append(Insertion(theory, generated.renamed, generated.fresh))
+
+
+def _with_insertions(script: Script, filled: _Filled, names: _Names) -> Script:
+    """`script` (its sites filled) with the inserted declarations before their commands, its
+    logic widened to the new terms and models asked for."""
     commands: list[SList] = []
     for index, command in enumerate(script.commands):
-        commands.extend(inserted_by_command.get(index, ()))
+        commands.extend(filled.by_command.get(index, ()))
         commands.append(command)
     script = Script(_one_heap(commands), script.filename)
-    inserted = [d for decls in inserted_by_command.values() for d in decls]
+    inserted = [d for decls in filled.by_command.values() for d in decls]
     before = _logic_name(script)
-    if higher_order:
+    if filled.higher_order:
         _set_higher_order_logic(script)
-    elif new_terms:
-        widen_logic(script, new_terms, declaration_features(inserted))
+    elif filled.terms:
+        widen_logic(script, filled.terms, declaration_features(inserted))
     if _logic_name(script) != before:
         # renaming changes lists in place: all but the inserted ones are copied first, the
         # rest shares lists with the skeleton
-        keep = {id(node) for node in [*inserted, *new_terms]}
+        keep = {id(node) for node in [*inserted, *filled.terms]}
         script.commands[:] = [copy_node(c, keep) for c in script.commands]
-        _rename_reserved_sorts(script, [*inserted, *new_terms], names)
+        _rename_reserved_sorts(script, [*inserted, *filled.terms], names)
     _ensure_models(script)
-    options = [o for t in sorted(set(inserted_theories)) for o in (theory_options or {}).get(t, ())]
-    if needed_options is not None and new_terms:
-        options.extend(needed_options(operators_in(new_terms), {}))
-    if options:
-        _set_options(script, options)
-    return Mutant(script, seed, number, inserted_theories, report)
+    return script
 
 
 # The skeletons of the last few bases (a seed and its latest mutant take turns as the base),
