@@ -1,8 +1,8 @@
 """One worker's solver calls: running, counting, judging, and confirming in fresh processes.
 
 Every call of the campaign's loop goes through `SolverCalls.run`, which holds the campaign's
-limits (its time-out, `--time`, memory), picks the solver's long-lived process unless a fresh
-one is asked for, and counts the call. A verdict from a long-lived process counts only once
+limits (its time-out, `--time`, memory), asks `solvers.processes` for a run (the solver's
+long-lived process unless a fresh one is asked for), and counts the call. A verdict from a long-lived process counts only once
 fresh processes reproduce it (`confirmed`). A case's first run calls its targets at the same
 time (`start` and `finish`), each target on a lane of its own: a thread that runs the cases
 given to it one after the other (solver calls wait on pipes and release the GIL). So the
@@ -15,7 +15,6 @@ answered may have been cut short.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -31,8 +30,8 @@ from sphinxfuzz.oracle import Judgement, VerdictKind, judge, normalise_failure
 from sphinxfuzz.oracle.backtrace import Backtrace, gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import Script
-from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
-from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
+from sphinxfuzz.solvers.processes import SolverProcesses
 from sphinxfuzz.strategies import TrustedRun
 
 # a formula printed once (a test case), a script, or a text (checks, seeds of the probe)
@@ -100,22 +99,14 @@ class SolverCalls:
     ) -> None:
         self.config, self.specs, self.stats, self.root = config, list(specs), stats, root
         self.deadline, self.stopping, self.say = deadline, stopping, say
-        # one long-lived process per target that supports it (see solvers/persistent.py),
-        # serving the target's command line of the moment (a position's options) and
-        # replaced after `persistent` scripts (0: a fresh process for every script)
-        self.keeps_processes = persistent
-        self.persistent: dict[str, PersistentSolver] = {
-            spec.name: self._long_lived(spec)
-            for spec in self.specs
-            if persistent and supports_persistence(spec)
-        }
-        # ... and the process of the command line each served before (`_process`)
-        self._previous: dict[str, PersistentSolver] = {}
+        # which process answers a script: the target's long-lived one, replaced after
+        # `persistent` scripts (0: a fresh process for every script), or a fresh one
+        self.processes = SolverProcesses(
+            self.specs, memory_mb=config.memory_mb, scripts_per_process=persistent
+        )
         # the lanes `start` calls the targets on (one thread each, kept for the campaign's
         # life), by the names of the specs a lane runs
         self._lanes: dict[tuple[str, ...], ThreadPoolExecutor] = {}
-        # one call at a time per target's process: a lane's and the judge's
-        self._locks: dict[str, threading.Lock] = {}
         self.clock = SolverClock()
 
     def run(
@@ -233,12 +224,7 @@ class SolverCalls:
         return self._call_text(spec, _text(spec, script), fresh, limit)
 
     def _call_text(self, spec: SolverSpec, text: str, fresh: bool, limit: float) -> SolverResult:
-        if not fresh:
-            with self._locks.setdefault(spec.name, threading.Lock()):
-                solver = self._process(spec)
-                if solver is not None:
-                    return solver.run(text, timeout=limit)
-        return run_solver(spec, text, timeout=limit, memory_mb=self.config.memory_mb)
+        return self.processes.run(spec, text, timeout=limit, fresh=fresh)
 
     def _lane_calls(
         self, batch: Batch, limit: float, previous: Future[Timed | None] | None
@@ -270,35 +256,6 @@ class SolverCalls:
         stats.unknowns += result.outcome == Outcome.UNKNOWN
         stats.timeouts += result.outcome == Outcome.TIMEOUT
         stats.errors += result.outcome == Outcome.ERROR
-
-    def _long_lived(self, spec: SolverSpec) -> PersistentSolver:
-        return PersistentSolver(
-            spec, memory_mb=self.config.memory_mb, max_scripts=self.keeps_processes
-        )
-
-    def _process(self, spec: SolverSpec) -> PersistentSolver | None:
-        """The long-lived process of `spec`'s target, now serving `spec` (a target keeps the
-        processes of its last two command lines, and the shim one for all; a compared copy,
-        `z3#2`, is a target of its own), or None when `spec` runs fresh."""
-        solver = self.persistent.get(spec.name)
-        if solver is None:
-            if not self.keeps_processes or not supports_persistence(spec):
-                return None
-            solver = self._long_lived(spec)
-            self.persistent[spec.name] = solver
-        elif solver.spec.argv != spec.argv:
-            if not supports_persistence(spec):
-                return None
-            if not solver.shim:  # the shim serves any options itself
-                # A process's own options (z3's) cost a start per command line, and a
-                # position changes the line twice: its seed is checked as the spec says,
-                # its cases run with the position's options. The process of the line served
-                # before waits, so a position starts one process, not two.
-                waiting = self._previous.get(spec.name) or self._long_lived(spec)
-                self._previous[spec.name], self.persistent[spec.name] = solver, waiting
-                solver = waiting
-        solver.serve(spec)
-        return solver
 
     def use_specs(self, specs: Sequence[SolverSpec]) -> None:
         """Run the targets as `specs` from now on (a position's options on their command
@@ -357,7 +314,7 @@ class SolverCalls:
         of them (without the verdicts that did not reproduce). Crashes whose signatures are
         stored already (confirmed fresh then) are only counted: one root cause hit a thousand
         times must not cost a thousand fresh runs."""
-        if not judgement.verdicts or not self.persistent:
+        if not judgement.verdicts or not self.processes.long_lived:
             return results, judgement
         if all(  # a coarse signature may hide another bug (`Store` keeps a few)
             v.kind == VerdictKind.CRASH
@@ -414,8 +371,7 @@ class SolverCalls:
     def close(self) -> None:
         for lane in self._lanes.values():
             lane.shutdown()
-        for solver in [*self.persistent.values(), *self._previous.values()]:
-            solver.close()
+        self.processes.close()
 
 
 def _text(spec: SolverSpec, script: Runnable) -> str:

@@ -123,7 +123,7 @@ class SeedChecker:
         the fuzzer's making; a seed no target accepts, or some solver cannot answer, is set
         aside."""
         limit, run, judge = self.config.seed_timeout, self.calls.run, self.calls.judge
-        if self.calls.persistent:
+        if self.calls.processes.long_lived:
             # the usual seed (answered, nothing found) costs no process start; anything else
             # is decided in fresh processes, the only ones whose findings are recorded
             results = self._ran(self.calls.run_together(self.specs, seed.script, timeout=limit))

@@ -320,50 +320,13 @@ class PersistentSolver:
         # a (re)start is part of the call's time, as it is of a fresh run, but not of its
         # limit: the script's clock starts once the process has answered an empty script
         started = time.perf_counter()
-        process, starting = self.process, 0.0
-        # (a process that served its `max_scripts` was replaced when it answered the last)
-        try:
-            if process is None or process.poll() is not None:
-                self._retire()
-                process = self._ready(self._start())
-                starting = time.perf_counter() - started
-            elif self.primed:  # started ahead (`_start_ahead`): most often ready by now
-                process = self._ready(process)
-                starting = time.perf_counter() - started
-        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:  # no `setpriv`
-            raise SolverVanished(self.spec, str(exc)) from exc
+        process, starting = self._process_ready(started)
         self.count += 1
         self.idle = False
-        marker = f"sphinxfuzz-done-{self.token}-{self.count}"
         out, err = bytearray(), bytearray()
-        timed_out, exit_code, complete = False, 0, False
-        self.over_limit = False
-        try:
-            deadline = time.perf_counter() + timeout  # the limit is for the script alone
-            frame = self._frame(text, marker)
-            complete, exit_code, timed_out = self._read(process, marker, frame, out, err, deadline)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the process died: read what it left below
-        if self.over_limit:
-            self._retire()
-            exit_code = -9
-        elif not complete and not timed_out:
-            # died mid-script: its exit status and last words tell what happened
-            self._drain(process, out, err)
-            self._retire()
-            exit_code = process.returncode if process.returncode is not None else -9
+        complete, exit_code, timed_out = self._answer(process, text, out, err, timeout)
         elapsed = time.perf_counter() - started
-        if timed_out or self.over_limit:
-            self._retire()
-        else:
-            self.served += 1
-            self.idle = complete
-            if complete and not self.shim and self._leaves_state(text):
-                self._retire()  # z3 keeps global parameters across (reset)
-        replace = self.process is None or self.served >= self.max_scripts
-        if replace:
-            self._retire()
-        self._tidy_later(replace)
+        self._after(text, complete, timed_out)
         stdout = out.decode("utf-8", "replace")
         stderr = err.decode("utf-8", "replace")
         check_started(self.spec, exit_code, stderr)  # its program is gone: no answer of it
@@ -388,6 +351,68 @@ class PersistentSolver:
             annotation_conflict=found.annotation_conflict,
         )
 
+    def _process_ready(self, started: float) -> tuple[subprocess.Popen[bytes], float]:
+        """The process to answer the next script, ready, and the seconds since `started`
+        its start took (0 when it was ready before)."""
+        process, starting = self.process, 0.0
+        # (a process that served its `max_scripts` was replaced when it answered the last)
+        try:
+            if process is None or process.poll() is not None:
+                self._retire()
+                process = self._ready(self._start())
+                starting = time.perf_counter() - started
+            elif self.primed:  # started ahead (`_start_ahead`): most often ready by now
+                process = self._ready(process)
+                starting = time.perf_counter() - started
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:  # no `setpriv`
+            raise SolverVanished(self.spec, str(exc)) from exc
+        return process, starting
+
+    def _answer(
+        self,
+        process: subprocess.Popen[bytes],
+        text: str,
+        out: bytearray,
+        err: bytearray,
+        timeout: float,
+    ) -> tuple[bool, int, bool]:
+        """`process`'s answer to `text` read into `out` and `err`: (complete, exit code,
+        timed out). A process that went over the output limit or died mid-script is
+        retired (`over_limit` says which)."""
+        marker = f"sphinxfuzz-done-{self.token}-{self.count}"
+        timed_out, exit_code, complete = False, 0, False
+        self.over_limit = False
+        try:
+            deadline = time.perf_counter() + timeout  # the limit is for the script alone
+            frame = self._frame(text, marker)
+            complete, exit_code, timed_out = self._read(process, marker, frame, out, err, deadline)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the process died: read what it left below
+        if self.over_limit:
+            self._retire()
+            exit_code = -9
+        elif not complete and not timed_out:
+            # died mid-script: its exit status and last words tell what happened
+            self._drain(process, out, err)
+            self._retire()
+            exit_code = process.returncode if process.returncode is not None else -9
+        return complete, exit_code, timed_out
+
+    def _after(self, text: str, complete: bool, timed_out: bool) -> None:
+        """After an answer: the process retired on a time-out, the state `text` left in it
+        or its `max_scripts`, and its successor started ahead (`_tidy_later`)."""
+        if timed_out or self.over_limit:
+            self._retire()
+        else:
+            self.served += 1
+            self.idle = complete
+            if complete and not self.shim and self._leaves_state(text):
+                self._retire()  # z3 keeps global parameters across (reset)
+        replace = self.process is None or self.served >= self.max_scripts
+        if replace:
+            self._retire()
+        self._tidy_later(replace)
+
     @staticmethod
     def _leaves_state(text: str) -> bool:
         if _DATATYPES.search(text):
@@ -411,37 +436,15 @@ class PersistentSolver:
         streams = {process.stdout.fileno(): out, process.stderr.fileno(): err}
         pending = memoryview(frame)
         stdin = process.stdin.fileno()
-        endings = [f"\n{marker}\n".encode(), f'\n"{marker}"\n'.encode()]  # quoted by some z3s
-        # compiled per call (the marker is new each time): only where the shim answers
-        shim_end = (
-            re.compile(rb"\n?;; sphinxfuzz-end " + marker.encode() + rb" (-?\d+)\n")
-            if self.shim
-            else None
-        )
-        shim_out = shim_err = None
-        searched = 0  # z3: where the marker search of `out` resumes
+        ending = _Ending(marker, self.shim)
         exited_at: float | None = None
         while True:
             if max(len(out), len(err)) > reaper.OUTPUT_LIMIT:
                 self.over_limit = True
                 return False, 0, False
-            if shim_end is not None:
-                shim_out = shim_out or shim_end.search(out)
-                shim_err = shim_err or shim_end.search(err)
-                if shim_out is not None and shim_err is not None:
-                    code = int(shim_out.group(1))
-                    del out[shim_out.start() :]
-                    del err[shim_err.start() :]
-                    return True, code, False
-            else:
-                offset = max(0, searched - 64 - len(marker))
-                view = b"\n" + out[offset:]
-                for ending in endings:
-                    position = view.find(ending)
-                    if position >= 0:
-                        del out[offset + position :]  # keeps the answer's last newline
-                        return True, 0, False
-                searched = len(out)
+            code = ending.found(out, err)
+            if code is not None:
+                return True, code, False
             now = time.perf_counter()
             if now >= deadline or reaper.cancelled():
                 return False, 0, True
@@ -480,6 +483,46 @@ class PersistentSolver:
                     buffer.extend(chunk)
             except (BlockingIOError, OSError):
                 pass
+
+
+class _Ending:
+    """Finds the end of one script's answer: the shim's end line on both streams (with the
+    script's exit code), or z3's echoed marker on stdout (quoted by some releases)."""
+
+    def __init__(self, marker: str, shim: bool) -> None:
+        self.marker = marker
+        self.endings = [f"\n{marker}\n".encode(), f'\n"{marker}"\n'.encode()]
+        # compiled per call (the marker is new each time): only where the shim answers
+        self.shim_end = (
+            re.compile(rb"\n?;; sphinxfuzz-end " + marker.encode() + rb" (-?\d+)\n")
+            if shim
+            else None
+        )
+        self.shim_out: re.Match[bytes] | None = None
+        self.shim_err: re.Match[bytes] | None = None
+        self.searched = 0  # z3: where the marker search of `out` resumes
+
+    def found(self, out: bytearray, err: bytearray) -> int | None:
+        """The exit code once the answer is complete (cut off the buffers before its end
+        marker), else None."""
+        if self.shim_end is not None:
+            self.shim_out = self.shim_out or self.shim_end.search(out)
+            self.shim_err = self.shim_err or self.shim_end.search(err)
+            if self.shim_out is None or self.shim_err is None:
+                return None
+            code = int(self.shim_out.group(1))  # (read before the buffer is cut)
+            del out[self.shim_out.start() :]
+            del err[self.shim_err.start() :]
+            return code
+        offset = max(0, self.searched - 64 - len(self.marker))
+        view = b"\n" + out[offset:]
+        for ending in self.endings:
+            position = view.find(ending)
+            if position >= 0:
+                del out[offset + position :]  # keeps the answer's last newline
+                return 0
+        self.searched = len(out)
+        return None
 
 
 def _end(process: subprocess.Popen[bytes]) -> None:
