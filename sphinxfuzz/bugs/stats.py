@@ -106,6 +106,9 @@ class Stats:
     doubts: Counter[str] = field(default_factory=Counter)
     # strategy name -> what it did (`--strategies`); a campaign of one strategy has its name
     strategies: dict[str, StrategyStats] = field(default_factory=dict)
+    # why this run's fuzzing ended (a `campaign.exit_reason.ExitReason` value; "" while it
+    # runs): not a counter, so `add` leaves it to whoever sums the workers' to decide
+    exit_reason: str = ""
 
     def strategy(self, name: str) -> StrategyStats:
         return self.strategies.setdefault(name, StrategyStats())
@@ -118,7 +121,7 @@ class Stats:
             elif f.name == "strategies":
                 for name, counts in other.strategies.items():
                     self.strategy(name).add(counts)
-            else:
+            elif f.name != "exit_reason":
                 setattr(self, f.name, mine + getattr(other, f.name))
 
     def to_json(self) -> dict[str, object]:

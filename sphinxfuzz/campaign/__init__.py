@@ -2,6 +2,7 @@
 
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.config import Budget, CampaignConfig, parse_duration
+from sphinxfuzz.campaign.exit_reason import ExitReason
 from sphinxfuzz.campaign.runner import run_campaign
 from sphinxfuzz.campaign.targets import CampaignError
 
@@ -9,6 +10,7 @@ __all__ = [
     "Budget",
     "CampaignConfig",
     "CampaignError",
+    "ExitReason",
     "Stats",
     "parse_duration",
     "run_campaign",

@@ -27,6 +27,7 @@ from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.calls import SolverCalls, Stopped
 from sphinxfuzz.campaign.config import Budget, Campaign
+from sphinxfuzz.campaign.exit_reason import ExitReason
 from sphinxfuzz.campaign.learnt_weights import LearntWeights
 from sphinxfuzz.campaign.mix import StrategyBench
 from sphinxfuzz.campaign.recording import Recorder
@@ -165,14 +166,23 @@ class Worker:
         if kind is None or self.repeats.show(kind):
             self.report(Event("message", self.worker, message))
 
-    # -- the loop -------------------------------------------------------------------------
+    def _why_stopped(self) -> ExitReason:
+        """Why `_out_of_budget` (or a `Stopped` call) ended the worker."""
+        if self.stop_requested():
+            return ExitReason.STOPPED
+        if self.deadline is not None and time.time() >= self.deadline:
+            return ExitReason.TIME
+        return ExitReason.MUTANTS
+
+    # -- the worker's story ---------------------------------------------------------------
     def run(self) -> Stats:
+        """Run the worker's phases until its budget or its seeds end; `stats.exit_reason`
+        says which."""
         reaper.cancel_when(self._stopping)  # no solver call outlives a stop or the deadline
         switch = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL)
         try:
-            return self._loop()
-        except Stopped:  # the position in progress is not marked done: a resume redoes it
+            self.stats.exit_reason = self._phases()
             self._publish()
             return self.stats
         finally:
@@ -182,41 +192,24 @@ class Worker:
                 self._say(line)
             self.calls.close()
 
-    def _loop(self) -> Stats:
-        with self.open_sink() as store, self._generators() as pool:
-            self.bench.setup(self._context(pool))
-            if self._stopping():
-                raise Stopped
-            self._positions(store)
-        self._publish()
-        return self.stats
-
-    @contextlib.contextmanager
-    def _generators(self) -> Iterator[GeneratorPool | None]:
-        """The campaign's generator pool, open while the worker runs; none for a mix whose
-        strategies draw no generated terms."""
-        if not self.campaign.mix.needs_generators:
-            yield None
-            return
-        config = self.config
-        with GeneratorPool(list(self.campaign.generators), unconfined=self.unconfined) as pool:
-            if not pool.theories:
-                failures = "; ".join(
-                    f"{t}: {why.strip().splitlines()[-1]}" for t, why in pool.load_failures.items()
-                )
-                raise CampaignError(
-                    f"no generator could be loaded from {config.generators}: {failures}"
-                )
-            yield pool
+    def _phases(self) -> ExitReason:
+        """Probe: the strategies get what they need, the theory weights a probe's answers
+        (`_context`). Then seed check and fuzz, position after position (`_positions`)."""
+        try:
+            generators = _generator_pool(self.campaign, self.unconfined)
+            with self.open_sink() as store, generators as pool:
+                self.bench.setup(self._context(pool))
+                return self._positions(store)
+        except Stopped:  # the position in progress is not marked done: a resume redoes it
+            return self._why_stopped()
 
     def _context(self, pool: GeneratorPool | None) -> StrategyContext:
         weights: Mapping[str, float] | None = None
         counts: Mapping[str, float] | None = None
         if pool is not None and self.config.adapt_theories:  # the probe's, then learnt
             stats = self.stats
-            weights = LearntWeights(
-                pool.theories, self._probe(pool), stats.theories, stats.theories_undecided
-            )
+            probed = _probe(pool, self.specs, self.config.timeout, stats, self._say_probe)
+            weights = LearntWeights(pool.theories, probed, stats.theories, stats.theories_undecided)
             terms = [str(n) for n in range(1, MAX_PLACEHOLDERS + 1)]
             counts = LearntWeights(terms, None, stats.term_counts, stats.term_counts_undecided)
 
@@ -230,20 +223,22 @@ class Worker:
             counts, config.history,
         )  # fmt: skip
 
-    def _positions(self, store: Findings) -> None:
+    def _positions(self, store: Findings) -> ExitReason:
+        """The worker's positions in turn: each one's seed checked (`seedcheck`), then its
+        cases made and tested (`_fuzz_position`)."""
         order = SeedOrder(list(self.campaign.seed_files), self.config.campaign_seed)
         done = store.done_positions()
         current_round, usable = 0, False
         for position in itertools.count(self.worker, self.jobs):
             if self._out_of_budget():
-                break
+                return self._why_stopped()
             round_ = order.round_of(position)
             if round_ != current_round:
                 if self.budget.unlimited:
-                    break  # without a budget: one pass over the seeds
+                    return ExitReason.SEEDS  # without a budget: one pass over the seeds
                 if not usable:
                     self._say("no usable seed in a whole round: stopping this worker")
-                    break
+                    return ExitReason.SEEDS
                 current_round, usable = round_, False
             seed_file = order.seed_at(position)
             if position in done:  # by an earlier run
@@ -254,27 +249,15 @@ class Worker:
             usable = usable or found is not None
             if found is not None:
                 if not self._fuzz_position(store, position, found):
-                    break  # stopped inside the seed: it is not done, a resume redoes it
+                    # stopped inside the seed: it is not done, a resume redoes it
+                    return self._why_stopped()
             store.mark_done(position, seed_file)
             self._publish()
+        raise AssertionError("positions never run out")  # itertools.count is endless
 
-    def _probe(self, pool: GeneratorPool) -> dict[str, float] | None:
-        config = self.config
-        probe = probe_theories(
-            pool,
-            self.specs,
-            timeout=config.timeout,
-            decide_timeout=min(DECIDE_LIMIT, config.timeout),
-        )
-        self.stats.solver_time += probe.solver_seconds
-        weights = probe.weights()
-        if self.worker == 0 and weights is not None:  # every worker probes alike: one says so
-            for theory, share in sorted(probe.decided.items()):
-                if share < 1.0:
-                    what = "left out" if share == 0 else f"drawn {share:.0%} as often"
-                    why = probe.why(theory).splitlines()[0][:160]
-                    self._say(f"theory probe: {theory} {what} ({why})")
-        return weights
+    def _say_probe(self, message: str) -> None:
+        if self.worker == 0:  # every worker probes alike: one says so
+            self._say(message)
 
     def _needed_options(self, operators: set[str], commands: Mapping[str, int]) -> list[str]:
         return needed_options(self.targets, operators, commands)
@@ -321,14 +304,7 @@ class Worker:
             if counted and self.tester.set_aside is not None:
                 self.seeds.set_aside_after(usable, self.tester.set_aside)
         finally:  # a stop inside the position (`Stopped`) still counts what was tested
-            counters = before.delta(self.stats)
-            mine = self.stats.strategy(name)
-            mine.positions += 1
-            mine.cases += counters.cases
-            mine.accepted += counters.accepted
-            mine.verdicts += counters.verdicts + counters.new_crash_signatures
-            mine.solver_calls += counters.solver_calls
-            mine.solver_seconds += counters.solver_seconds
+            counters = before.credit(self.stats, name)
         if self.bench.mix.scheduler == "bandit":
             counters.new_operator_pairs = self.pairs.new_pairs(self.tester.scripts)
         if finished:
@@ -353,6 +329,18 @@ class _Snapshot:
         return cls(stats.mutants, stats.accepted, stats.solver_calls, stats.solver_time,
                    crashes, sum(stats.bugs.values()) - crashes)  # fmt: skip
 
+    def credit(self, stats: Stats, strategy: str) -> Counters:
+        """What the position did since this snapshot, also added to `strategy`'s counters."""
+        counters = self.delta(stats)
+        mine = stats.strategy(strategy)
+        mine.positions += 1
+        mine.cases += counters.cases
+        mine.accepted += counters.accepted
+        mine.verdicts += counters.verdicts + counters.new_crash_signatures
+        mine.solver_calls += counters.solver_calls
+        mine.solver_seconds += counters.solver_seconds
+        return counters
+
     def delta(self, stats: Stats) -> Counters:
         now = _Snapshot.of(stats)
         return Counters(
@@ -363,6 +351,42 @@ class _Snapshot:
             new_crash_signatures=now.crashes - self.crashes,
             verdicts=now.verdicts - self.verdicts,
         )
+
+
+@contextlib.contextmanager
+def _generator_pool(campaign: Campaign, unconfined: bool) -> Iterator[GeneratorPool | None]:
+    """The campaign's generator pool, open while a worker runs; none for a mix whose
+    strategies draw no generated terms."""
+    if not campaign.mix.needs_generators:
+        yield None
+        return
+    with GeneratorPool(list(campaign.generators), unconfined=unconfined) as pool:
+        if not pool.theories:
+            failures = "; ".join(
+                f"{t}: {why.strip().splitlines()[-1]}" for t, why in pool.load_failures.items()
+            )
+            raise CampaignError(
+                f"no generator could be loaded from {campaign.config.generators}: {failures}"
+            )
+        yield pool
+
+
+def _probe(
+    pool: GeneratorPool, specs: list[SolverSpec], timeout: float, stats: Stats,
+    say: Callable[[str], None],
+) -> dict[str, float] | None:  # fmt: skip
+    """The theory probe's draw weights (None: the probe decided nothing), its solver time
+    counted in `stats`; the theories it leaves out or draws less often are told to `say`."""
+    probe = probe_theories(pool, specs, timeout=timeout, decide_timeout=min(DECIDE_LIMIT, timeout))
+    stats.solver_time += probe.solver_seconds
+    weights = probe.weights()
+    if weights is not None:
+        for theory, share in sorted(probe.decided.items()):
+            if share < 1.0:
+                what = "left out" if share == 0 else f"drawn {share:.0%} as often"
+                why = probe.why(theory).splitlines()[0][:160]
+                say(f"theory probe: {theory} {what} ({why})")
+    return weights
 
 
 def worker_main(

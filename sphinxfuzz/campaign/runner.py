@@ -16,14 +16,16 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Protocol
+from typing import Any, Protocol
 
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, with_run_settings
+from sphinxfuzz.campaign.exit_reason import ExitReason
 from sphinxfuzz.campaign.lock import CampaignLock
 from sphinxfuzz.campaign.loop import Event, Worker, worker_main
 from sphinxfuzz.campaign.options import PositionOptions
@@ -154,8 +156,15 @@ class _Aggregator:
             self.minute = int(elapsed // STATS_PERIOD)
             self.store.save_stats(self.run, self.minute, self.total())
 
-    def flush(self) -> Stats:
+    def exit_reason(self) -> ExitReason:
+        """Why the fuzzing ended, from the reasons in the workers' last counters."""
+        return ExitReason.of_workers(stats.exit_reason for stats in self.latest.values())
+
+    def flush(self, reason: ExitReason | None = None) -> Stats:
+        """The summed counters, saved as the minute's row; `reason`: the fuzzing ended so."""
         total = self.total()
+        if reason is not None:
+            total.exit_reason = reason
         self.minute = max(self.minute, int((time.monotonic() - self.started) // STATS_PERIOD))
         self.store.save_stats(self.run, self.minute, total)
         return total
@@ -240,6 +249,21 @@ def check_jobs(jobs: int, ray: str | None = None) -> None:
         )
 
 
+@dataclass(frozen=True)
+class _Run:
+    """This run's settings beside the campaign's config: `run_campaign`'s arguments."""
+
+    root: Path
+    budget: Budget
+    jobs: int
+    persistent: int
+    unconfined: bool
+    ray: str | None
+    status_every: float
+    on_progress: Progress
+    on_message: Message
+
+
 def run_campaign(
     config: CampaignConfig | Campaign,
     root: Path,
@@ -255,7 +279,8 @@ def run_campaign(
     status_every: float = 10.0,
 ) -> Stats:
     """Run (or resume) a campaign until its budget is spent, the seeds run out (no budget:
-    one pass) or a stop is requested. Returns this run's counters. `persistent`: keep one
+    one pass) or a stop is requested. Returns this run's counters, with why the fuzzing
+    ended (`Stats.exit_reason`). `persistent`: keep one
     solver process per solver and worker where the solver allows it, replaced after that many
     scripts (0: a fresh process per script; verdicts are confirmed in fresh processes either
     way); it changes speed, never the mutants. `unconfined`: run
@@ -264,118 +289,92 @@ def run_campaign(
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
     `status_every`: seconds between rewrites of the folder's `status.json` while its counters
     stay; within a second of their change otherwise (`campaign.status`; 0: only at the start
-    and the end)."""
+    and the end).
+
+    The story: the config read and checked once (`validate`), the folder locked and
+    prepared, then `_phases`."""
     if isinstance(persistent, bool):  # True would mean one script a process
         raise TypeError(f"persistent: scripts a process serves (0: fresh), not {persistent}")
     check_jobs(jobs, ray)
     check_folder(root, resume=resume)
     campaign = validate(config, unconfined=unconfined)
-    with CampaignLock(root, create=not resume):
-        return _locked_run(
-            campaign, root, budget, jobs, resume, on_progress, on_message, persistent, unconfined,
-            ray, status_every,
-        )  # fmt: skip
+    run = _Run(root, budget, jobs, persistent, unconfined, ray, status_every, on_progress,
+               on_message)  # fmt: skip
+    with (
+        CampaignLock(root, create=not resume),
+        prepare(root, campaign.config, resume=resume) as store,
+    ):
+        return _phases(campaign, store, run)
 
 
-def _locked_run(
-    campaign: Campaign,
-    root: Path,
-    budget: Budget,
-    jobs: int,
-    resume: bool,
-    on_progress: Progress,
-    on_message: Message,
-    persistent: int,
-    unconfined: bool,
-    ray: str | None = None,
-    status_every: float = 10.0,
-) -> Stats:
-    store = prepare(root, campaign.config, resume=resume)
-    try:
-        run = store.start_run(jobs)
-        started = time.monotonic()
-        deadline = None if budget.seconds is None else time.time() + budget.seconds
-        aggregator = _Aggregator(store, run, on_progress, started)
-        status = StatusWriter(
-            root, aggregator.total, every=status_every, seed_count=len(campaign.seed_files),
-            jobs=jobs, budget=(budget.seconds, budget.mutants), ray=ray,
-            options_of=campaign.config.solvers if campaign.config.sets_options else None,
-        )  # fmt: skip
-        with status:
-            if ray is not None:
-                signalled = _run_on_ray(
-                    ray, campaign, store, budget, deadline, jobs, aggregator, on_message,
-                    persistent, unconfined,
-                )  # fmt: skip
-            elif jobs == 1:
-                signalled = _run_inline(
-                    campaign, root, budget, deadline, aggregator, on_message, persistent,
-                    unconfined,
-                )  # fmt: skip
-            else:
-                signalled = _run_spawned(
-                    campaign, root, budget, deadline, jobs, aggregator, on_message, persistent,
-                    unconfined,
-                )  # fmt: skip
-            stats = aggregator.flush()
-            if campaign.config.reduce and not signalled:  # a stop leaves them to the next run
-                _reduce_after(store, root, campaign.config.reduce_time, stats, on_message, status)
-                store.save_stats(run, aggregator.minute, stats)
-            return stats
-    finally:
-        store.close()
+def _phases(campaign: Campaign, store: Store, run: _Run) -> Stats:
+    """Fuzz: every worker probes the theories once, then checks each of its positions' seed
+    and fuzzes it, until its budget or the seeds end (`loop.Worker.run`). Summary: the
+    counters summed with why the fuzzing ended, in the store and `status.json`. Reduce: the
+    stored findings (unless stopped), their counts added to the summary."""
+    aggregator = _Aggregator(store, store.start_run(run.jobs), run.on_progress, time.monotonic())
+    deadline = None if run.budget.seconds is None else time.time() + run.budget.seconds
+    status = StatusWriter(
+        run.root, aggregator.total, every=run.status_every, seed_count=len(campaign.seed_files),
+        jobs=run.jobs, budget=(run.budget.seconds, run.budget.mutants), ray=run.ray,
+        options_of=campaign.config.solvers if campaign.config.sets_options else None,
+    )  # fmt: skip
+    with status:
+        reason = _fuzz(campaign, store, run, deadline, aggregator)
+        stats = aggregator.flush(reason)
+        status.ended(reason)
+        if campaign.config.reduce and reason is not ExitReason.STOPPED:  # a stop leaves them
+            _reduce_after(store, run, campaign.config.reduce_time, stats, status)
+            store.save_stats(aggregator.run, aggregator.minute, stats)
+        return stats
+
+
+def _fuzz(
+    campaign: Campaign, store: Store, run: _Run, deadline: float | None, aggregator: _Aggregator
+) -> ExitReason:
+    """Run the workers (on Ray, in this process, or spawned) until they all end; why."""
+    if run.ray is not None:
+        signalled = _run_on_ray(campaign, store, run, deadline, aggregator)
+    elif run.jobs == 1:
+        signalled = _run_inline(campaign, run, deadline, aggregator)
+    else:
+        signalled = _run_spawned(campaign, run, deadline, aggregator)
+    return ExitReason.STOPPED if signalled else aggregator.exit_reason()
 
 
 def _reduce_after(
-    store: Store, root: Path, per_bug: float, stats: Stats, on_message: Message,
-    status: StatusWriter,
-) -> None:  # fmt: skip
+    store: Store, run: _Run, per_bug: float, stats: Stats, status: StatusWriter
+) -> None:
     """The campaign's reduction of its stored bugs (`campaign.reduction`), counted in `stats`
     and shown in the status document; Ctrl-C or SIGTERM stops it as they stop the fuzzing."""
     halt, done = threading.Event(), Reductions()
     status.reducing(done.to_json)
     with _StopOnSignal(halt):
-        reduce_stored(store, root, per_bug=per_bug, halt=halt, say=on_message, done=done)
+        reduce_stored(store, run.root, per_bug=per_bug, halt=halt, say=run.on_message, done=done)
     stats.reduced += done.reduced
     stats.not_reduced += done.not_reduced
     stats.reduce_seconds += done.seconds
 
 
 def _run_on_ray(
-    address: str,
-    campaign: Campaign,
-    store: Store,
-    budget: Budget,
-    deadline: float | None,
-    jobs: int,
-    aggregator: _Aggregator,
-    on_message: Message,
-    persistent: int,
-    unconfined: bool,
+    campaign: Campaign, store: Store, run: _Run, deadline: float | None, aggregator: _Aggregator
 ) -> bool:
     from sphinxfuzz.campaign import cluster  # imports Ray: only for a campaign that asks
 
+    budget = (run.budget.seconds, run.budget.mutants)
     plans = [
-        cluster.WorkerPlan(
-            k, jobs, (budget.seconds, budget.mutants), deadline, persistent, unconfined
-        )
-        for k in range(jobs)
+        cluster.WorkerPlan(k, run.jobs, budget, deadline, run.persistent, run.unconfined)
+        for k in range(run.jobs)
     ]
     stop = threading.Event()
     with _StopOnSignal(stop) as guard:
-        cluster.run_on_ray(address, campaign, store, plans, aggregator.update, on_message, stop)
+        assert run.ray is not None
+        cluster.run_on_ray(run.ray, campaign, store, plans, aggregator.update, run.on_message, stop)
     return guard.signalled
 
 
 def _run_inline(
-    campaign: Campaign,
-    root: Path,
-    budget: Budget,
-    deadline: float | None,
-    aggregator: _Aggregator,
-    on_message: Message,
-    persistent: int,
-    unconfined: bool,
+    campaign: Campaign, run: _Run, deadline: float | None, aggregator: _Aggregator
 ) -> bool:
     stop = threading.Event()
 
@@ -383,88 +382,96 @@ def _run_inline(
         if event.kind == "stats":
             aggregator.update(event.worker, event.payload)  # type: ignore[arg-type]
         elif event.kind == "message":
-            on_message(str(event.payload))
+            run.on_message(str(event.payload))
 
     with _StopOnSignal(stop) as guard:
         Worker(
-            campaign, root, budget=budget, deadline=deadline, report=report,
-            stop_requested=stop.is_set, persistent=persistent, unconfined=unconfined,
+            campaign, run.root, budget=run.budget, deadline=deadline, report=report,
+            stop_requested=stop.is_set, persistent=run.persistent, unconfined=run.unconfined,
         ).run()  # fmt: skip
     return guard.signalled
 
 
 def _run_spawned(
-    campaign: Campaign,
-    root: Path,
-    budget: Budget,
-    deadline: float | None,
-    jobs: int,
-    aggregator: _Aggregator,
-    on_message: Message,
-    persistent: int,
-    unconfined: bool,
+    campaign: Campaign, run: _Run, deadline: float | None, aggregator: _Aggregator
 ) -> bool:
     # spawn, not fork: the coordinator may hold SQLite connections and threads
     context = multiprocessing.get_context("spawn")
     events = context.Queue()
     stop = context.Event()
+    budget = (run.budget.seconds, run.budget.mutants)
     processes = [
         context.Process(
             target=worker_main,
             args=(
                 campaign,
-                str(root),
+                str(run.root),
                 k,
-                jobs,
-                (budget.seconds, budget.mutants),
+                run.jobs,
+                budget,
                 deadline,
                 events,
                 stop,
                 os.getpid(),
-                persistent,
-                unconfined,
+                run.persistent,
+                run.unconfined,
             ),
             name=f"sphinxfuzz-worker-{k}",
         )  # fmt: skip
-        for k in range(jobs)
+        for k in range(run.jobs)
     ]
-    failures: list[str] = []
     with _StopOnSignal(stop) as guard:
         for process in processes:
             process.start()
-        running = set(range(jobs))
         try:
-            while running:
-                try:
-                    event: Event = events.get(timeout=0.5)
-                except queue_module.Empty:
-                    for k in list(running):
-                        if not processes[k].is_alive():  # died without a word
-                            running.discard(k)
-                            failures.append(f"worker {k} exited with {processes[k].exitcode}")
-                    continue
-                if event.kind == "stats":
-                    aggregator.update(event.worker, event.payload)  # type: ignore[arg-type]
-                elif event.kind == "message":
-                    on_message(f"[worker {event.worker}] {event.payload}")
-                elif event.kind == "done":
-                    running.discard(event.worker)
-                elif event.kind == "failed":
-                    running.discard(event.worker)
-                    text = str(event.payload)  # a message, or a traceback of a defect
-                    failures.append(text if "\n" not in text else f"worker {event.worker} "
-                                    f"failed:\n{text}")  # fmt: skip
-                    stop.set()
+            failures = _follow(processes, events, stop, aggregator, run.on_message)
         finally:
             stop.set()
-            ends = time.monotonic() + 60  # one wait for all: workers stop together
-            for process in processes:
-                if process.pid is not None:
-                    process.join(timeout=max(0.0, ends - time.monotonic()))
-                if process.is_alive():
-                    process.kill()
-                    process.join()
+            _join(processes)
     if failures:  # one line when every worker failed alike (a full disk, a broken index)
         distinct = list(dict.fromkeys(failures))
         raise CampaignError(distinct[0] if len(distinct) == 1 else "\n".join(distinct))
     return guard.signalled
+
+
+def _follow(
+    processes: list[Any], events: Any, stop: _Settable, aggregator: _Aggregator,
+    on_message: Message,
+) -> list[str]:  # fmt: skip
+    """Pass the spawned workers' events on until every worker is done or gone; the failures
+    (a failing worker stops the others)."""
+    failures: list[str] = []
+    running = set(range(len(processes)))
+    while running:
+        try:
+            event: Event = events.get(timeout=0.5)
+        except queue_module.Empty:
+            for k in list(running):
+                if not processes[k].is_alive():  # died without a word
+                    running.discard(k)
+                    failures.append(f"worker {k} exited with {processes[k].exitcode}")
+            continue
+        if event.kind == "stats":
+            aggregator.update(event.worker, event.payload)  # type: ignore[arg-type]
+        elif event.kind == "message":
+            on_message(f"[worker {event.worker}] {event.payload}")
+        elif event.kind == "done":
+            running.discard(event.worker)
+        elif event.kind == "failed":
+            running.discard(event.worker)
+            text = str(event.payload)  # a message, or a traceback of a defect
+            failures.append(text if "\n" not in text else f"worker {event.worker} "
+                            f"failed:\n{text}")  # fmt: skip
+            stop.set()
+    return failures
+
+
+def _join(processes: list[Any]) -> None:
+    """Wait for the stopped workers, a minute for all (they stop together); kill the rest."""
+    ends = time.monotonic() + 60
+    for process in processes:
+        if process.pid is not None:
+            process.join(timeout=max(0.0, ends - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join()

@@ -28,6 +28,7 @@ from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.option_use import option_use, sets_options
 from sphinxfuzz.bugs.stats import Stats, StrategyStats
 from sphinxfuzz.bugs.store import Store, StoreError
+from sphinxfuzz.campaign.exit_reason import ExitReason
 from sphinxfuzz.campaign.lock import is_locked
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.oracle import VerdictKind
@@ -136,6 +137,7 @@ class StatusWriter:
         # the reduction after the fuzzing (`reducing`): its figures, and the fuzzing's seconds
         self._reduction: Callable[[], dict[str, Any]] | None = None
         self._fuzzed: float | None = None
+        self._exit_reason: ExitReason | None = None  # once the fuzzing ended (`ended`)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -146,6 +148,11 @@ class StatusWriter:
         self._fuzzed = self.clock() - self._started
         self._reduction = figures_of
 
+    def ended(self, reason: ExitReason) -> None:
+        """The fuzzing is over, for `reason`: the document says so as `exit_reason` (a run
+        that ends on an error without saying is `failed`)."""
+        self._exit_reason = reason
+
     def write(self, *, running: bool = True, unless_same: bool = False) -> bool:
         """Write the document; `unless_same`: not when its counters are those written last,
         fewer than `every` seconds ago. True when written."""
@@ -154,6 +161,8 @@ class StatusWriter:
         counters = figures(self.latest(), elapsed, self.seed_count)
         if self._reduction is not None:
             counters["reduction"] = self._reduction()
+        if self._exit_reason is not None:
+            counters["exit_reason"] = str(self._exit_reason)
         unclocked = {k: v for k, v in counters.items() if k not in _CLOCK_FIELDS}
         with self._lock:  # the timer and the last write never interleave their renames
             last = self._written
@@ -174,7 +183,9 @@ class StatusWriter:
             self._thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None and self._exit_reason is None:
+            self._exit_reason = ExitReason.FAILED
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
@@ -227,8 +238,9 @@ def read_status(root: Path) -> dict[str, Any]:
     # the store's bugs, not the counters: a killed run's last minute of counters is lost,
     # its bugs never are
     document["bugs"] = {k: bugs.count(k) for k in sorted(set(bugs) | _KINDS)}
-    if last is not None and "reduction" in last:  # the last run's, as it ended
-        document["reduction"] = last["reduction"]
+    for field in ("reduction", "exit_reason"):  # the last run's, as it ended
+        if last is not None and field in last:
+            document[field] = last[field]
     if sets_options(str(config.get("options") or "")):
         document["options"] = options_field(root, str(config.get("solvers", "")))
     return document

@@ -16,7 +16,7 @@ from sphinxfuzz.api import run_campaign
 from sphinxfuzz.bugs import StoreError
 from sphinxfuzz.bugs.option_use import OptionUse, option_use
 from sphinxfuzz.bugs.stats import StrategyStats
-from sphinxfuzz.campaign import CampaignConfig, CampaignError, Stats
+from sphinxfuzz.campaign import CampaignConfig, CampaignError, ExitReason, Stats
 from sphinxfuzz.campaign.case_limits import LOWEST_FLOOR
 from sphinxfuzz.campaign.config import (
     DEFAULT_SOLVERS,
@@ -96,6 +96,7 @@ def summary_table(
     per = (lambda n: f"{n / elapsed:.2f}/s") if elapsed > 0 else (lambda n: "-")
     rows = [
         ("wall time", f"{elapsed:.1f} s" + (" of fuzzing" if stats.reduce_seconds else "")),
+        ("fuzzing ended", ExitReason(stats.exit_reason).sentence if stats.exit_reason else "-"),
         ("mutants", f"{stats.mutants} ({per(stats.mutants)})"),
         ("solver calls", f"{stats.solver_calls} ({per(stats.solver_calls)})"),
         ("accepted by every solver", f"{stats.acceptance:.1%}"),

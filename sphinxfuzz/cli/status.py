@@ -12,6 +12,7 @@ from rich.console import Console
 
 from sphinxfuzz.bugs.replay import resolve_campaign
 from sphinxfuzz.campaign.status import read_status
+from sphinxfuzz.campaign import ExitReason
 from sphinxfuzz.cli.options import CampaignOption, JsonOption, print_json
 
 HELP = (
@@ -41,6 +42,8 @@ def status_lines(doc: dict[str, Any]) -> list[str]:
         last = f"; last status {_when(doc['updated'])}, pid {doc['pid']}" if doc["pid"] else ""
         head = (f"campaign {doc['campaign']}: not running{last}; figures from its store "
                 "and last status")  # fmt: skip
+        if doc.get("exit_reason"):  # written by runs since it was recorded
+            head += f"; fuzzing ended: {ExitReason(doc['exit_reason']).sentence}"
     seeds = doc["seeds"]
     bugs = ", ".join(f"{kind} {n}" for kind, n in doc["bugs"].items())
     lines = [

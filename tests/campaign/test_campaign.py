@@ -3,6 +3,7 @@ determinism, and a SIGKILLed campaign that keeps its bugs and resumes."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -208,6 +209,8 @@ def test_ctrl_c_stops_gracefully(tmp_path: Path) -> None:
     with Store(root) as store:
         stats = store.total_stats()  # flushed on the way out
     assert stats.mutants >= 10
+    assert json.loads((root / "status.json").read_text())["exit_reason"] == "stopped"
+    assert "fuzzing ended" in stdout and "stopped on request" in stdout
 
 
 def _done(root: Path) -> int:
@@ -235,6 +238,7 @@ def test_two_jobs_share_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     config = config_for([SEEDS / "plain.smt2", SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=2)
     stats = run_campaign(config, tmp_path / "c", Budget(), jobs=2)
     assert list(scratch.glob("sphinxfuzz-run-*")) == []  # workers remove their scratch folders
+    assert stats.exit_reason == "seeds"  # each spawned worker made its one pass
     with Store(tmp_path / "c") as store:
         assert store.done_positions() == {0, 1}
         assert len(store.mutant_log()) == 4
