@@ -127,15 +127,7 @@ def judge(
     checks = {r.spec.name: run_check(r.spec, check) for r in results}
     judgement.check_results = list(checks.values())
     first = {name: res.first for name, res in checks.items()}
-    parties = {witness.spec.name} | {r.spec.name for r in unsat_side}
-    # Solvers that took no side judge first; the parties decide only when every one of them
-    # answers the check alike: a solver vouching alone for its own model would repeat the
-    # bug that made it (z3 4.12.2 evaluates a formula to true that every other solver and
-    # its own newer releases evaluate to false)
-    decision = _vote([a for n, a in first.items() if n not in parties])
-    if decision is None and not any(n not in parties and a in DECIDED for n, a in first.items()):
-        sides = {first[n] for n in parties}
-        decision = sides.pop() if len(sides) == 1 else None
+    decision = _decision(first, {witness.spec.name} | {r.spec.name for r in unsat_side})
     evidence: dict[str, object] = {
         "answers": answers,
         "model_from": witness.spec.name,
@@ -157,6 +149,19 @@ def judge(
     else:
         judgement.unconfirmed = True
     return judgement
+
+
+def _decision(first: dict[str, Answer | Outcome], parties: set[str]) -> Answer | Outcome | None:
+    """What the model check's answers (`first`, by solver) decide. Solvers that took no side
+    judge first; the `parties` decide only when every one of them answers the check alike:
+    a solver vouching alone for its own model would repeat the bug that made it (z3 4.12.2
+    evaluates a formula to true that every other solver and its own newer releases evaluate
+    to false)."""
+    decision = _vote([a for n, a in first.items() if n not in parties])
+    if decision is None and not any(n not in parties and a in DECIDED for n, a in first.items()):
+        sides = {first[n] for n in parties}
+        decision = sides.pop() if len(sides) == 1 else None
+    return decision
 
 
 def _lone_model_check(
