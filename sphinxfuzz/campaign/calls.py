@@ -1,9 +1,9 @@
-"""One worker's solver calls: running, counting, judging, and confirming in fresh processes.
+"""One worker's solver calls: running them and counting them.
 
 Every call of the campaign's loop goes through `SolverCalls.run`, which holds the campaign's
 limits (its time-out, `--time`, memory), asks `solvers.processes` for a run (the solver's
-long-lived process unless a fresh one is asked for), and counts the call. A verdict from a long-lived process counts only once
-fresh processes reproduce it (`confirmed`). A case's first run calls its targets at the same
+long-lived process unless a fresh one is asked for), and counts the call; judging what they
+answered is `cases.Judging`'s. A case's first run calls its targets at the same
 time (`start` and `finish`), each target on a lane of its own: a thread that runs the cases
 given to it one after the other (solver calls wait on pipes and release the GIL). So the
 worker may draw its next case while they run, and start it before this one is judged: each
@@ -18,16 +18,14 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.config import CampaignConfig
-from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.mutate import Formula
-from sphinxfuzz.oracle import Judgement, VerdictKind, judge, normalise_failure
-from sphinxfuzz.oracle.backtrace import Backtrace, gdb_backtrace, identified
+from sphinxfuzz.oracle import normalise_failure
 from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
@@ -265,88 +263,6 @@ class SolverCalls:
     def trusted_run(self, spec: SolverSpec) -> TrustedRun:
         """A trusted solver's run: fresh, and no longer than a seed's check may take."""
         return lambda text: self.run(spec, text, fresh=True, timeout=self.config.seed_timeout)
-
-    def judge(
-        self,
-        text: str,
-        results: list[SolverResult],
-        *,
-        fresh: bool = False,
-        parsed: Script | None = None,
-    ) -> Judgement:
-        """`judge` with this campaign's solver calls for its model checks (`parsed`: the
-        script whose text is `text`, when the caller has it)."""
-
-        def run(spec: SolverSpec, check: str) -> SolverResult:
-            return self.run(spec, check, fresh=fresh)
-
-        judgement = judge(text, results, run, parsed)
-        self.stats.unconfirmed += judgement.unconfirmed
-        # a crash that printed nothing is told apart by its stack (`oracle.backtrace`)
-        script = text if parsed is None else parsed
-        judgement.verdicts = identified(
-            judgement.verdicts, results, lambda spec: for_family(script, spec.family), self._debug
-        )
-        return judgement
-
-    def _debug(self, spec: SolverSpec, text: str) -> Backtrace | None:
-        started = time.perf_counter()
-        try:
-            return gdb_backtrace(
-                spec, text, timeout=self.config.timeout, memory_mb=self.config.memory_mb
-            )
-        finally:
-            self.busy(started, time.perf_counter())
-
-    def confirmed(
-        self,
-        store: Findings,
-        formula: Formula,
-        results: list[SolverResult],
-        judgement: Judgement,
-        rejudge: Callable[[list[SolverResult]], Judgement],
-        specs: Sequence[SolverSpec],  # the targets that ran (a partial seed's: not all)
-    ) -> tuple[list[SolverResult], Judgement]:
-        """A verdict from persistent processes counts only if fresh processes reproduce it:
-        state an earlier script left in a solver must never become a bug report. A crash
-        needs two fresh processes of its solver to crash: a segfault one fresh run showed did
-        not come again from its folder (#28). Returns the fresh results and `rejudge`'s judgement
-        of them (without the verdicts that did not reproduce). Crashes whose signatures are
-        stored already (confirmed fresh then) are only counted: one root cause hit a thousand
-        times must not cost a thousand fresh runs."""
-        if not judgement.verdicts or not self.processes.long_lived:
-            return results, judgement
-        if all(  # a coarse signature may hide another bug (`Store` keeps a few)
-            v.kind == VerdictKind.CRASH
-            and store.has_signature(v.signature)
-            and not v.evidence.get("coarse")
-            for v in judgement.verdicts
-        ):
-            return results, judgement
-        self.stats.fresh_confirmations += 1
-        fresh = [self.run(spec, formula, fresh=True) for spec in specs]
-        again = rejudge(fresh)
-        if not again.verdicts:
-            self.stats.fresh_unconfirmed += 1
-            kinds = ", ".join(f"{v.kind} ({v.solver})" for v in judgement.verdicts)
-            self.say(f"not reproduced in fresh processes, not stored: {kinds}")
-            return fresh, again
-        crashed = {v.solver for v in again.verdicts if v.kind == VerdictKind.CRASH}
-        if crashed:  # the crashing solvers once more, without a debugger: do they crash again?
-            twice = {s.name: self.run(s, formula, fresh=True) for s in specs if s.name in crashed}
-            flaky = [
-                v
-                for v in again.verdicts
-                if v.kind == VerdictKind.CRASH
-                and v.solver in twice
-                and twice[v.solver].outcome != Outcome.CRASH
-            ]
-            if flaky:
-                self.stats.fresh_unconfirmed += 1
-                kinds = ", ".join(f"{v.kind} ({v.solver})" for v in flaky)
-                self.say(f"crashed one fresh process of two, not stored: {kinds}")
-                again = replace(again, verdicts=[v for v in again.verdicts if v not in flaky])
-        return fresh, again
 
     def count(self, results: list[SolverResult], formula: Formula) -> bool:
         """Count one tested formula; True when every solver accepted it. The first formula

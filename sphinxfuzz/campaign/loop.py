@@ -26,6 +26,7 @@ from pathlib import Path
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.calls import SolverCalls, Stopped
+from sphinxfuzz.campaign.cases import Judging
 from sphinxfuzz.campaign.config import Budget, Campaign
 from sphinxfuzz.campaign.exit_reason import ExitReason
 from sphinxfuzz.campaign.learnt_weights import LearntWeights
@@ -122,22 +123,22 @@ class Worker:
             config, self.specs, self.stats, root, persistent=persistent, deadline=deadline,
             stopping=self._stopping, say=self._say,
         )  # fmt: skip
-        self.recorder = Recorder(self.calls, campaign.trusted, config.newest, self._say)
+        self.judging = Judging(self.calls, campaign.trusted, self._needed_options, self._say)
+        self.recorder = Recorder(self.calls, config.newest, self._say)
         # Seeds are checked by the trusted solver too, when the mix has one: a target already
         # wrong on a seed makes that a seed finding, not a source of cases that only find
         # the seed's own bug again (with one target nothing else would notice).
         targets = {s.name for s in self.specs}
         trusted = [t for t in campaign.trusted if t.name not in targets]
         self.seeds = SeedChecker(
-            config, self.calls, self.specs + trusted, self._needed_options,
+            config, self.calls, self.judging, self.specs + trusted, self._needed_options,
             say=self._say, refresh=self.recorder.refresh,
         )  # fmt: skip
         # labels and models are of seeds: a seed slower than seed_timeout is not used
         self.trusted = [self.calls.trusted_run(spec) for spec in campaign.trusted]
         self.bench = StrategyBench(campaign.mix, self.trusted, self._partners)
         self.tester = CaseTester(
-            config, self.calls, self.recorder, self.bench,
-            campaign.trusted[0] if campaign.trusted else None, self._needed_options,
+            config, self.calls, self.judging, self.recorder, self.bench, self._needed_options,
             out_of_budget=self._out_of_budget, stop_requested=stop_requested,
             publish=lambda: self._publish(soon=True), say=self._say,
         )  # fmt: skip

@@ -21,6 +21,7 @@ from pathlib import Path
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.calls import SolverCalls, cause, rejection
+from sphinxfuzz.campaign.cases import Judging
 from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck
 from sphinxfuzz.campaign.sink import Findings
 from sphinxfuzz.mutate import Seed, SeedError, load_seed
@@ -53,6 +54,7 @@ class SeedChecker:
         self,
         config: CampaignConfig,
         calls: SolverCalls,
+        judging: Judging,
         specs: Sequence[SolverSpec],  # the targets (`calls.specs`) and the trusted solvers
         needed_options: NeededOptions,
         *,
@@ -60,6 +62,7 @@ class SeedChecker:
         refresh: Callable[[Path], str],
     ) -> None:
         self.config, self.calls, self.specs = config, calls, list(specs)
+        self.judging = judging
         self.targets = tuple(calls.specs)
         self.stats: Stats = calls.stats
         self.needed_options, self.say, self.refresh = needed_options, say, refresh
@@ -122,7 +125,7 @@ class SeedChecker:
         """Run the unmutated seed: what it already triggers is a seed finding, not a bug of
         the fuzzer's making; a seed no target accepts, or some solver cannot answer, is set
         aside."""
-        limit, run, judge = self.config.seed_timeout, self.calls.run, self.calls.judge
+        limit, run, judge = self.config.seed_timeout, self.calls.run, self.judging.formula
         if self.calls.processes.long_lived:
             # the usual seed (answered, nothing found) costs no process start; anything else
             # is decided in fresh processes, the only ones whose findings are recorded
@@ -177,7 +180,7 @@ class SeedChecker:
         changed = with_needed_options(changed, self.needed_options)
         run = self.calls.run
         results = self._ran([run(s, changed.script, fresh=True, timeout=limit) for s in self.specs])
-        judgement = self.calls.judge(changed.text, results, fresh=True)
+        judgement = self.judging.formula(changed.text, results, fresh=True)
         if judgement.verdicts or judgement.unconfirmed:
             return None
         form = SeedCheck(

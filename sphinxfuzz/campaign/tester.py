@@ -26,7 +26,7 @@ from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.budget import SeedBudget
 from sphinxfuzz.campaign.calls import Running, SolverCalls
 from sphinxfuzz.campaign.case_limits import CaseLimits
-from sphinxfuzz.campaign.cases import CaseJudge
+from sphinxfuzz.campaign.cases import Judging
 from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck
 from sphinxfuzz.campaign.mix import StrategyBench
 from sphinxfuzz.campaign.options import PositionOptions
@@ -38,7 +38,6 @@ from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.mutate import Formula, Seed
 from sphinxfuzz.mutate.mutant import NeededOptions, ready_to_run
-from sphinxfuzz.oracle import Expected
 from sphinxfuzz.smtlib import Script
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec
 from sphinxfuzz.strategies import (
@@ -61,9 +60,9 @@ class CaseTester:
         self,
         config: CampaignConfig,
         calls: SolverCalls,
+        judging: Judging,
         recorder: Recorder,
         bench: StrategyBench,
-        reference: SolverSpec | None,  # the first trusted solver (`cases.CaseJudge`)
         needed_options: NeededOptions,
         *,
         out_of_budget: Callable[[], bool],
@@ -73,7 +72,7 @@ class CaseTester:
     ) -> None:
         self.config, self.calls, self.recorder, self.bench = config, calls, recorder, bench
         self.stats = calls.stats
-        self.reference, self.needed_options = reference, needed_options
+        self.judging, self.needed_options = judging, needed_options
         self.out_of_budget, self.stop_requested = out_of_budget, stop_requested
         self.publish, self.say = publish, say
         self.check = SeedCheck(None)  # the position's seed's: its cases' limits (`limits`)
@@ -319,32 +318,14 @@ class CaseTester:
         specs: list[SolverSpec],
         results: list[SolverResult],
     ) -> None:
-        """Judge, confirm and record one counted case's `results` on `specs`."""
-        calls, stats, origin, case = self.calls, self.stats, started.origin, started.case
+        """Judge one counted case's `results` on `specs` (`cases.Judging`), and record what
+        stands."""
+        case, origin = started.case, started.origin
         strategy = self.bench.get(origin.strategy)
-        related = case.related
-        script = started.formula.script  # the text judged, parsed: model checks start from it
-        judge_case = CaseJudge(
-            started.formula.text,
-            specs,
-            lambda spec, check, fresh, timeout: calls.run(spec, check, fresh=fresh, timeout=timeout),
-            lambda text, rs, fresh: calls.judge(text, rs, fresh=fresh, parsed=script),
-            None if case.expected is None else Expected(case.expected, strategy.name, strategy.summary),
-            None if related is None else ready_to_run(related.script, self.needed_options),
-            self.config.timeout,
-            self.reference,
-            parsed=script,
-        )  # fmt: skip
-        stats.strategy(origin.strategy).expected += case.expected is not None
-        judgement = judge_case(results, False)
-        results, judgement = calls.confirmed(
-            store, started.formula, results, judgement, lambda fresh: judge_case(fresh, True), specs
-        )
-        stored = judge_case.stored_results(results)
-        for verdict in judgement.verdicts:
-            self.recorder.record(
-                store, verdict, judge_case.formula_of(verdict), origin, stored, judgement
-            )
+        for found in self.judging.case(
+            store, case, started.formula, strategy, origin, specs, results
+        ):
+            self.recorder.record(store, found, origin)
 
 
 @dataclass(frozen=True)
