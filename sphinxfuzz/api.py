@@ -31,6 +31,10 @@ from sphinxfuzz.campaign.runner import run_campaign as run_campaign_stats
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers import Family
+from sphinxfuzz.solvers.build_plans import read_sanitizers
+from sphinxfuzz.solvers.builds import Request, plan_build
+from sphinxfuzz.solvers.builds import build as build_from_sources
+from sphinxfuzz.solvers.installs import Installed
 from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 
 Folder = str | os.PathLike[str]
@@ -232,10 +236,27 @@ def queue(
     return filing_queue(root, per_week=per_week, expert=expert, known=corpus)
 
 
+def build_solver(
+    family: Family, version: str | None = None, *, source: Folder | None = None,
+    assertions: bool = True, sanitizers: str | None = None, dry_run: bool = False,
+    say: Callable[[str], object] = print,
+) -> Installed | list[str]:  # fmt: skip
+    """Build a solver with its assertions and/or sanitizers (`address,undefined`) from its
+    release's sdist or a source tree into the solver cache (solvers/builds.py); with
+    `dry_run`, the plan's lines instead: source, compiler, flags, build folder, cache."""
+    request = Request(family, version, Path(source) if source is not None else None,
+                      assertions, read_sanitizers(sanitizers))  # fmt: skip
+    if dry_run:
+        return plan_build(request, say).lines()
+    return build_from_sources(family, version, source=request.source, say=say,
+                              assertions=assertions, sanitizers=request.sanitizers)  # fmt: skip
+
+
 __all__ = [
     "CampaignConfig",
     "CampaignSummary",
     "bisect",
+    "build_solver",
     "issue",
     "load_bugs",
     "queue",

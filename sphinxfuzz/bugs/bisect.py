@@ -4,19 +4,18 @@ reports it.
 The stored trigger is run on released versions of the blamed solver (installed on demand
 with `sphinxfuzz solvers install`), each standing in for the campaign's command line with
 the same options, next to the campaign's other solvers. A version shows the bug when the
-reduction's interestingness check (`sphinxfuzz.oracle.interesting`) finds the same kind of verdict
-with the same signature against it. Releases are tried from a coarse sample (the first and
-the last patch release of every minor version, plus the release the bug was found on), then
-bisected over every release between neighbours where the bug comes or goes. A bug found on a
-build with assertions (`z3@4.12.2+assert`, `solvers build`) is tried on the builds with
-assertions in the solver cache instead.
+same-bug check reduction uses (`oracle.interesting.check`, on `CheckSpec.blaming`) finds the
+same kind of verdict with the same signature against it. Releases are tried from a coarse
+sample (the first and the last patch release of every minor version, plus the release the
+bug was found on), then bisected over every release between neighbours where the bug comes
+or goes. A bug found on a build with assertions (`z3@4.12.2+assert`, `solvers build`) is
+tried on the builds with assertions in the solver cache instead.
 """
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from sphinxfuzz.bugs.record import (
     load_record,
     write_bisection,
 )
-from sphinxfuzz.bugs.reduce import ReduceError, check_spec
+from sphinxfuzz.bugs.replay import CheckSpecError, check_spec
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.oracle.backtrace import crash_identity, gdb_backtrace
 from sphinxfuzz.oracle.dialect import for_family
@@ -135,16 +134,8 @@ def try_solver(spec: CheckSpec, family: Family, solver: str, text: str, label: s
     """Run the trigger with the spec `solver` (`z3@5.4.1`, `cvc5`) in place of the blamed
     solver, with the blamed solver's options; the result is labelled `label`."""
     index, options = _blamed(spec, family)
-    line = " ".join([solver, *(shlex.quote(o) for o in options)])
-    solvers = list(spec.solvers)
-    solvers[index] = line
-    specs = parse_specs(";".join(solvers))
-    name = specs[index].name
-    # the check runs the blamed solver alone, or every solver (names follow the spec list)
-    alone = tuple(spec.run) == (spec.solver,)
-    names = (name,) if alone else tuple(s.name for s in specs)
-    swapped = replace(spec, solver=name, solvers=tuple(solvers), run=names)
-    version = label
+    swapped = spec.blaming(index, " ".join([solver, *(shlex.quote(o) for o in options)]))
+    name, version = swapped.solver, label
     found, results = check(swapped, text)
     if found is not None:
         return Tried(version, BUG, found.signature)
@@ -178,7 +169,7 @@ def bisect_bug(
     text = record.formula()
     try:
         spec = check_spec(root, record)
-    except ReduceError as exc:
+    except CheckSpecError as exc:
         raise BisectError(str(exc)) from None
     mark = _build_mark(spec, family)  # fail before installing anything
     setup = installer or (lambda f, v: install(f, v, say=say))

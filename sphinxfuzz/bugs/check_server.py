@@ -1,4 +1,5 @@
-"""ddSMT's test of a candidate, answered by the process that runs ddSMT (`CheckServer`).
+"""ddSMT's test of a candidate, answered by the process that runs ddSMT (`CheckServer`): the
+transport only; what the answer is, `oracle.interesting.passes` decides.
 
 ddSMT runs a command on every candidate: 482 of them for the five-line fma crash of
 `tests/bugs/test_reduce_options.py`. When that command was `python -m
@@ -6,8 +7,9 @@ sphinxfuzz.oracle.interesting`, starting Python, importing the oracle and asking
 solvers' versions took most of each check (0.6 of 0.9 s for a candidate that still crashed).
 So the command is a shell script that hands the candidate's path to this process through a
 named pipe and waits for the exit code on a pipe of its own; a thread here judges the
-candidate with `oracle.interesting.check`, whose modules are imported and whose solver
-versions are known already. The solvers still run in fresh processes, as before.
+candidate with the test it was given (`oracle.interesting.passes`), whose modules are
+imported and whose solver versions are known already. The solvers still run in fresh
+processes, as before.
 
 The script needs only `sh` and `mkfifo`. Requests are lines shorter than the pipe's atomic
 write size, so checks ddSMT runs at once (`-j`) do not mix. A check whose script ddSMT
@@ -22,10 +24,9 @@ import shlex
 import tempfile
 import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-
-from sphinxfuzz.oracle.interesting import CheckSpec, check
 
 # The script ddSMT runs with a candidate's path: WORK is the server's folder. It opens its
 # answer pipe read-write before asking (a FIFO opened so never blocks), so the answer always
@@ -55,11 +56,11 @@ class CheckServerError(Exception):
 
 
 class CheckServer:
-    """Serve `check(spec, candidate)` to the script `script` names, from threads of this
-    process, while the `with` block lasts."""
+    """Serve `test(candidate text)` (True: still the bug) to the script `script` names, from
+    threads of this process, while the `with` block lasts."""
 
-    def __init__(self, spec: CheckSpec, parent: Path) -> None:
-        self.spec = spec
+    def __init__(self, test: Callable[[str], bool], parent: Path) -> None:
+        self.test = test
         # a folder of our own (0700): its pipes take requests from our own scripts only
         self.work = Path(tempfile.mkdtemp(prefix="check-", dir=parent))
         (self.work / "answers").mkdir()
@@ -117,8 +118,7 @@ class CheckServer:
             code = 1
         else:
             try:
-                found, _ = check(self.spec, text)
-                code = 0 if found is not None else 1
+                code = 0 if self.test(text) else 1
             except Exception:
                 self.errors.append(traceback.format_exc())
                 code = 1

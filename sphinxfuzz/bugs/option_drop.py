@@ -1,6 +1,6 @@
 """The options a reduced bug needs: each option word of the solvers its check runs is left
-out in turn, and stays out when the check still finds the bug (`oracle.interesting.check`,
-the test ddSMT ran on every candidate).
+out in turn, and stays out when the check still finds the bug (`oracle.interesting.check_options`:
+the test ddSMT ran on every candidate, on other command lines).
 
 `reduce` does this after ddSMT, on the reduced formula: each try is one cheap check on the
 small formula, and an option the original needed only for parts ddSMT removed goes too. The
@@ -27,7 +27,7 @@ from sphinxfuzz.bugs.record import BugRecord, load_reduction
 from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.oracle import Verdict
-from sphinxfuzz.oracle.interesting import CheckSpec, check
+from sphinxfuzz.oracle.interesting import CheckSpec, check_options
 from sphinxfuzz.solvers import Family, SolverResult, SolverSpec, parse_specs
 from sphinxfuzz.solvers.families import program_argv
 from sphinxfuzz.solvers.options.standing import Standing, command_standing, warned
@@ -69,8 +69,7 @@ def drop_options(
         for position in reversed(option_words(solvers[index])):  # indexes stay valid
             kept = words[:position] + words[position + 1 :]
             trial = [*solvers[:index], shlex.join(kept), *solvers[index + 1 :]]
-            # the formula is the one already checked: the references read it already
-            again, trial_runs = check(replace(spec, solvers=tuple(trial), parsers=()), text)
+            again, trial_runs = check_options(replace(spec, solvers=tuple(trial)), text)
             if again is None:
                 continue
             gone.append(f"{name}: {words[position]}")
@@ -122,7 +121,7 @@ def lower_standing(
     now = (None if standings is None
            else command_standing(solver.family, options, standings, said))  # fmt: skip
     plain = _without(dropped.spec, index, lambda word: True)
-    again, runs = check(replace(plain, parsers=()), text)
+    again, runs = check_options(plain, text)
     if again is not None:
         gone = tuple(f"{solver.name}: {word}" for word in options)
         return Lowered(Dropped(plain, again, runs, (*dropped.words, *gone)), Standing.DEFAULT)
@@ -135,7 +134,7 @@ def lower_standing(
     regular = _without(spec, index, lambda word: word in experts)
     if regular.solvers[index] == spec.solvers[index]:
         return Lowered(dropped, now)
-    again, runs = check(replace(regular, parsers=()), text)
+    again, runs = check_options(regular, text)
     if again is None:
         return Lowered(dropped, now)
     lower = drop_options(regular, text, again, runs)

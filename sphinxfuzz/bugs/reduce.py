@@ -2,9 +2,11 @@
 
 ddSMT (`pip install ddsmt`, the `reduce` extra) runs a command on each candidate and keeps
 those whose exit code matches the original run. The command is a script that has this process
-(`bugs.check_server.CheckServer`) run `oracle.interesting.check` with a check spec made from
-the bug: its kind, blamed solver and signature, its stored command lines, and the campaign's
-timeout. The result goes beside the original:
+(`bugs.check_server.CheckServer`) ask the same-bug check (`oracle.interesting.passes`) with the
+bug's check spec (`bugs.replay.check_spec`: its kind, blamed solver and signature, its stored
+command lines, and the campaign's timeout) and a reference that must read every candidate.
+The same check decides before ddSMT, after it, and for every option left out. The result goes
+beside the original:
 
     bugs/<id>/reduced.smt2   the smallest candidate ddSMT found
     bugs/<id>/reduce.json    sizes before and after (bytes, S-expression nodes), time, ddSMT
@@ -27,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
@@ -43,13 +46,13 @@ from sphinxfuzz.bugs.record import (
     load_reduction,
     write_reduction,
 )
-from sphinxfuzz.bugs.replay import find_bug
+from sphinxfuzz.bugs.replay import CheckSpecError, check_spec, find_bug
 from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import InputError
-from sphinxfuzz.oracle import VerdictKind
-from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check
+from sphinxfuzz.oracle import Verdict
+from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check, first_reader, passes
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
-from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs, reaper
+from sphinxfuzz.solvers import Family, SolverResult, parse_specs, reaper
 from sphinxfuzz.solvers.families import UNKNOWN_VERSION
 from sphinxfuzz.solvers.scratch import make as scratch_folder
 from sphinxfuzz.solvers.scratch import remove as remove_scratch
@@ -96,24 +99,6 @@ def ddsmt_version() -> str:
         return UNKNOWN_VERSION
 
 
-def check_spec(root: Path, record: BugRecord) -> CheckSpec:
-    """The check a candidate of this bug must pass, from its record and the campaign."""
-    verdict = record.verdict
-    if verdict.kind == VerdictKind.DISAGREEMENT:
-        raise ReduceError(f"{record.folder.name}: an unsettled disagreement blames no solver")
-    with Store(root) as store:
-        config = store.config() or {}
-    try:
-        return CheckSpec.for_verdict(
-            verdict,
-            [s.spec for s in record.solvers],
-            timeout=float(config.get("timeout", 10.0)),  # type: ignore[arg-type]
-            memory_mb=int(config.get("memory_mb", 4096)),  # type: ignore[call-overload]
-        )
-    except ValueError as exc:
-        raise ReduceError(f"{record.folder.name}: {exc}") from None
-
-
 def _reference(
     root: Path, record: BugRecord, spec: CheckSpec, original: str
 ) -> tuple[str | None, str]:
@@ -128,28 +113,8 @@ def _reference(
         newest = newest_specs(str(config.get("newest", "")))
     except RefreshError as exc:
         return None, str(exc)
-    tried = []
-    for candidate in reference_candidates(family, newest):
-        try:
-            reader = parse_specs(candidate)[0]
-        except (SolverSpecError, ValueError) as exc:
-            tried.append(f"{candidate}: {exc}")
-            continue
-        accepted, detail = accepts(reader, original, timeout=spec.timeout,
-                                   memory_mb=spec.memory_mb)  # fmt: skip
-        if accepted:
-            return candidate, ""
-        tried.append(f"{candidate} rejects the stored trigger ({detail})")
-    return None, "; ".join(tried) or "no reference solver known"
-
-
-def _check_limit(spec: CheckSpec) -> float:
-    """ddSMT's per-candidate limit: above the check's own worst case (each solver run, then
-    a model check by each solver, each under the campaign timeout), so ddSMT never kills a
-    check mid-way and leaves its solver processes behind."""
-    calls = len(spec.run) * (1 if len(spec.run) == 1 else 2) + len(spec.parsers)
-    debugger = 20.0 + spec.timeout if spec.kind == VerdictKind.CRASH else 0.0  # a bare signal
-    return calls * (spec.timeout + 2.0) + debugger + 10.0
+    return first_reader(reference_candidates(family, newest), original, timeout=spec.timeout,
+                        memory_mb=spec.memory_mb)  # fmt: skip
 
 
 def _run_ddsmt(
@@ -170,40 +135,7 @@ def _run_ddsmt(
         start_new_session=True, env=env,
     )  # fmt: skip
     lines: list[str] = []
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    stopped = False
-
-    def stop() -> None:
-        nonlocal stopped
-        stopped = True
-        # ddSMT writes every improvement to the output file: stopping it keeps the best so far
-        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
-            os.killpg(process.pid, signal.SIGTERM)
-
-    # one watcher ends ddSMT at the time limit or when `halt` is set (a campaign's stop)
-    finished = threading.Event()
-    halt = halt or threading.Event()
-
-    def watch() -> None:
-        while not finished.is_set() and not halt.is_set():
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            left = 0.2 if deadline is None else min(0.2, max(0.0, deadline - time.monotonic()))
-            finished.wait(left)
-        if not finished.is_set():
-            stop()
-
-    timer = threading.Thread(target=watch, name="sphinxfuzz-reduce-limit", daemon=True)
-    timer.start()
-    # ddSMT's checks run in its session, but their orphans come to this subreaper
-    done = threading.Event()
-
-    def reap() -> None:
-        while not done.wait(1.0):
-            reaper.reap_adopted({process.pid})
-
-    reaping = threading.Thread(target=reap, name="sphinxfuzz-reduce-reaper", daemon=True)
-    reaping.start()
+    watch = _Watch(process, time_limit, halt)
     try:
         assert process.stdout is not None
         for line in process.stdout:
@@ -216,12 +148,147 @@ def _run_ddsmt(
         process.wait()
         raise
     finally:
-        finished.set()
-        timer.join()
-        done.set()
-        reaping.join()
+        watch.close()
+    return (None if watch.stopped else code), "".join(lines)
+
+
+class _Watch:
+    """While ddSMT runs: one thread ends it at the time limit or when `halt` is set (a
+    campaign's stop), another reaps the orphans of its checks (they run in its session,
+    but their orphans come to this subreaper)."""
+
+    def __init__(
+        self, process: subprocess.Popen[str], time_limit: float | None, halt: threading.Event | None
+    ) -> None:
+        self.process, self.stopped = process, False
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        self.halt = halt or threading.Event()
+        self.finished = threading.Event()
+        self.threads = [
+            threading.Thread(target=self._watch, name="sphinxfuzz-reduce-limit", daemon=True),
+            threading.Thread(target=self._reap, name="sphinxfuzz-reduce-reaper", daemon=True),
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def _watch(self) -> None:
+        deadline = self.deadline
+        while not self.finished.is_set() and not self.halt.is_set():
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            left = 0.2 if deadline is None else min(0.2, max(0.0, deadline - time.monotonic()))
+            self.finished.wait(left)
+        if not self.finished.is_set():
+            self.stopped = True
+            # ddSMT writes every improvement to the output file: stopping it keeps the best
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                os.killpg(self.process.pid, signal.SIGTERM)
+
+    def _reap(self) -> None:
+        while not self.finished.wait(1.0):
+            reaper.reap_adopted({self.process.pid})
+
+    def close(self) -> None:
+        self.finished.set()
+        for thread in self.threads:
+            thread.join()
         reaper.reap_adopted()
-    return (None if stopped else code), "".join(lines)
+
+
+def _first_check(
+    root: Path, record: BugRecord, start: str
+) -> tuple[CheckSpec, Verdict, list[SolverResult]]:
+    """The bug's check with its reference, and what it finds on `start`; ReduceError when no
+    reference reads `start` or `start` no longer shows the bug."""
+    name = record.folder.name
+    try:
+        spec = check_spec(root, record)
+    except CheckSpecError as exc:
+        raise ReduceError(str(exc)) from None
+    reader, why_none = _reference(root, record, spec, start)
+    if reader is None:  # nothing could tell a valid candidate from one a parser chokes on
+        raise ReduceError(
+            f"{name}: no reference solver reads the stored formula without an error "
+            f"line ({why_none}), so no reduced formula could be shown valid; nothing written"
+        )
+    spec = replace(spec, parsers=(reader,))
+    still, results = check(spec, start)
+    if still is None:
+        now = "; ".join(f"{r.spec.name}: {r.outcome} {' '.join(r.answers)}".strip()
+                        for r in results)  # fmt: skip
+        raise ReduceError(
+            f"{name}: the stored formula no longer shows the bug ({spec.kind} in "
+            f"{spec.solver}: {spec.signature}); now {now or 'nothing ran'}. The trigger is "
+            "flaky or the solver changed; nothing written"
+        )
+    return spec, still, results
+
+
+def _ddsmt(
+    spec: CheckSpec,
+    start: str,
+    name: str,
+    jobs: int,
+    time_limit: float | None,
+    echo: Callable[[str], None] | None,
+    halt: threading.Event | None,
+) -> tuple[str, int | None]:
+    """(ddSMT's smallest candidate of `start` that passes the check, its exit code: None when
+    the time limit stopped it). Raises ReductionHalted or ReduceError."""
+    work = scratch_folder("reduce")  # its janitor removes it, should this process die
+    try:
+        source, target = work / "input.smt2", work / "output.smt2"
+        source.write_text(start, encoding="utf-8")
+        with CheckServer(partial(passes, spec), work) as server:
+            # ddSMT's per-candidate limit: above a check's worst case, so ddSMT never kills
+            # a check mid-way and leaves its solver processes behind
+            argv = [sys.executable, "-m", "ddsmt", "--ignore-output", "-j", str(max(1, jobs)),
+                    "--timeout", f"{spec.worst_case() + 10.0:.0f}", str(source), str(target),
+                    str(server.script)]  # fmt: skip
+            code, output = _run_ddsmt(argv, time_limit, echo, work, halt)
+        if halt is not None and halt.is_set():
+            raise ReductionHalted(f"{name}: reduction stopped; nothing written")
+        try:
+            server.raise_errors()
+        except CheckServerError as exc:
+            raise ReduceError(f"{name}: {exc}") from None
+        if code not in (0, None):
+            tail = "\n".join(output.strip().splitlines()[-8:])
+            raise ReduceError(f"{name}: ddSMT failed (exit {code}):\n{tail}")
+        return (target.read_text(encoding="utf-8") if target.is_file() else start), code
+    finally:
+        remove_scratch(work)
+
+
+def _last_check(
+    spec: CheckSpec, reduced: str, code: int | None, name: str
+) -> tuple[Verdict, list[SolverResult]]:
+    """The check's finding on ddSMT's result, run again; ReduceError when it finds nothing."""
+    still, final = check(spec, reduced)
+    if still is None:
+        why = ("ddSMT was stopped by the time limit while writing it; allow it more time"
+               if code is None else "the trigger is flaky")  # fmt: skip
+        raise ReduceError(
+            f"{name}: ddSMT's result no longer shows the bug when run again: {why}; "
+            "nothing written",
+            setting="time_limit" if code is None else None,
+        )
+    return still, final
+
+
+def _reader_record(reader: str, spec: CheckSpec, reduced: str, name: str) -> dict[str, object]:
+    """The reference's reading of the reduced formula, for the record (checked on every kept
+    candidate; checked again here)."""
+    reader_spec = parse_specs(reader)[0]
+    accepted, detail = accepts(reader_spec, reduced, timeout=spec.timeout,
+                               memory_mb=spec.memory_mb)  # fmt: skip
+    if not accepted:
+        raise ReduceError(
+            f"{name}: {reader} no longer reads ddSMT's result without an error line "
+            f"({detail}); nothing written"
+        )
+    return {"solver": reader, "version": solver_version(reader_spec), "accepted": accepted,
+            "detail": detail}  # fmt: skip
 
 
 def reduce_bug(
@@ -240,7 +307,6 @@ def reduce_bug(
     version = ddsmt_version()
     folder = find_bug(bug, str(root))
     record = load_record(folder)
-    spec = check_spec(root, record)
     original = record.formula()
     started = time.monotonic()
     # a time limit stopped the last reduction: go on from its result, not from the start
@@ -248,88 +314,24 @@ def reduce_bug(
     previous, earlier = load_reduction(folder), record.reduced()
     if previous is not None and not previous.finished and earlier is not None:
         start, spent = earlier, previous.seconds
-    reader, why_none = _reference(root, record, spec, start)
-    if reader is None:  # nothing could tell a valid candidate from one a parser chokes on
-        raise ReduceError(
-            f"{folder.name}: no reference solver reads the stored formula without an error "
-            f"line ({why_none}), so no reduced formula could be shown valid; nothing written"
-        )
-    spec = replace(spec, parsers=(reader,))
-    still, results = check(spec, start)
-    if still is None:
-        now = "; ".join(f"{r.spec.name}: {r.outcome} {' '.join(r.answers)}".strip()
-                        for r in results)  # fmt: skip
-        raise ReduceError(
-            f"{folder.name}: the stored formula no longer shows the bug ({spec.kind} in "
-            f"{spec.solver}: {spec.signature}); now {now or 'nothing ran'}. The trigger is "
-            "flaky or the solver changed; nothing written"
-        )
-    work = scratch_folder("reduce")  # its janitor removes it, should this process die
-    try:
-        source, target = work / "input.smt2", work / "output.smt2"
-        source.write_text(start, encoding="utf-8")
-        with CheckServer(spec, work) as server:
-            argv = [sys.executable, "-m", "ddsmt", "--ignore-output", "-j", str(max(1, jobs)),
-                    "--timeout", f"{_check_limit(spec):.0f}", str(source), str(target),
-                    str(server.script)]  # fmt: skip
-            code, output = _run_ddsmt(argv, time_limit, echo, work, halt)
-        if halt is not None and halt.is_set():
-            raise ReductionHalted(f"{folder.name}: reduction stopped; nothing written")
-        try:
-            server.raise_errors()
-        except CheckServerError as exc:
-            raise ReduceError(f"{folder.name}: {exc}") from None
-        if code not in (0, None):
-            tail = "\n".join(output.strip().splitlines()[-8:])
-            raise ReduceError(f"{folder.name}: ddSMT failed (exit {code}):\n{tail}")
-        reduced = target.read_text(encoding="utf-8") if target.is_file() else start
-    finally:
-        remove_scratch(work)
-    final = results
+    spec, still, final = _first_check(root, record, start)
+    reduced, code = _ddsmt(spec, start, folder.name, jobs, time_limit, echo, halt)
     if reduced != start:
-        still, final = check(spec, reduced)
-    if still is None:
-        why = ("ddSMT was stopped by the time limit while writing it; allow it more time"
-               if code is None else "the trigger is flaky")  # fmt: skip
-        raise ReduceError(
-            f"{folder.name}: ddSMT's result no longer shows the bug when run again: {why}; "
-            "nothing written",
-            setting="time_limit" if code is None else None,
-        )
+        still, final = _last_check(spec, reduced, code, folder.name)
     # the options the bug needs, then the lowest standing it shows at (no option, regular)
     lowered = lower_standing(spec, reduced, drop_options(spec, reduced, still, final))
     needed = lowered.dropped
-    spec, still, final = needed.spec, needed.verdict, needed.results
     seconds = time.monotonic() - started + spent
     before, after = formula_size(original), formula_size(reduced)
-    # checked on every kept candidate; checked again for the record
-    reader_spec = parse_specs(reader)[0]
-    accepted, detail = accepts(reader_spec, reduced, timeout=spec.timeout,
-                               memory_mb=spec.memory_mb)  # fmt: skip
-    if not accepted:
-        raise ReduceError(
-            f"{folder.name}: {reader} no longer reads ddSMT's result without an error line "
-            f"({detail}); nothing written"
-        )
-    reference: dict[str, object] = {"solver": reader, "version": solver_version(reader_spec),
-                                    "accepted": accepted, "detail": detail}  # fmt: skip
+    reference = _reader_record(spec.parsers[0], needed.spec, reduced, folder.name)
     reduction = Reduction(
-        bug=folder.name,
-        ddsmt_version=version,
-        seconds=round(seconds, 2),
-        finished=code is not None,
-        time_limit=time_limit,
-        before=before,
-        after=after,
-        source=record.formula_name,
-        check=spec.to_json(),
+        bug=folder.name, ddsmt_version=version, seconds=round(seconds, 2),
+        finished=code is not None, time_limit=time_limit, before=before, after=after,
+        source=record.formula_name, check=needed.spec.to_json(),
         # what the solvers said on the reduced formula: the evidence an issue report quotes
-        results=[SolverSummary.of(r) for r in final],
-        verdict=still,
-        reference=reference,
-        dropped_options=list(needed.words),
-        standing=lowered.standing,
-    )
+        results=[SolverSummary.of(r) for r in needed.results], verdict=needed.verdict,
+        reference=reference, dropped_options=list(needed.words), standing=lowered.standing,
+    )  # fmt: skip
     write_reduction(folder, reduced, reduction)
     return ReductionResult(folder.name, before, after, seconds, version, folder,
                            code is not None, needed.words)  # fmt: skip

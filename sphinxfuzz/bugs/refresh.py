@@ -32,7 +32,7 @@ from sphinxfuzz.bugs.record import (
     load_record,
     write_today,
 )
-from sphinxfuzz.bugs.reduce import ReduceError, check_spec
+from sphinxfuzz.bugs.replay import CheckSpecError, check_spec
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.crash import assertion_title
 from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
@@ -102,7 +102,7 @@ def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today
     try:
         spec = check_spec(root, record)
         tried = try_solver(spec, family, solver, record.formula(), version)
-    except (ReduceError, BisectError, SolverSpecError, ValueError) as exc:
+    except (CheckSpecError, BisectError, SolverSpecError, ValueError) as exc:
         today = Today(UNDECIDED, solver, version, str(exc), time.time())
     else:
         # a crash stays alive when the release crashes elsewhere, said in the detail

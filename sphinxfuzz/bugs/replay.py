@@ -1,4 +1,5 @@
-"""Finding stored bugs again, and re-running them on the stored solver command lines."""
+"""Finding stored bugs again, and re-running them on the stored solver command lines: as the
+campaign judged them (`replay`), or through the same-bug check (`check_spec`)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
-from sphinxfuzz.bugs.record import is_bug_folder, load_record
+from sphinxfuzz.bugs.record import BugRecord, is_bug_folder, load_record
 from sphinxfuzz.bugs.store import Store, StoreError, bug_folder_count
-from sphinxfuzz.errors import Step, StepKind
+from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
 from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
+from sphinxfuzz.oracle.interesting import CheckSpec, reproduces
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 
@@ -82,18 +84,29 @@ class Replay:
 
     @property
     def reproduced(self) -> bool:
-        """Same crash signature, or the same disagreement blamed on the same solver."""
-        for verdict in self.judgement.verdicts:
-            if verdict.kind != self.original.kind or verdict.solver != self.original.solver:
-                continue
-            if (
-                self.original.kind != VerdictKind.CRASH
-                or verdict.signature == self.original.signature
-            ):
-                return True
-        if self.original.kind == VerdictKind.DISAGREEMENT:
-            return self.judgement.unconfirmed
-        return False
+        """The stored bug shows again (`oracle.interesting.reproduces`)."""
+        return reproduces(self.original, self.judgement)
+
+
+class CheckSpecError(InputError):
+    """A stored bug no same-bug check can be made for; nothing was run."""
+
+
+def check_spec(root: Path, record: BugRecord) -> CheckSpec:
+    """The same-bug check (`oracle.interesting`) of a stored bug of the campaign in `root`:
+    its verdict and command lines, under the campaign's timeout and memory limit. Reduce,
+    refresh and bisect ask it."""
+    with Store(root) as store:
+        config = store.config() or {}
+    try:
+        return CheckSpec.for_verdict(
+            record.verdict,
+            [s.spec for s in record.solvers],
+            timeout=float(config.get("timeout", 10.0)),  # type: ignore[arg-type]
+            memory_mb=int(config.get("memory_mb", 4096)),  # type: ignore[call-overload]
+        )
+    except ValueError as exc:
+        raise CheckSpecError(f"{record.folder.name}: {exc}") from None
 
 
 def _stored_timeout(folder: Path) -> float:

@@ -13,7 +13,6 @@ from rich.table import Table
 from sphinxfuzz.cli.options import JsonOption, print_json
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers import BUILTINS, SolverSpecError, parse_specs, solver_version
-from sphinxfuzz.solvers.builds import build
 from sphinxfuzz.solvers.families import PACKAGES, Family
 from sphinxfuzz.solvers.installs import (
     cache_root,
@@ -122,17 +121,33 @@ def build_solver(
         Path | None, typer.Option("--source", help="Build this source tree (a checkout) instead.")
     ] = None,
     assertions: Annotated[
-        bool, typer.Option("--assertions", help="With the solver's assertions on (required).")
+        bool, typer.Option("--assertions", help="With the solver's assertions on.")
+    ] = False,
+    sanitizers: Annotated[
+        str | None,
+        typer.Option("--sanitizers", help="address,undefined (address brings undefined along)."),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print the plan (source, compiler, flags, folder, cache) without building.",
+        ),
     ] = False,
 ) -> None:
     """Build a solver with its assertions on (z3: Z3DEBUG, cvc5: configure.sh --assertions)
-    into the solver cache, as z3@4.12.2+assert. Needs cmake as new as the tree asks for (z3
-    5.4.1: 3.26; `pip install cmake` gives a current one), a C++ compiler and ninja or make;
-    uses ccache where installed, shared by the builds of all releases. The first z3 build
-    takes most of an hour on 2 cores: progress is shown, the log is kept in the build's
-    folder."""
-    if not assertions:
-        raise InputError("solvers build makes builds with assertions only: pass --assertions",
+    and/or sanitizers into the solver cache, as z3@4.12.2+assert, z3@5.4.1+asan or
+    z3@5.4.1+assert+asan; a git checkout's build is named by its commit
+    (z3@git-1a2b3c4+assert). The compiler is the first that has what the sources need (g++,
+    else clang-19 with libc++; a missing one is named with its apt line), the CMake as new
+    as the tree asks (else the PyPI cmake wheel, installed into the cache); ccache where
+    installed, shared by all builds. The first z3 build takes most of an hour on 2 cores:
+    progress is shown, the log is kept in the build's folder."""
+    from sphinxfuzz.api import build_solver as build_it
+
+    if not assertions and not sanitizers:
+        raise InputError("solvers build makes builds with assertions, sanitizers or both: pass "
+                         "--assertions and/or --sanitizers address,undefined",
                          setting="assertions")  # fmt: skip
     if "==" in what or "@" in what:
         family, version = parse_requirement(what)
@@ -141,8 +156,12 @@ def build_solver(
     else:
         raise InputError(f"{what!r}: write z3==4.12.2, or z3 or cvc5 with --source DIR")
     console = Console(soft_wrap=True, highlight=False)
-    done = build(family, version, source=source,
-                 say=lambda line: console.print(line, markup=False))  # fmt: skip
+    done = build_it(family, version, source=source, assertions=assertions, sanitizers=sanitizers,
+                    dry_run=dry_run, say=lambda line: console.print(line, markup=False))  # fmt: skip
+    if isinstance(done, list):
+        for line in done:
+            console.print(line, markup=False)
+        return
     console.print(f"{done.family}@{done.version}: {' '.join(done.argv)}", markup=False)
 
 

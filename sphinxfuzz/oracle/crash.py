@@ -9,7 +9,8 @@ The message is read by its known shapes (`crash_message`):
 - cvc5's `Fatal failure within <function> at <file>:<line>` (or `Internal error`,
   `Unreachable code`) with the check that failed;
 - a C `assert`: `file:line: function: Assertion `cond' failed.`;
-- a sanitizer report: its error kind and the functions of its top frames;
+- a sanitizer report (solvers/sanitizer_reports.py): ASan's error kind and the functions of
+  its top frames, UBSan's check with its file and line;
 - otherwise the first failure line, normalised.
 A bare signal has no message: `oracle.backtrace` signs it by its stack.
 """
@@ -20,9 +21,7 @@ import os
 import re
 
 from sphinxfuzz.solvers import SolverResult
-
-# frames of a sanitizer report kept in its signature
-SANITIZER_FRAMES = 3
+from sphinxfuzz.solvers.sanitizer_reports import sanitizer_message, ubsan_message
 
 _NORMALISERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
@@ -48,12 +47,6 @@ _CVC5_FATAL = re.compile(
 )
 _C_ASSERT = re.compile(
     r"(?P<where>[\w./+-]+:\d+):\s*(?:(?P<function>.*?):\s*)?Assertion [`'](?P<cond>.*)' failed"
-)
-_SANITIZER = re.compile(
-    r"(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|MemorySanitizer|ThreadSanitizer)[:\s]+(.*)"
-)
-_SANITIZER_FRAME = re.compile(
-    r"^\s*#\d+\s+0x[0-9a-fA-F]+\s+in\s+(.+?)(?:\s+\S+:\d+(?::\d+)?|\s+\(\S+\))?\s*$"
 )
 # lines z3 prints after an assertion that name the release or ask for a report
 # (z3 4.12's debug build asks "(C)ontinue, (A)bort, ..." when built without NO_Z3_DEBUGGER)
@@ -119,20 +112,6 @@ def _cvc5_failure(lines: list[str], at: int, found: re.Match[str]) -> str:
     return " ".join(parts + checks)
 
 
-def _sanitizer(lines: list[str], at: int, found: re.Match[str]) -> str:
-    kind = re.sub(r"\s+on (?:address|unknown address).*$", "", found.group(2)).strip()
-    frames = []
-    for line in lines[at + 1 :]:
-        frame = _SANITIZER_FRAME.match(line)
-        if frame:
-            frames.append(frame.group(1).split("(")[0].strip())
-            if len(frames) == SANITIZER_FRAMES:
-                break
-    return f"{found.group(1)}: {normalise_failure(kind)}" + (
-        f" in {' < '.join(frames)}" if frames else ""
-    )
-
-
 def crash_message(stdout: str, stderr: str) -> str | None:
     """The crash message of a run's output in a known shape, normalised (see the module
     docstring); None when the output holds none of those shapes."""
@@ -142,9 +121,9 @@ def crash_message(stdout: str, stderr: str) -> str | None:
             stripped = line.strip()
             if _Z3_ASSERTION.search(stripped):
                 return _z3_assertion(lines, at)
-            sanitizer = _SANITIZER.search(stripped)
-            if sanitizer and ("ERROR" in stripped or "runtime error" not in stripped):
-                return _sanitizer(lines, at, sanitizer)
+            sanitizer = sanitizer_message(lines, at)
+            if sanitizer is not None:
+                return sanitizer
             assertion = _C_ASSERT.search(stripped)
             if assertion:
                 where = _source(assertion.group("where"))
@@ -154,7 +133,7 @@ def crash_message(stdout: str, stderr: str) -> str | None:
             fatal = _CVC5_FATAL.match(stripped)
             if fatal:
                 return _cvc5_failure(lines, at, fatal)
-    return None
+    return ubsan_message(stderr)
 
 
 def assertion_title(signature: str) -> str | None:

@@ -10,6 +10,12 @@ unsat solver refuted by the same sat solver's model; the same model failing its 
 verdict against an expected answer also needs the answer confirmed on the candidate, by the
 stored reference solver or the strategy's witness model; an incompleteness needs the blamed
 solver still unsolved and the reference still answering.
+
+This module is the one home of "still the bug", as ddSMT keeps its in one checker: reduce
+(its first and last check, ddSMT's test through `bugs.check_server`, the options and standing
+tried after it), refresh and bisect (another release in the blamed solver's place:
+`CheckSpec.blaming`) and replay (`reproduces`, over the oracle's judgement of every stored
+solver) ask it, and every answer comes down to `same_bug`.
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ import json
 import re
 import signal
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +36,16 @@ from sphinxfuzz.oracle.judge import CheckRunner, judge
 from sphinxfuzz.oracle.model_check import ModelCheckError, build_model_check
 from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.oracle.semantic_check import SEMANTICS
-from sphinxfuzz.oracle.verdict import Expected, Verdict, VerdictKind
+from sphinxfuzz.oracle.verdict import Expected, Judgement, Verdict, VerdictKind
 from sphinxfuzz.smtlib import Script, SmtParseError, parse_script, print_script
-from sphinxfuzz.solvers import Answer, Outcome, SolverResult, SolverSpec, parse_specs
+from sphinxfuzz.solvers import (
+    Answer,
+    Outcome,
+    SolverResult,
+    SolverSpec,
+    SolverSpecError,
+    parse_specs,
+)
 
 
 @dataclass(frozen=True)
@@ -88,6 +101,8 @@ class CheckSpec:
     def for_verdict(
         cls, verdict: Verdict, solvers: list[str], *, timeout: float, memory_mb: int = 4096
     ) -> CheckSpec:
+        if verdict.kind == VerdictKind.DISAGREEMENT:
+            raise ValueError("an unsettled disagreement blames no solver")
         if verdict.solver is None:
             raise ValueError(f"a {verdict.kind} verdict names no solver: nothing to reduce")
         names = [spec.name for spec in parse_specs(";".join(solvers))]
@@ -100,6 +115,24 @@ class CheckSpec:
                    timeout, memory_mb, verdict.expected,
                    reference if isinstance(reference, str) else None,
                    witness if isinstance(witness, str) else None)  # fmt: skip
+
+    def blaming(self, index: int, line: str) -> CheckSpec:
+        """The same check with the spec text `line` (another release of the blamed solver,
+        its options kept) in place of the blamed solver's, spec `index`: blamed and run
+        (with every solver, when the check runs them all)."""
+        solvers = [*self.solvers[:index], line, *self.solvers[index + 1 :]]
+        specs = parse_specs(";".join(solvers))
+        name = specs[index].name
+        alone = tuple(self.run) == (self.solver,)
+        run = (name,) if alone else tuple(s.name for s in specs)
+        return replace(self, solver=name, solvers=tuple(solvers), run=run)
+
+    def worst_case(self) -> float:
+        """The longest one check takes (each solver run, then a model check by each, each
+        under the timeout; a reader's; a debugger's for a bare signal), in seconds."""
+        calls = len(self.run) * (1 if len(self.run) == 1 else 2) + len(self.parsers)
+        debugger = 20.0 + self.timeout if self.kind == VerdictKind.CRASH else 0.0
+        return calls * (self.timeout + 2.0) + debugger
 
 
 def _solvers_to_run(
@@ -155,17 +188,63 @@ def check(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult
         if (verdicts and spec.kind != VerdictKind.INVALID_MODEL
                 and not _expected_holds(spec, spec.expected, text, results, run)):  # fmt: skip
             verdicts = []
-    found = next(
-        (v for v in verdicts
-         if v.kind == spec.kind and v.solver == spec.solver and v.signature == spec.signature),
-        None,
-    )  # fmt: skip
+    found = next((v for v in verdicts if same_bug(v, spec.kind, spec.solver, spec.signature)), None)
     if found is not None and spec.parsers:
         readers = parse_specs(";".join(spec.parsers))
         if not all(accepts(r, text, timeout=spec.timeout, memory_mb=spec.memory_mb)[0]
                    for r in readers):  # fmt: skip
             return None, results
     return found, results
+
+
+def same_bug(
+    verdict: Verdict, kind: VerdictKind, solver: str | None, signature: str | None
+) -> bool:
+    """The core comparison: a verdict of the same kind against the same solver with the same
+    signature (None: any signature, as replay asks outside crashes)."""
+    if verdict.kind != kind or verdict.solver != solver:
+        return False
+    return signature is None or verdict.signature == signature
+
+
+def passes(spec: CheckSpec, text: str) -> bool:
+    """Whether `text` still shows the bug: ddSMT's test of a candidate."""
+    return check(spec, text)[0] is not None
+
+
+def check_options(spec: CheckSpec, text: str) -> tuple[Verdict | None, list[SolverResult]]:
+    """`check` of other command lines (options left out) on a formula already checked: its
+    readers have read it already and are not asked again."""
+    return check(replace(spec, parsers=()), text)
+
+
+def reproduces(original: Verdict, judgement: Judgement) -> bool:
+    """Whether the oracle's judgement of every stored solver on the stored formula (replay)
+    shows `original` again: the same kind against the same solver, and for a crash the same
+    signature too; a disagreement also when its model check decided nothing."""
+    signature = original.signature if original.kind == VerdictKind.CRASH else None
+    if any(same_bug(v, original.kind, original.solver, signature) for v in judgement.verdicts):
+        return True
+    return original.kind == VerdictKind.DISAGREEMENT and judgement.unconfirmed
+
+
+def first_reader(
+    candidates: Iterable[str], text: str, *, timeout: float, memory_mb: int = 4096
+) -> tuple[str | None, str]:
+    """(the first spec text of `candidates` that reads `text` cleanly (`accepts`), "") or
+    (None, why none did)."""
+    tried = []
+    for candidate in candidates:
+        try:
+            reader = parse_specs(candidate)[0]
+        except (SolverSpecError, ValueError) as exc:
+            tried.append(f"{candidate}: {exc}")
+            continue
+        accepted, detail = accepts(reader, text, timeout=timeout, memory_mb=memory_mb)
+        if accepted:
+            return candidate, ""
+        tried.append(f"{candidate} rejects the stored trigger ({detail})")
+    return None, "; ".join(tried) or "no reference solver known"
 
 
 # commands that ask the solver something: a reference only has to read the formula
@@ -249,8 +328,7 @@ def main(argv: list[str]) -> int:
         text = Path(argv[1]).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return 1
-    found, _ = check(spec, text)
-    return 0 if found is not None else 1
+    return 0 if passes(spec, text) else 1
 
 
 if __name__ == "__main__":

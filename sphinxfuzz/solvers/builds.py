@@ -44,6 +44,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -51,7 +52,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.solvers.families import ASSERT_MARK, PACKAGES, Family, short_version, split_build
+from sphinxfuzz.solvers.build_plans import Z3_OPTIMISE, BuildPlan, build_marks
+from sphinxfuzz.solvers.families import GIT_PREFIX, PACKAGES, Family, short_version, split_build
 from sphinxfuzz.solvers.installs import (
     Installed,
     InstallError,
@@ -60,14 +62,18 @@ from sphinxfuzz.solvers.installs import (
     folder_for,
     release_of,
 )
+from sphinxfuzz.solvers.toolchains import (
+    choose_compiler,
+    install_wheel_cmake,
+    newest_wheel_cmake,
+    sanitizer_defaults,
+    wheel_cmake,
+)
 
 Say = Callable[[str], object]
 # what a build needs, with the Debian package that brings it
 COMPILERS = ("c++", "g++", "clang++")
 _PACKAGE_OF = {"cmake": "cmake", "ninja or make": "ninja-build", "a C++ compiler": "g++"}
-# z3's own switch for its assertions, and no prompt on a violated one (module docstring)
-Z3_ASSERT_FLAGS = "-DZ3DEBUG -DNO_Z3_DEBUGGER"
-Z3_OPTIMISE = "-O1"
 # a progress line every this many percent of the build's steps
 PROGRESS_STEP = 5
 _NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")
@@ -155,19 +161,6 @@ def newer_cmake(found: str, needed: str, who: str) -> BuildError:
         "runs sphinxfuzz) or install a newer cmake from your distribution's backports "
         "(Debian: sudo apt-get install -t <release>-backports cmake), then build again"
     )
-
-
-def check_cmake(tree: Path, cmake: str) -> None:
-    """Refuse before configuring when the tree's top CMakeLists.txt asks for a newer CMake
-    than `cmake` is (a version unread either way is left to cmake: its log is read too)."""
-    top = tree / "CMakeLists.txt"
-    try:
-        needed = _MINIMUM.search(top.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return
-    found = cmake_version(cmake) if needed else None
-    if needed and found and version_key(found) < version_key(needed.group(1)):
-        raise newer_cmake(found, needed.group(1), str(top))
 
 
 def newer_compiler(header: str, who: str) -> BuildError:
@@ -317,12 +310,17 @@ def source_version(family: Family, tree: Path) -> str:
     return short_version(family, found.group(1))
 
 
-def z3_configure(tree: Path, build: Path, tools: Toolchain) -> list[str]:
-    """The cmake line of a z3 build with assertions: the binary only, optimised, Z3DEBUG."""
+def z3_configure(tree: Path, build: Path, tools: Toolchain, plan: BuildPlan,
+                 defaults: Path | None = None) -> list[str]:  # fmt: skip
+    """The cmake line of a z3 build: the binary only, optimised, with the plan's compiler,
+    Z3DEBUG when it has assertions and the sanitizers' flags (`defaults`: their options)."""
+    link = [*plan.link_flags(), *([str(defaults)] if defaults else [])]
     return [
-        *niced(), tools.cmake, "-G", tools.generator, "-S", str(tree), "-B", str(build),
+        *niced(), plan.cmake_program, "-G", tools.generator, "-S", str(tree), "-B", str(build),
+        f"-DCMAKE_C_COMPILER={plan.compiler.cc}", f"-DCMAKE_CXX_COMPILER={plan.compiler.cxx}",
         "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CXX_FLAGS_RELEASE={Z3_OPTIMISE}",
-        f"-DCMAKE_CXX_FLAGS={Z3_ASSERT_FLAGS}",
+        f"-DCMAKE_CXX_FLAGS={' '.join(plan.cxx_flags())}",
+        f"-DCMAKE_EXE_LINKER_FLAGS={' '.join(link)}",
         "-DZ3_BUILD_LIBZ3_SHARED=OFF", "-DZ3_BUILD_PYTHON_BINDINGS=OFF",
         "-DZ3_BUILD_TEST_EXECUTABLES=OFF", "-DZ3_ENABLE_EXAMPLE_TARGETS=OFF",
         # CMake 4 refuses projects that ask for CMake < 3.5, as z3 4.12 does
@@ -331,86 +329,205 @@ def z3_configure(tree: Path, build: Path, tools: Toolchain) -> list[str]:
     ]  # fmt: skip
 
 
+def choose_cmake(tree: Path, cmake: str, say: Say, install: bool) -> tuple[str, str]:
+    """The cmake to configure `tree` with, and how the plan names it: the one on PATH when it
+    is as new as the tree asks, else the PyPI wheel's (installed into the cache when
+    `install`); a BuildError when neither is new enough."""
+    top = tree / "CMakeLists.txt"
+    try:
+        needed = _MINIMUM.search(top.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        needed = None
+    found = cmake_version(cmake)
+    if needed is None or found is None or version_key(found) >= version_key(needed.group(1)):
+        return cmake, f"{cmake} {found or '(version unread)'}"
+    wheel = wheel_cmake()
+    have = cmake_version(str(wheel)) if wheel.is_file() else None
+    if have and version_key(have) >= version_key(needed.group(1)):
+        return str(wheel), f"{wheel} {have} (the PyPI cmake wheel; {cmake} is {found})"
+    newest = newest_wheel_cmake()
+    if newest is None or version_key(newest) < version_key(needed.group(1)):
+        raise newer_cmake(found, needed.group(1), str(top))
+    why = f"the tree asks for {needed.group(1)}, {cmake} is {found}"
+    if not install:
+        return str(
+            wheel
+        ), f"the PyPI cmake wheel {newest}, to install into {wheel.parent.parent} ({why})"
+    return install_wheel_cmake(say), f"{wheel} (the PyPI cmake wheel; {why})"
+
+
+def git_commit(tree: Path) -> tuple[str, bool] | None:
+    """(short commit, whether the work tree has changes) of a git checkout; None elsewhere."""
+    try:
+        head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short=7", "HEAD"],
+                              capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        if head.returncode != 0:
+            return None
+        changed = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "-uno"],
+                                 capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return head.stdout.strip(), bool(changed.stdout.strip())
+
+
+@dataclass(frozen=True)
+class Request:
+    """What `solvers build` was asked: a family, a release or a tree, and the build's kind."""
+
+    family: Family
+    version: str | None = None
+    source: Path | None = None
+    assertions: bool = True
+    sanitizers: tuple[str, ...] = ()
+
+
+def _name(request: Request) -> tuple[str, Path | None, bool]:
+    """The build's name (release or commit, with marks), the tree of a source build, and
+    whether that tree has changes a commit does not name."""
+    family, marks = request.family, build_marks(request.assertions, request.sanitizers)
+    if not marks:
+        raise BuildError("a build has assertions, sanitizers or both: ask for one",
+                         setting="assertions")  # fmt: skip
+    if request.source is None:
+        assert request.version is not None
+        # `z3@4.12.2+assert` names the build to make as well as `z3==4.12.2` does
+        release = short_version(family, release_of(family, split_build(request.version)[0]))
+        return release + marks, None, False
+    source = request.source.resolve()
+    tree = z3_tree(source) if family == Family.Z3 else source
+    commit = git_commit(source)
+    if commit is None:
+        return source_version(family, tree) + marks, tree, True
+    return f"{GIT_PREFIX}{commit[0]}{marks}", tree, commit[1]
+
+
 def build(
     family: Family, version: str | None = None, *, source: Path | None = None,
-    say: Say = print, jobs: int | None = None,
+    say: Say = print, jobs: int | None = None, assertions: bool = True,
+    sanitizers: Sequence[str] = (),
 ) -> Installed:  # fmt: skip
-    """Build `family` with assertions, from the sdist of release `version` (z3) or from the
-    tree `source`, into the solver cache; returns it as an install (`z3@4.12.2+assert`). A
-    release already built is kept; a source tree is built again (a checkout moves on)."""
-    if family not in PACKAGES:
-        raise BuildError(f"{family}: builds know {', '.join(PACKAGES)}")
-    if (version is None) == (source is None):
-        raise BuildError("name a release (z3==4.12.2) or a source tree (--source DIR), not both")
-    if family == Family.CVC5 and source is None:
-        raise BuildError(
-            "cvc5 builds from a source tree only: clone https://github.com/cvc5/cvc5, check "
-            "out the release's tag (cvc5-1.1.2) and build that folder",
-            setting="source",
-        )
+    """Build `family` with assertions and/or sanitizers, from the sdist of release `version`
+    (z3) or from the tree `source`, into the solver cache; returns it as an install
+    (`z3@4.12.2+assert`, `z3@git-1a2b3c4+asan`). A build made already is kept, unless it is
+    of a tree with changes its commit does not name."""
+    request = _check(Request(family, version, source, assertions, tuple(sanitizers)))
     tools = toolchain()
-    if source is not None:
-        source = source.resolve()
-        tree = z3_tree(source) if family == Family.Z3 else source
-        release = source_version(family, tree)
-    else:
-        assert version is not None
-        # `z3@4.12.2+assert` names the build to make as well as `z3==4.12.2` does
-        release = short_version(family, release_of(family, split_build(version)[0]))
-    name = release + ASSERT_MARK
+    name, tree, changed = _name(request)
     present = find_installed(family, name)
-    if present is not None and source is None:
+    if present is not None and not changed:
         say(f"{family}@{name} is built already: {present.folder}")
         return present
     lock_file = cache_root() / f".{family}-{name}.lock"
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_file, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _build(family, name, source, tools, say, jobs or cores())
+        return _build(request, name, tree, tools, say, jobs or cores())
 
 
-def _build(
-    family: Family, name: str, source: Path | None, tools: Toolchain, say: Say, jobs: int
-) -> Installed:
+def _check(request: Request) -> Request:
+    family = request.family
+    if family not in PACKAGES:
+        raise BuildError(f"{family}: builds know {', '.join(PACKAGES)}")
+    if (request.version is None) == (request.source is None):
+        raise BuildError("name a release (z3==4.12.2) or a source tree (--source DIR), not both")
+    if family == Family.CVC5 and request.source is None:
+        raise BuildError(
+            "cvc5 builds from a source tree only: clone https://github.com/cvc5/cvc5, check "
+            "out the release's tag (cvc5-1.1.2) and build that folder",
+            setting="source",
+        )
+    return request
+
+
+def plan_build(request: Request, say: Say = print) -> BuildPlan:
+    """The plan of a build, made and shown without building (an sdist is fetched to read
+    it, into a folder removed after)."""
+    request = _check(request)
+    tools = toolchain()
+    name, tree, _changed = _name(request)
+    if tree is not None:
+        return _plan(request, name, tree, str(tree), tools, say, install=False)
+    with tempfile.TemporaryDirectory(prefix="sphinxfuzz-plan-") as folder:
+        package_version = release_of(request.family, split_build(name)[0])
+        unpacked = fetch_sdist(PACKAGES[request.family], package_version, Path(folder))
+        where = f"the {PACKAGES[request.family]} {package_version} sdist from PyPI"
+        return _plan(request, name, z3_tree(unpacked), where, tools, say, install=False)
+
+
+def _plan(request: Request, name: str, tree: Path, source: str, tools: Toolchain, say: Say,
+          install: bool) -> BuildPlan:  # fmt: skip
+    who = f"{request.family}@{name} ({source})"
+    compiler = choose_compiler(tree, request.sanitizers, who)
+    cmake, described = choose_cmake(tree, tools.cmake, say, install)
+    commit = git_commit(tree)
+    if commit is not None:
+        source += f" at commit {commit[0]}" + (" with uncommitted changes" if commit[1] else "")
+    return BuildPlan(
+        request.family, name, source, compiler, described, tools.generator, tools.launcher,
+        folder_for(request.family, name), request.assertions, request.sanitizers,
+        cache_dir=os.environ.get("CCACHE_DIR"), cmake_program=cmake,
+    )  # fmt: skip
+
+
+def _build(request: Request, name: str, tree: Path | None, tools: Toolchain, say: Say,
+           jobs: int) -> Installed:  # fmt: skip
+    family = request.family
     folder = folder_for(family, name)
     work = folder.with_name(folder.name + ".partial")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     started = time.monotonic()
-    record: dict[str, object] = {"family": str(family), "version": name, "jobs": jobs,
-                                 "launcher": tools.launcher, "generator": tools.generator}  # fmt: skip
-    if source is None:
-        package_version = release_of(family, name.removesuffix(ASSERT_MARK))
+    if tree is None:
+        package_version = release_of(family, split_build(name)[0])
         say(f"downloading the {PACKAGES[family]} {package_version} sdist into {work} ...")
         unpacked = fetch_sdist(PACKAGES[family], package_version, work / "source")
         tree = z3_tree(unpacked.rename(work / "source" / SDIST_TREE))
-        record.update(package_version=package_version, source="sdist")
+        where = f"the {PACKAGES[family]} {package_version} sdist from PyPI"
+        record: dict[str, object] = {"package_version": package_version, "source": "sdist"}
     else:
-        tree = z3_tree(source) if family == Family.Z3 else source
-        record.update(package_version=name, source=str(source))
+        where = str(tree)
+        record = {"package_version": name, "source": str(request.source)}
+    plan = _plan(request, name, tree, where, tools, say, install=True)
+    record.update(family=str(family), version=name, jobs=jobs, launcher=tools.launcher,
+                  generator=tools.generator, compiler=plan.compiler.name,
+                  sanitizers=list(plan.sanitizers), assertions=plan.assertions)  # fmt: skip
     objects = work / "build"
-    check_cmake(tree, tools.cmake)
-    say(f"building {family}@{name} with assertions ({jobs} jobs; log: {work / 'build.log'})")
+    kind = " and ".join(["assertions"] * plan.assertions + ["sanitizers"] * bool(plan.sanitizers))
+    say(f"building {family}@{name} with {kind} by {plan.compiler.name} ({jobs} jobs; "
+        f"log: {work / 'build.log'})")  # fmt: skip
     if family == Family.Z3:
-        env = build_env(work)
-        run_logged(z3_configure(tree, objects, tools), work, work / "configure.log", say,
-                   "cmake", env=env)  # fmt: skip
-        run_logged(tools.build_command(objects, "shell", jobs), work, work / "build.log", say,
-                   f"{family} build", env=env)  # fmt: skip
-        made, flags = objects / "z3", f"{Z3_OPTIMISE} {Z3_ASSERT_FLAGS}"
+        made, flags = _z3(tree, objects, tools, plan, work, say, jobs)
     else:
-        _cvc5(tree, objects, tools, work, say, jobs)
+        _cvc5(tree, objects, tools, work, say, jobs, plan)
         made, flags = objects / "bin" / "cvc5", "configure.sh production --assertions"
+    return _install_build(
+        family, name, work, folder, made, {**record, "flags": flags}, started, say
+    )
+
+
+def _z3(tree: Path, objects: Path, tools: Toolchain, plan: BuildPlan, work: Path, say: Say,
+        jobs: int) -> tuple[Path, str]:  # fmt: skip
+    env = build_env(work)
+    defaults = sanitizer_defaults(plan.compiler, work) if plan.sanitizers else None
+    run_logged(z3_configure(tree, objects, tools, plan, defaults), work, work / "configure.log",
+               say, "cmake", env=env)  # fmt: skip
+    run_logged(tools.build_command(objects, "shell", jobs), work, work / "build.log", say,
+               "z3 build", env=env)  # fmt: skip
+    return objects / "z3", " ".join([*plan.cxx_flags(), Z3_OPTIMISE])
+
+
+def _install_build(family: Family, name: str, work: Path, folder: Path, made: Path,
+                   record: dict[str, object], started: float, say: Say) -> Installed:  # fmt: skip
+    """Move a finished build's binary into its cache entry, with its record and logs."""
     if not made.is_file():
         raise BuildError(f"the build made no {made.name} binary; see {work / 'build.log'}")
     (work / "bin").mkdir()
     binary = work / "bin" / made.name
     shutil.copy2(made, binary)
     # the objects are ccache's to keep: the cache keeps the binary and the logs
-    shutil.rmtree(objects, ignore_errors=True)
+    shutil.rmtree(work / "build", ignore_errors=True)
     shutil.rmtree(work / "source", ignore_errors=True)
-    record.update(binary=f"bin/{made.name}", flags=flags,
-                  seconds=round(time.monotonic() - started, 1),
+    record.update(binary=f"bin/{made.name}", seconds=round(time.monotonic() - started, 1),
                   installed_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # fmt: skip
     (work / "installed.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
     shutil.rmtree(folder, ignore_errors=True)
@@ -422,18 +539,25 @@ def _build(
     return built
 
 
-def _cvc5(tree: Path, objects: Path, tools: Toolchain, work: Path, say: Say, jobs: int) -> None:
+def _cvc5(tree: Path, objects: Path, tools: Toolchain, work: Path, say: Say, jobs: int,
+          plan: BuildPlan) -> None:  # fmt: skip
     """cvc5's configure script with its assertion switch, then its binary's target. ccache
-    reaches cmake through the environment (CMake reads CMAKE_<LANG>_COMPILER_LAUNCHER)."""
+    and the compiler reach cmake through the environment (CMake reads CC, CXX and
+    CMAKE_<LANG>_COMPILER_LAUNCHER)."""
     script = tree / "configure.sh"
     if not script.is_file():
         raise BuildError(f"{tree}: no configure.sh here; is it a cvc5 source tree?")
     env = build_env(work)
+    env.update(CC=plan.compiler.cc, CXX=plan.compiler.cxx)
+    if plan.compiler.flags:
+        env.update(CXXFLAGS=" ".join(plan.compiler.flags), LDFLAGS=" ".join(plan.compiler.flags))
     if tools.launcher:
         env.update(CMAKE_C_COMPILER_LAUNCHER=tools.launcher,
                    CMAKE_CXX_COMPILER_LAUNCHER=tools.launcher)  # fmt: skip
     generator = ["--ninja"] if tools.generator == "Ninja" else []
-    configure = [*niced(), str(script), "production", "--assertions", "--auto-download",
+    sanitized = {"address": "--asan", "undefined": "--ubsan"}
+    switches = ["--assertions"] * plan.assertions + [sanitized[s] for s in plan.sanitizers]
+    configure = [*niced(), str(script), "production", *switches, "--auto-download",
                  *generator, f"--name={objects}"]  # fmt: skip
     run_logged(configure, tree, work / "configure.log", say, "configure.sh", env=env)
     run_logged(tools.build_command(objects, "cvc5-bin", jobs), work, work / "build.log", say,

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from sphinxfuzz.smtlib.lexer import blotted, error_message, lexemes
 from sphinxfuzz.solvers.families import Family
 from sphinxfuzz.solvers.result import Answer, Outcome
+from sphinxfuzz.solvers.sanitizer_reports import memory_exhausted
 
 _BENIGN_ERRORS = re.compile(
     r"model is not available|cannot get model|cannot get value|not available|"
@@ -242,7 +243,9 @@ def classify(
     ) and not _ADVISORY_MODEL_CHECK.search(channel)
     if timed_out:
         return Classified(Outcome.TIMEOUT, answers, model, "time limit", model_check_failed)
-    memory = _first_line(_MEMORY, channel) or _line_outside(_MEMORY, stdout)
+    memory = (
+        _first_line(_MEMORY, channel) or _line_outside(_MEMORY, stdout) or memory_exhausted(stderr)
+    )
     crash = (
         _line_outside(_CRASH, stderr)
         or (_line_outside(_CRASH, stdout) if record.crash_on_stdout and exit_code != 0 else None)

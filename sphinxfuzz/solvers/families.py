@@ -165,14 +165,23 @@ def parse_version(text: str) -> tuple[int, ...]:
 
 # what a version of a build with assertions carries: `z3@4.12.2+assert` (solvers/builds.py)
 ASSERT_MARK = "+assert"
+# a sanitizer build's: AddressSanitizer (with UBSan), or UBSan alone (solvers/build_plans.py)
+ASAN_MARK, UBSAN_MARK = "+asan", "+ubsan"
+BUILD_MARKS = (ASSERT_MARK, ASAN_MARK, UBSAN_MARK)
+# a build of a git checkout is named by its commit: `z3@git-1a2b3c4+assert`
+GIT_PREFIX = "git-"
 
 
 def split_build(version: str) -> tuple[str, str]:
-    """A version as specs write it, split into its release and its build mark:
-    "4.12.2+assert" -> ("4.12.2", "+assert"); "4.12.2" -> ("4.12.2", "")."""
-    if version.endswith(ASSERT_MARK):
-        return version[: -len(ASSERT_MARK)], ASSERT_MARK
-    return version, ""
+    """A version as specs write it, split into its release and its build marks:
+    "4.12.2+assert" -> ("4.12.2", "+assert"); "5.4.1+assert+asan" -> ("5.4.1",
+    "+assert+asan"); "4.12.2" -> ("4.12.2", "")."""
+    release, mark = version, ""
+    while True:
+        found = next((m for m in BUILD_MARKS if release.endswith(m)), None)
+        if found is None:
+            return release, mark
+        release, mark = release[: -len(found)], found + mark
 
 
 def is_plain_release(text: str) -> bool:

@@ -30,6 +30,8 @@ from pathlib import Path
 from sphinxfuzz.errors import ExternalError, InputError, Step, StepKind
 from sphinxfuzz.solvers.families import (
     ASSERT_MARK,
+    BUILD_MARKS,
+    GIT_PREFIX,
     PACKAGES,
     Family,
     parse_version,
@@ -38,6 +40,7 @@ from sphinxfuzz.solvers.families import (
 )
 
 _RECORD = "installed.json"
+_MARKS = "|".join(re.escape(mark) for mark in BUILD_MARKS)
 
 
 class InstallError(ExternalError):
@@ -78,7 +81,7 @@ def parse_requirement(text: str) -> tuple[Family, str]:
     """`z3==4.12.2` or `z3@4.12.2` -> ("z3", "4.12.2"); a build keeps its mark:
     `z3@4.12.2+assert` -> ("z3", "4.12.2+assert")."""
     found = re.fullmatch(
-        rf"\s*([a-z0-9]+)\s*(?:==|@)\s*([0-9][0-9A-Za-z.\-]*(?:{re.escape(ASSERT_MARK)})?)\s*",
+        rf"\s*([a-z0-9]+)\s*(?:==|@)\s*((?:[0-9]|git-)[0-9A-Za-z.\-]*(?:{_MARKS})*)\s*",
         text,
     )
     if found is None or found.group(1) not in PACKAGES:
@@ -166,11 +169,13 @@ def install(family: Family, version: str, *, say: object = print, by: str = "use
     if present is not None:
         return present
     release, mark = split_build(version)
-    if mark:  # a build is made, not downloaded: only `solvers build` makes one
+    if mark == ASSERT_MARK:  # a build is made, not downloaded: only `solvers build` makes one
         raise InstallError(
             f"{family}@{version} is not built: build release {release} with assertions",
             step=Step(StepKind.BUILD_RELEASE, {"family": family, "version": release}),
         )
+    if mark or release.startswith(GIT_PREFIX):  # a sanitizer build, a checkout's build
+        raise InstallError(f"{family}@{version} is not built: build it from its sources first")
     lock_file = cache_root() / f".{family}-{version}.lock"
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_file, "w") as lock:

@@ -42,6 +42,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
+from sphinxfuzz.solvers.sanitizer_reports import address_sanitized, sanitizer_env
+
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes per stream; a solver past it is killed
@@ -230,9 +232,10 @@ def _setpriv() -> str | None:
 
 
 def _limits(memory_mb: int) -> tuple[tuple[int, tuple[int, int]], ...]:
-    """A solver's resource limits: its memory, and no core files."""
+    """A solver's resource limits: its memory (none for 0: see `start`), and no core files."""
     limit = memory_mb * 1024 * 1024
-    return ((resource.RLIMIT_AS, (limit, limit)), (resource.RLIMIT_CORE, (0, 0)))
+    memory = ((resource.RLIMIT_AS, (limit, limit)),) if memory_mb > 0 else ()
+    return (*memory, (resource.RLIMIT_CORE, (0, 0)))
 
 
 def _limit(pid: int, memory_mb: int) -> None:
@@ -259,17 +262,21 @@ def start(argv: list[str], memory_mb: int, stdin: int) -> subprocess.Popen[bytes
     armed (the scratch folder's janitor kills a dead campaign's solvers all the same)."""
     ensure_subreaper()
     setpriv = _setpriv()
+    env = solver_env()
+    if address_sanitized(argv[0]):  # its memory limit is ASan's own: no address-space limit
+        env.update(sanitizer_env(env, memory_mb))
+        memory_mb = 0
 
     def make() -> subprocess.Popen[bytes]:
         if setpriv is None:
             return subprocess.Popen(
                 argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, preexec_fn=preexec(memory_mb), env=solver_env(),
+                start_new_session=True, preexec_fn=preexec(memory_mb), env=env,
             )  # fmt: skip
         process = subprocess.Popen(
             [setpriv, "--pdeathsig", "KILL", "--", *argv], stdin=stdin,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            env=solver_env(),
+            env=env,
         )  # fmt: skip
         _limit(process.pid, memory_mb)
         return process

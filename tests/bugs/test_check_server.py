@@ -1,6 +1,7 @@
 """The script ddSMT runs on each candidate asks the reducing process (`CheckServer`), which
-judges it with `oracle.interesting.check`: exit codes as the check says, checks at once kept
-apart, a killed script costing nothing, a check that raises reported."""
+judges it with the test it is given (`oracle.interesting.passes`): exit codes as the check
+says, checks at once kept apart, a killed script costing nothing, a check that raises
+reported."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import pytest
 from campaign_helpers import CRASHER
 
-from sphinxfuzz.bugs import check_server
 from sphinxfuzz.bugs.check_server import CheckServer, CheckServerError
 from sphinxfuzz.oracle import judge
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.oracle.interesting import CheckSpec
+from sphinxfuzz.oracle.interesting import CheckSpec, passes
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs, run_solver
 
 QUIET = """(set-option :produce-models true)
@@ -40,6 +42,10 @@ def _crash_spec() -> CheckSpec:
     return CheckSpec.for_verdict(verdict, [s.text for s in specs], timeout=10.0)
 
 
+def _crash_test() -> Callable[[str], bool]:
+    return partial(passes, _crash_spec())
+
+
 def _candidates(tmp_path: Path) -> list[Path]:
     paths = []
     for k in range(6):
@@ -51,7 +57,7 @@ def _candidates(tmp_path: Path) -> list[Path]:
 
 def test_the_script_exits_as_the_check_says_for_checks_run_at_once(tmp_path: Path) -> None:
     candidates = _candidates(tmp_path)
-    with CheckServer(_crash_spec(), tmp_path) as server:
+    with CheckServer(_crash_test(), tmp_path) as server:
         with ThreadPoolExecutor(len(candidates)) as pool:  # as ddSMT -j runs them
             done = list(pool.map(
                 lambda p: subprocess.run([str(server.script), str(p)], timeout=60), candidates
@@ -61,18 +67,15 @@ def test_the_script_exits_as_the_check_says_for_checks_run_at_once(tmp_path: Pat
     server.raise_errors()
 
 
-def test_a_killed_script_costs_nothing_and_the_server_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    real_check = check_server.check
+def test_a_killed_script_costs_nothing_and_the_server_goes_on(tmp_path: Path) -> None:
+    real_test = _crash_test()
 
-    def slow_check(spec: CheckSpec, text: str) -> object:
+    def slow_test(text: str) -> bool:
         time.sleep(1.0)
-        return real_check(spec, text)
+        return real_test(text)
 
-    monkeypatch.setattr(check_server, "check", slow_check)
     crash, _ = _candidates(tmp_path)[:2]
-    with CheckServer(_crash_spec(), tmp_path) as server:
+    with CheckServer(slow_test, tmp_path) as server:
         waiting = subprocess.Popen([str(server.script), str(crash)])
         time.sleep(0.3)
         os.kill(waiting.pid, signal.SIGTERM)  # as ddSMT's time limit stops its checks
@@ -84,15 +87,12 @@ def test_a_killed_script_costs_nothing_and_the_server_goes_on(
     server.raise_errors()
 
 
-def test_a_check_that_raises_is_reported_not_taken_for_an_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def broken(spec: CheckSpec, text: str) -> object:
+def test_a_check_that_raises_is_reported_not_taken_for_an_answer(tmp_path: Path) -> None:
+    def broken(text: str) -> bool:
         raise RuntimeError("a fault in the oracle")
 
-    monkeypatch.setattr(check_server, "check", broken)
     crash = _candidates(tmp_path)[0]
-    with CheckServer(_crash_spec(), tmp_path) as server:
+    with CheckServer(broken, tmp_path) as server:
         assert subprocess.run([str(server.script), str(crash)], timeout=60).returncode == 1
     with pytest.raises(CheckServerError, match="(?s)1 candidate check.*a fault in the oracle"):
         server.raise_errors()

@@ -20,8 +20,9 @@ from sphinxfuzz.bugs.queue import (
     gate,
 )
 from sphinxfuzz.bugs.record import Reduction, SolverSummary, load_record, write_reduction
-from sphinxfuzz.bugs.reduce import check_spec, formula_size
+from sphinxfuzz.bugs.reduce import formula_size
 from sphinxfuzz.bugs.refresh import refresh_bug
+from sphinxfuzz.bugs.replay import check_spec
 from sphinxfuzz.cli import app
 from sphinxfuzz.oracle.interesting import accepts, check
 from sphinxfuzz.solvers import Family, parse_specs

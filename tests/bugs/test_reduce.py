@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sphinxfuzz.bugs import Store, check_server
+from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs import reduce as reduce_module
 from sphinxfuzz.bugs.record import load_reduction
 from sphinxfuzz.bugs.reduce import ReduceError, formula_size, reduce_bug
@@ -170,14 +170,14 @@ def test_a_time_limit_keeps_the_best_result_so_far(
 ) -> None:
     root = copy_campaign(crash_campaign[0], tmp_path / "c")
     bug = crash_bug(root)
-    real_check = check_server.check
+    real_passes = reduce_module.passes
 
-    def slow_check(spec: CheckSpec, text: str) -> object:
+    def slow_passes(spec: CheckSpec, text: str) -> bool:
         # a check answered in-process takes a few ms: ddSMT could finish inside the limit
         time.sleep(0.25)
-        return real_check(spec, text)
+        return real_passes(spec, text)
 
-    monkeypatch.setattr(check_server, "check", slow_check)
+    monkeypatch.setattr(reduce_module, "passes", slow_passes)
     result = reduce_bug(root, bug, time_limit=3.0)
     assert not result.finished and result.seconds < 20
     meta = json.loads((root / "bugs" / bug / "reduce.json").read_text())

@@ -11,8 +11,8 @@ import pytest
 from sphinxfuzz.bugs import Origin, Store, load_record
 from sphinxfuzz.bugs.bisect import bisect_bug
 from sphinxfuzz.bugs.issue_text import issue_text, load_facts
-from sphinxfuzz.bugs.reduce import check_spec, reduce_bug
-from sphinxfuzz.bugs.replay import replay
+from sphinxfuzz.bugs.reduce import reduce_bug
+from sphinxfuzz.bugs.replay import check_spec, replay
 from sphinxfuzz.oracle import (
     Expected,
     ModelChecker,

@@ -196,18 +196,21 @@ def test_a_cvc5_failure_keeps_the_first_check_within_five_lines() -> None:
     assert crash_message("", f"solving\n{head}\n  a == b\n") == "Internal error at x.cpp:12 a == b"
 
 
-def test_a_sanitizer_names_three_frames_and_a_ubsan_note_is_no_crash() -> None:
+def test_a_sanitizer_names_three_frames_and_ubsan_its_check_and_place() -> None:
     frames = "".join(f"    #{n} 0x1 in f{n} /s/a.cpp:{n}:1\n" for n in range(5))
     report = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x0 (pc 0x1)\n" + frames
     assert crash_message("", report) == "AddressSanitizer: SEGV in f0 < f1 < f2"
     assert crash_message("", "==1==ERROR: LeakSanitizer: detected memory leaks\n") == (
         "LeakSanitizer: detected memory leaks"
     )
-    note = "a.cpp:3:5: runtime error: UndefinedBehaviorSanitizer: signed overflow\n"
-    assert crash_message("", note) is None
-    assert crash_message("", "==2==ERROR: " + note) == (
-        "UndefinedBehaviorSanitizer: signed overflow"
+    # UBSan: its check (values out) with its file and line, a note or an error alike
+    note = "src/a.cpp:3:5: runtime error: signed integer overflow: 2147483647 + 1 cannot be\n"
+    assert crash_message("", note) == (
+        "UndefinedBehaviorSanitizer: signed integer overflow: <n> + <n> cannot be at a.cpp:3"
     )
+    # it goes on running: a fatal report after it is the crash
+    assert crash_message("", note + report) == "AddressSanitizer: SEGV in f0 < f1 < f2"
+    assert crash_message("", "SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior\n") is None
 
 
 def test_a_c_assert_without_a_function_and_bare_functions() -> None:
