@@ -7,6 +7,7 @@ parent process never executes untrusted generator code.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,11 @@ class CatalogueEntry:
         return GeneratorFolder(self.path.parent)
 
     @property
+    def families(self) -> tuple[str, ...]:
+        """The families it serves (`served_families`)."""
+        return served_families(self.solvers, self.manifest)
+
+    @property
     def grammar_path(self) -> Path | None:
         """The grammar beside the generator, when the build left one."""
         candidate = self.folder.grammar
@@ -47,8 +53,33 @@ class Catalogue:
     errors: dict[str, str] = field(default_factory=dict)  # dir name -> why skipped (strict=False)
 
     def theories_for(self, families: set[str]) -> list[str]:
-        """Theories whose SOLVERS include every family in `families`, sorted."""
-        return sorted(t for t, e in self.entries.items() if families <= set(e.solvers))
+        """Theories that serve every family in `families` (`CatalogueEntry.families`), sorted."""
+        return sorted(t for t, e in self.entries.items() if families <= set(e.families))
+
+
+def family_validations(manifest: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Family -> the last validation entry of a manifest that names it (`releases`): each
+    family keeps its own record, so a validation on one family leaves the others' as
+    they were."""
+    found: dict[str, dict[str, Any]] = {}
+    for entry in (manifest or {}).get("validations") or []:
+        for name in entry.get("releases", {}):
+            found[name.split("@")[0]] = entry
+    return found
+
+
+def served_families(
+    solvers: tuple[str, ...], manifest: Mapping[str, Any] | None
+) -> tuple[str, ...]:
+    """The families a generator serves: its SOLVERS (what its build checked), then each
+    family its build did not name whose last validation found the generator fit for it
+    (the entry's `serves`, `synthesis.validation`)."""
+    more = [
+        family
+        for family, entry in family_validations(manifest).items()
+        if family not in solvers and family in entry.get("serves", ())
+    ]
+    return (*solvers, *sorted(more))
 
 
 def default_generators_dir() -> Path:

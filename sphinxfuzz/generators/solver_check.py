@@ -23,6 +23,7 @@ from sphinxfuzz.generators.verdict import TermVerdict
 from sphinxfuzz.smtlib.lexer import error_message, lexemes
 from sphinxfuzz.smtlib.vocabulary import HIGHER_ORDER_SYMBOLS
 from sphinxfuzz.solvers import Family, Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers.spec import with_options
 
 MARKER = "sphinxfuzz-term"
 END_MARKER = "sphinxfuzz-end"
@@ -125,10 +126,7 @@ def _run_batch(
 ) -> list[int]:
     """Judge what one call can; return the indices still to judge."""
     script, line_owner, single_offset = _batch_script(pairs, batch)
-    if spec.family == Family.CVC5:
-        # a cvc5 binary refuses push without incremental mode (the shim turns it on);
-        # on the set-logic line, so that error line numbers still map onto terms
-        script = "(set-option :incremental true) " + script
+    spec, script = incremental(spec, script)
     result = run_solver(spec, script, timeout=timeout)
     errors, reached, finished = _stdout_errors(result.stdout, line_owner, single_offset)
     stray = _place_stderr_errors(result.stderr, errors, line_owner, single_offset)
@@ -157,6 +155,18 @@ def _run_batch(
         results[first] = judge_single(spec, *pairs[first], timeout=timeout)
         last = max(last, 0)
     return batch[last + 1 :]
+
+
+def incremental(spec: SolverSpec, script: str) -> tuple[SolverSpec, str]:
+    """`spec` and `script` in incremental mode, which a batch's scopes need: a cvc5 binary
+    refuses push without it and takes it by set-option (the shim turns it on itself), yices
+    takes it only on its command line. The set-option goes on the set-logic line, so that
+    error line numbers still map onto terms."""
+    if spec.family == Family.CVC5:
+        return spec, "(set-option :incremental true) " + script
+    if spec.family == Family.YICES and "--incremental" not in spec.argv:
+        return with_options(spec, ("--incremental",)), script
+    return spec, script
 
 
 def _stdout_errors(

@@ -1,7 +1,15 @@
-"""Validating a generator: sample it, ask the solvers, measure grammar fit and doc coverage.
+"""One generator's validation report (`validate_theory`): sample the theory's generator,
+let solvers judge the terms, and measure grammar fit and document coverage.
 
 The building blocks live in `solver_check` (solver verdicts) and `term_metrics` (errors,
-conformance, coverage); this module re-exports them and ties them together.
+conformance, coverage); this module re-exports them and ties them together. Which theories a
+run covers, with which solvers, and the record in each manifest are
+`synthesis.validation`'s.
+
+A candidate solver (a family the generator's build did not name) is asked whether the
+generator serves it: its terms are judged in growing batches, and it stops as soon as it
+refused more terms than the validity floor allows (a family that lacks the theory costs a
+few calls, not one per term).
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from dataclasses import dataclass, field
 
 from sphinxfuzz.generators.catalogue import CatalogueEntry
 from sphinxfuzz.generators.sandbox import sample_terms
-from sphinxfuzz.generators.solver_check import check_terms
+from sphinxfuzz.generators.solver_check import BATCH_SIZE, check_terms
 from sphinxfuzz.generators.term_metrics import (
     GrammarLoadError,
     distinct_errors,
@@ -30,6 +38,7 @@ __all__ = [
     "TermVerdict",
     "ValidationReport",
     "check_terms",
+    "floor_of",
     "distinct_errors",
     "error_counts",
     "grammar_conformance",
@@ -63,17 +72,29 @@ class ValidationReport:
     verdicts: list[TermVerdict] = field(repr=False, default_factory=list)
 
     kind: str = "standard"  # the document's kind: standard or extension
+    # candidate solver -> the terms it judged before it stopped (`candidate_share`); its
+    # share in `validity_by_solver` is over those
+    candidates: dict[str, int] = field(default_factory=dict)
 
     @property
     def samples(self) -> int:
         return len(self.verdicts)
 
+    @property
+    def floor(self) -> float:
+        return floor_of(self.kind)
+
+    def serves(self, name: str) -> bool:
+        """Whether solver `name` accepts enough of the terms for the generator to serve it."""
+        return self.validity_by_solver.get(name, 0.0) >= self.floor
+
     def shortfalls(self) -> list[str]:
-        """The targets this generator misses (empty: it meets them all)."""
+        """The targets this generator misses (empty: it meets them all). A candidate it does
+        not serve is no miss: the build never named that family."""
         missed: list[str] = []
-        floor = MIN_VALID.get(self.kind, MIN_VALID["standard"])
+        floor = self.floor
         for name, share in self.validity_by_solver.items():
-            if share < floor:
+            if share < floor and name not in self.candidates:
                 missed.append(f"{name} valid {share:.1%} < {floor:.0%}")
         if self.coverage is not None and self.coverage < MIN_COVERAGE:
             missed.append(f"coverage {self.coverage:.1%} < {MIN_COVERAGE:.0%}")
@@ -82,6 +103,40 @@ class ValidationReport:
         if self.sample_kind != "ok":
             missed.append(f"sampling stopped: {self.sample_kind}")
         return missed
+
+
+def floor_of(kind: str) -> float:
+    """The share of terms a solver must accept, for a theory document of `kind`."""
+    return MIN_VALID.get(kind, MIN_VALID["standard"])
+
+
+def candidate_share(
+    samples: Sequence[tuple[str, str]], spec: SolverSpec, floor: float, *, timeout: float
+) -> tuple[float, int]:
+    """(share of the judged terms `spec` accepts, terms judged): in batches that double from
+    what the floor allows to refuse, until it refused more than that (it cannot serve the
+    theory then) or judged them all."""
+    allowed = int(len(samples) * (1 - floor))
+    judged = accepted = 0
+    size = allowed + 1
+    while judged < len(samples) and judged - accepted <= allowed:
+        chunk = samples[judged : judged + size]
+        accepted += sum(v.valid for v in check_terms(chunk, [spec], timeout=timeout))
+        judged += len(chunk)
+        size = min(2 * size, BATCH_SIZE)
+    return (accepted / judged if judged else 0.0), judged
+
+
+def _conformance(entry: CatalogueEntry, terms: list[str]) -> tuple[float | None, str | None]:
+    """(share of `terms` the theory's grammar parses, why the grammar did not load): None
+    for the share when there is no grammar or it does not load."""
+    grammar_path = entry.grammar_path
+    if grammar_path is None:
+        return None, None
+    try:
+        return grammar_conformance(grammar_path.read_text(encoding="utf-8"), terms), None
+    except GrammarLoadError as exc:
+        return None, f"{grammar_path}: {exc}"
 
 
 def validate_theory(
@@ -94,14 +149,21 @@ def validate_theory(
     timeout: float = 10.0,
     sample_timeout: float = 120.0,
     unconfined: bool = False,
+    candidates: Sequence[SolverSpec] = (),
 ) -> ValidationReport:
-    """Sample `n` terms from `entry` (seeded), judge them with `specs`, and measure them."""
+    """Sample `n` terms from `entry` (seeded), judge them with `specs`, and measure them;
+    ask each of `candidates` whether the generator serves it (`candidate_share`)."""
     sampled = sample_terms(
         entry.source, n, seed, timeout=sample_timeout, filename=str(entry.path),
         unconfined=unconfined,
     )  # fmt: skip
+    kind = doc.kind if doc is not None else "standard"
     start = time.monotonic()
     verdicts = check_terms(sampled.samples, specs, timeout=timeout)
+    tried = {
+        spec.name: candidate_share(sampled.samples, spec, floor_of(kind), timeout=timeout)
+        for spec in candidates
+    }
     check_seconds = time.monotonic() - start
     terms = [term for _, term in sampled.samples]
     total = len(verdicts)
@@ -109,14 +171,8 @@ def validate_theory(
         spec.name: (sum(spec.name not in v.errors for v in verdicts) / total if total else 0.0)
         for spec in specs
     }
-    conformance: float | None = None
-    grammar_error: str | None = None
-    grammar_path = entry.grammar_path
-    if grammar_path is not None:
-        try:
-            conformance = grammar_conformance(grammar_path.read_text(encoding="utf-8"), terms)
-        except GrammarLoadError as exc:
-            grammar_error = f"{grammar_path}: {exc}"
+    by_solver.update({name: share for name, (share, _judged) in tried.items()})
+    conformance, grammar_error = _conformance(entry, terms)
     coverage, missing = operator_coverage(doc, terms) if doc is not None else (None, [])
     return ValidationReport(
         theory=entry.theory,
@@ -133,5 +189,6 @@ def validate_theory(
         check_seconds=check_seconds,
         errors=distinct_errors(verdicts),
         verdicts=verdicts,
-        kind=doc.kind if doc is not None else "standard",
+        kind=kind,
+        candidates={name: judged for name, (_share, judged) in tried.items()},
     )

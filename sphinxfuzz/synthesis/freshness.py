@@ -6,19 +6,25 @@ build's `solver_versions`, then each `validations` entry). `staleness` compares 
 today's files and the newest installed releases and names each difference. Changed inputs
 call for a rebuild (`build-generators --stale`); a newer release calls for a re-validation
 (`generators validate --against newest`), which `record_validation` appends to the manifest.
+
+Releases are compared per family (`generators.catalogue.family_validations`): a family
+keeps the release of the last validation that named it. A built-in family never validated
+on is due (one installed after the build: yices, bitwuzla); once validated, it is due again
+only for a newer release of a family the generator serves
+(`generators.catalogue.served_families`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.fileio import write_atomic
-from sphinxfuzz.generators.catalogue import Catalogue
+from sphinxfuzz.generators.catalogue import Catalogue, family_validations, served_families
 from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
@@ -76,7 +82,10 @@ def newest_releases(families: Iterable[str]) -> dict[str, Release]:
     found: dict[str, Release] = {}
     wanted = [f for f in families if f in BUILTINS]
     for family in wanted:
-        version = solver_version(parse_specs(family)[0])
+        try:
+            version = solver_version(parse_specs(family)[0])
+        except ValueError:  # not installed here (a missing binary): nothing to compare with
+            continue
         if version != UNKNOWN_VERSION:  # the wheel is missing or broken: nothing to compare with
             found[family] = Release(family, version, family)
     for installed in installed_versions():
@@ -106,11 +115,17 @@ def release_specs(
 
 
 def validated_releases(manifest: Mapping[str, Any]) -> dict[str, str]:
-    """Family -> release the generator was last validated on (the last validation entry,
-    else the build's own check)."""
-    validations = manifest.get("validations") or []
-    recorded = validations[-1]["releases"] if validations else manifest.get("solver_versions", {})
-    return {name.split("@")[0]: str(version) for name, version in recorded.items()}
+    """Family -> release the generator was last validated on (the last validation entry
+    naming the family, else the build's own check)."""
+    found = {
+        name.split("@")[0]: str(version)
+        for name, version in (manifest.get("solver_versions") or {}).items()
+    }
+    for family, entry in family_validations(manifest).items():
+        for name, version in entry["releases"].items():
+            if name.split("@")[0] == family:
+                found[family] = str(version)
+    return found
 
 
 def staleness(
@@ -140,20 +155,7 @@ def staleness(
             result.inputs.append(f"prompt {step}.md not recorded")
         elif recorded[step] != digest:
             result.inputs.append(f"prompt {step}.md changed")
-    validated = validated_releases(manifest)
-    for family in manifest.get("solvers", []):
-        release = newest.get(family)
-        if release is None:
-            continue
-        before = validated.get(family)
-        if before is None:
-            result.releases.append(
-                f"never validated on {family}, {family} {release.version} installed"
-            )
-        elif before != release.version:
-            result.releases.append(
-                f"validated on {family} {before}, {family} {release.version} installed"
-            )
+    result.releases += _release_reasons(manifest, newest)
     try:
         if unrecorded_edit(folder, manifest):
             result.edits.append("edited without a record")
@@ -162,13 +164,27 @@ def staleness(
     return result
 
 
+def _release_reasons(manifest: Mapping[str, Any], newest: Mapping[str, Release]) -> list[str]:
+    """Each family of `newest` the generator is due to be validated on: never validated on
+    it, or served and validated on an older release."""
+    validated = validated_releases(manifest)
+    served = served_families(tuple(manifest.get("solvers", ())), manifest)
+    reasons = []
+    for family, release in newest.items():
+        before = validated.get(family)
+        if before is None:
+            reasons.append(f"never validated on {family}, {family} {release.version} installed")
+        elif before != release.version and family in served:
+            reasons.append(f"validated on {family} {before}, {family} {release.version} installed")
+    return reasons
+
+
 def catalogue_staleness(
     catalogue: Catalogue, corpus: Mapping[str, TheoryDoc], prompts: Prompts
 ) -> dict[str, Staleness]:
     """Each generator's staleness against today's documents, templates and the newest
-    releases of the families it names."""
-    families = {family for entry in catalogue.entries.values() for family in entry.solvers}
-    newest = newest_releases(sorted(families))
+    release of every built-in family."""
+    newest = newest_releases(BUILTINS)
     return {
         theory: staleness(entry.folder.path, corpus.get(theory), prompts, newest)
         for theory, entry in catalogue.entries.items()
@@ -183,16 +199,24 @@ def record_validation(
     terms: int,
     seed: int,
     date: str | None = None,
+    serves: Sequence[str] = (),
+    judged: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """Append a validation entry to `folder`'s manifest (atomically) and return it."""
+    """Append a validation entry to `folder`'s manifest (atomically) and return it. `serves`:
+    the families outside its SOLVERS the generator proved fit for; `judged`: the terms a
+    solver judged when it stopped short of `terms` (`generators.validate.candidate_share`)."""
     manifest = read_manifest(folder)
-    entry = {
+    entry: dict[str, Any] = {
         "date": date or datetime.now(UTC).isoformat(timespec="seconds"),
         "releases": dict(releases),
         "validity_by_solver": {name: round(share, 4) for name, share in validity_by_solver.items()},
         "terms": terms,
         "seed": seed,
     }
+    if serves:
+        entry["serves"] = sorted(serves)
+    if judged:
+        entry["judged"] = dict(judged)
     manifest.setdefault("validations", []).append(entry)
     manifest_path = GeneratorFolder(folder).manifest
     validate_manifest(manifest, str(manifest_path))

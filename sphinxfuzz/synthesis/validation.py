@@ -1,10 +1,16 @@
 """Validating a catalogue's generators: which theories, checked by which solvers, and the
-record of a validation on the newest releases in each theory's manifest.
+record of a validation on the newest releases in each theory's manifest. One theory's
+report is `generators.validate.validate_theory`'s.
 
 The solvers of a theory are, in this order: the ones the caller names; with
 `against="newest"`, the newest installed release of each of the theory's families
 (`freshness.release_specs`); else the theory's own (`theory_solvers.solvers_for_theory`).
-Every refusal happens before the first term is sampled.
+Against the newest releases, every built-in family that no generator of the catalogue
+names (one added after the builds: yices, bitwuzla, cvc4) is a candidate of every theory:
+the record says whether the generator serves it (`ValidationReport.serves`), and a campaign
+then draws the theory for it (`generators.catalogue.served_families`). Families a build
+named are never candidates, so the theories a campaign on them draws stay what the builds
+decided. Every refusal happens before the first term is sampled.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from sphinxfuzz.generators.catalogue import Catalogue
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import solvers_for_theory
 from sphinxfuzz.generators.validate import ValidationReport, validate_theory
-from sphinxfuzz.solvers import SolverSpec, parse_specs
+from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs
 from sphinxfuzz.synthesis.freshness import (
     Release,
     newest_releases,
@@ -27,6 +33,14 @@ from sphinxfuzz.synthesis.freshness import (
 )
 
 AGAINST = ("newest",)  # what a validation may be checked against besides the theory's solvers
+
+
+@dataclass(frozen=True)
+class TheoryPlan:
+    """The solvers that check one theory, and the candidates asked whether it serves them."""
+
+    specs: list[SolverSpec]
+    candidates: list[SolverSpec] = field(default_factory=list)
 
 
 @dataclass
@@ -85,38 +99,53 @@ def validate_generators(
     doc); with `against="newest"`, record each result in the theory's manifest."""
     chosen = chosen_theories(catalogue, theories)
     fixed = _fixed_specs(solvers, against)
-    newest = newest_releases(sorted({f for t in chosen for f in catalogue.entries[t].solvers})) if against else {}  # fmt: skip
-    plan: dict[str, list[SolverSpec]] = {}
-    for theory in chosen:
-        entry, doc = catalogue.entries[theory], corpus.get(theory)
-        specs = (fixed if fixed is not None
-                 else release_specs(doc, entry.solvers, newest) if against
-                 else solvers_for_theory(entry.solvers, doc))  # fmt: skip
-        if not specs:
-            raise InputError(
-                f"{entry.path}: SOLVERS {entry.solvers} names no built-in solver; name the "
-                "solvers to check with",
-                setting="solvers",
-            )
-        plan[theory] = specs
+    newest = newest_releases(BUILTINS) if against else {}
+    plan = {theory: _plan(catalogue, corpus, theory, fixed, newest) for theory in chosen}
     done = Validation()
-    for theory, specs in plan.items():
+    for theory, planned in plan.items():
         on_theory(theory)
         done.reports.append(
             validate_theory(
                 catalogue.entries[theory],
                 corpus.get(theory),
-                specs,
+                planned.specs,
                 n=n,
                 seed=seed,
                 timeout=timeout,
                 unconfined=unconfined,
+                candidates=planned.candidates,
             )  # fmt: skip
         )
     if against:
         for report in done.reports:
             done.recorded[report.theory] = _record(catalogue, report, newest, seed=seed)
     return done
+
+
+def _plan(
+    catalogue: Catalogue,
+    corpus: Mapping[str, TheoryDoc],
+    theory: str,
+    fixed: list[SolverSpec] | None,
+    newest: Mapping[str, Release],
+) -> TheoryPlan:
+    """The solvers of one theory (see the module doc); refuses a theory none would check."""
+    entry, doc = catalogue.entries[theory], corpus.get(theory)
+    if fixed is not None:
+        return TheoryPlan(fixed)
+    if not newest:
+        specs = solvers_for_theory(entry.solvers, doc)
+    else:
+        specs = release_specs(doc, entry.solvers, newest)
+    if not specs:
+        raise InputError(
+            f"{entry.path}: SOLVERS {entry.solvers} names no built-in solver; name the "
+            "solvers to check with",
+            setting="solvers",
+        )
+    named = {family for e in catalogue.entries.values() for family in e.solvers}
+    candidates = [family for family in newest if family not in named]
+    return TheoryPlan(specs, release_specs(doc, candidates, newest) if candidates else [])
 
 
 def _record(
@@ -130,6 +159,8 @@ def _record(
         if name.split("@")[0] in newest
     }
     record_validation(
-        folder.path, releases, report.validity_by_solver, terms=report.samples, seed=seed
-    )
+        folder.path, releases, report.validity_by_solver, terms=report.samples, seed=seed,
+        serves=[name.split("@")[0] for name in report.candidates if report.serves(name)],
+        judged={name: n for name, n in report.candidates.items() if n < report.samples},
+    )  # fmt: skip
     return folder.manifest, releases

@@ -11,7 +11,7 @@ from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.solver_check import check_terms
 from sphinxfuzz.generators.term_metrics import distinct_errors
 from sphinxfuzz.generators.theory_docs import parse_theory_doc
-from sphinxfuzz.generators.validate import validate_theory
+from sphinxfuzz.generators.validate import candidate_share, validate_theory
 from sphinxfuzz.solvers import SolverSpec, parse_specs
 
 INVALID = [
@@ -111,3 +111,22 @@ def test_higher_order_terms_are_checked_under_an_ho_logic() -> None:
     ]
     verdicts = check_terms(pairs, parse_specs("cvc5"))
     assert all(v.valid for v in verdicts), [v.errors for v in verdicts]
+
+
+def test_a_candidate_that_lacks_the_theory_stops_at_the_floor(
+    specs: list[SolverSpec], fixtures_dir_module: Path
+) -> None:
+    """yices has no strings: asked whether the Strings generator serves it, it stops after
+    the refusals the floor allows (2 of 100, so the third ends it), not one call per term;
+    a family the build never named is no shortfall of the generator."""
+    entry = load_catalogue(fixtures_dir_module).entries["Strings"]
+    yices = parse_specs("yices")
+    samples = sample_terms(entry.source, 100, seed=3).samples
+    assert candidate_share(samples, yices[0], 0.98, timeout=10.0) == (0.0, 3)
+    report = validate_theory(entry, None, specs, n=100, seed=3, candidates=yices)
+    assert report.candidates == {"yices": 3} and not report.serves("yices")
+    assert report.serves("z3") and report.shortfalls() == []
+    # a candidate that takes the terms judges them all
+    core = sample_terms(load_catalogue(fixtures_dir_module).entries["Ints"].source, 40, 3)
+    share, judged = candidate_share(core.samples, parse_specs("z3")[0], 0.98, timeout=10.0)
+    assert (share, judged) == (1.0, 40)

