@@ -23,9 +23,10 @@ from typing import Any, cast
 
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign
+from sphinxfuzz.campaign.config_text import read_solvers
 from sphinxfuzz.campaign.loop import Event, Worker
 from sphinxfuzz.campaign.sink import Forwarding, Snapshot, Write, apply
-from sphinxfuzz.campaign.targets import CampaignError, target_specs
+from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.solvers import reaper, scratch
 from sphinxfuzz.solvers.installs import install_releases
@@ -70,7 +71,7 @@ class FuzzActor:
         config = self.campaign.config
         try:
             install_releases(config.solvers, say=lambda line: None)
-            specs = target_specs(config.solvers)
+            specs = read_solvers(config.solvers)
         except (SphinxfuzzError, OSError) as exc:
             return str(exc)
         for spec in specs:

@@ -3,7 +3,8 @@ this run lasts.
 
 `CampaignConfig` is the one owner of the campaign's settings and their defaults: the CLI
 takes its defaults from here. `CampaignConfig.resolve()` turns its strings (solver specs,
-seed paths, the generators folder) into typed values once; workers use those values.
+options, strategies, seed paths, the generators folder) into typed values once, through
+`config_text`; workers use those values.
 """
 
 from __future__ import annotations
@@ -14,24 +15,26 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, fields, replace
-from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.bugs.option_use import sets_options
+from sphinxfuzz.campaign.config_text import (
+    read_folder,
+    read_options,
+    read_seeds,
+    read_solvers,
+    read_strategies,
+    read_trusted,
+)
 from sphinxfuzz.campaign.mix import StrategyMix
 from sphinxfuzz.campaign.options import OptionPlan
-from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds, seed_paths
-from sphinxfuzz.campaign.targets import (
-    CampaignError,
-    generator_entries,
-    target_specs,
-    theory_options,
-)
+from sphinxfuzz.campaign.seeds import SeedsError, seed_paths
+from sphinxfuzz.campaign.targets import CampaignError, generator_entries, theory_options
 from sphinxfuzz.campaign.values import check_values
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.catalogue import CatalogueEntry, default_generators_dir
 from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
-from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
+from sphinxfuzz.solvers import Family, SolverSpec
 from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 
 # A mutant answered by all target solvers within this many seconds counts as fast: the wall
@@ -185,47 +188,28 @@ class CampaignConfig:
         ]
 
     def resolve(self) -> Campaign:
-        """The solver specs, seed files and generators this config names, resolved once;
-        a CampaignError (with `setting` naming the culprit) when one is unusable."""
+        """The solver specs, seed files and generators this config names, resolved once
+        (`campaign.config_text` reads every text); a CampaignError (with `setting` naming
+        the culprit) when one is unusable."""
         check_values(self)
-        specs = target_specs(self.solvers)
-        OptionPlan.parse(self.options)  # a malformed plan stops here, naming the setting
-        mix = StrategyMix.parse(self.strategies, self.scheduler)
-        trusted: tuple[SolverSpec, ...] = ()
-        if mix.needs_trusted:
-            try:
-                trusted = tuple(parse_specs(self.trusted))
-            except ValueError as exc:
-                raise CampaignError(f"trusted {self.trusted!r}: {exc}", setting="trusted") from None
-            if not trusted:
-                raise CampaignError(f"trusted {self.trusted!r}: names no solver", setting="trusted")
-            # a trusted solver named like a different target (pip's cvc5 beside /usr/bin/cvc5)
-            # gets a name of its own: names tell runs apart, and it must never pass for it
-            targets = {spec.name: spec for spec in specs}
-            trusted = tuple(
-                replace(t, name=f"{t.name} (trusted)")
-                if t.name in targets and targets[t.name].argv != t.argv
-                else t
-                for t in trusted
-            )
-        if self.known and not Path(self.known).is_dir():
-            raise CampaignError(f"known {self.known!r}: not a folder", setting="known")
-        if self.history and not Path(self.history).is_dir():
-            raise CampaignError(f"history {self.history!r}: not a folder", setting="history")
-        try:
-            seed_files = collect_seeds(list(seed_paths(self.seeds)))
-        except SeedsError as exc:
-            raise CampaignError(str(exc), setting="seeds") from None
+        specs = read_solvers(self.solvers)
+        options = read_options(self.options)
+        mix = read_strategies(self.strategies, self.scheduler)
+        trusted = read_trusted(self.trusted, specs) if mix.needs_trusted else ()
+        read_folder("known", self.known)
+        read_folder("history", self.history)
+        seed_files = read_seeds(self.seeds)
         # a mix whose strategies draw no generated terms needs no generator
         entries = generator_entries(self.generators, specs) if mix.needs_generators else []
         return Campaign(
             self,
             tuple(specs),
-            tuple(seed_files),
+            seed_files,
             tuple(entries),
             theory_options(self.generators, entries),
             mix,
             trusted,
+            options,
         )
 
 
@@ -260,6 +244,7 @@ class Campaign:
     mix: StrategyMix = StrategyMix(((DEFAULT_STRATEGY, 1.0),))
     # labels, models and doubts (`CampaignConfig.trusted`, "z3;cvc5": several)
     trusted: tuple[SolverSpec, ...] = ()
+    options: OptionPlan = OptionPlan()  # the targets' options per position (`campaign.options`)
 
 
 # The floor of a calibrated limit before the campaign's answers move it (`case_limits`): at

@@ -34,43 +34,20 @@ from sphinxfuzz.strategies import (
     TrustedRun,
     fresh,
     get,
-    names,
 )
 from sphinxfuzz.strategies.fusion import label
-from sphinxfuzz.strategies.scheduler import Scheduler, SchedulerError, parse_weights
+from sphinxfuzz.strategies.scheduler import Scheduler, SchedulerError
 
 SCHEDULERS = ("fixed", "bandit")
 
 
 @dataclass(frozen=True)
 class StrategyMix:
-    """The strategies of a campaign with their weights, and how positions choose."""
+    """The strategies of a campaign with their weights, and how positions choose (the
+    `strategies` and `scheduler` settings, read by `config_text.read_strategies`)."""
 
     weights: tuple[tuple[str, float], ...]
     scheduler: str = "fixed"
-
-    @classmethod
-    def parse(cls, text: str, scheduler: str = "fixed") -> StrategyMix:
-        try:
-            weights = parse_weights(text)
-        except SchedulerError as exc:
-            raise CampaignError(f"strategies {text!r}: {exc}", setting="strategies") from None
-        known = names()
-        unknown = [name for name in weights if name not in known]
-        if not weights or unknown:
-            what = f"unknown strategy {unknown[0]!r}" if unknown else "names no strategy"
-            raise CampaignError(
-                f"strategies {text!r}: {what} (known: {', '.join(known)})", setting="strategies"
-            )
-        try:
-            Scheduler(list(weights), weights)
-        except SchedulerError as exc:
-            raise CampaignError(f"strategies {text!r}: {exc}", setting="strategies") from None
-        if scheduler not in SCHEDULERS:
-            raise CampaignError(
-                f"scheduler {scheduler!r}: one of {', '.join(SCHEDULERS)}", setting="scheduler"
-            )
-        return cls(tuple(weights.items()), scheduler)
 
     @property
     def names(self) -> list[str]:

@@ -26,58 +26,27 @@ gets none drawn (z3 and cvc5 releases so far all take them on the command line).
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sphinxfuzz.bugs.option_use import sets_options
 from sphinxfuzz.campaign.rngs import rng_for
-from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 from sphinxfuzz.solvers.options.probe import option_words
 from sphinxfuzz.solvers.options.relevance import load_relevance, relevant
 from sphinxfuzz.solvers.options.table import OptionTable, option_table
 from sphinxfuzz.solvers.spec import with_options
 
-DEFAULT_DRAWN = 3  # options per target and position with `random`
-_DRAWN = re.compile(r"(random|compare)(?::(\d+))?")
 # families whose releases have option tables (`solvers.options.declared`)
 TABLED = (Family.Z3, Family.CVC5)
 
 
 @dataclass(frozen=True)
 class OptionPlan:
+    """The `options` setting, read (`config_text.read_options`)."""
+
     drawn: int = 0  # up to this many options per target and position (random mode)
     fixed: dict[Family, tuple[str, ...]] = field(default_factory=dict)  # command-line words
     compare: bool = False  # each target also runs plain, beside its drawn options
-
-    @classmethod
-    def parse(cls, text: str) -> OptionPlan:
-        text = text.strip()
-        if not sets_options(text):
-            return cls()
-        matched = _DRAWN.fullmatch(text)
-        if matched is not None:
-            drawn = int(matched.group(2) or DEFAULT_DRAWN)
-            if drawn < 1:
-                raise CampaignError(
-                    f"options {text!r}: draw at least one option", setting="options"
-                )
-            return cls(drawn=drawn, compare=matched.group(1) == "compare")
-        fixed: dict[Family, tuple[str, ...]] = {}
-        for part in filter(None, (p.strip() for p in text.split(";"))):
-            name, colon, rest = part.partition(":")
-            family = Family.read(name.strip())
-            words = shlex.split(rest) if colon else []
-            if family == Family.OTHER or not words:
-                raise CampaignError(
-                    f"options {text!r}: write random[:K], compare[:K], none or FAMILY: OPTIONS; ... "
-                    f'(e.g. "z3: smt.arith.solver=2 auto_config=false"), not {part!r}',
-                    setting="options",
-                )
-            fixed[family] = (*fixed.get(family, ()), *words)
-        return cls(fixed=fixed)
 
 
 class PositionOptions:
@@ -96,12 +65,11 @@ class PositionOptions:
 
     @classmethod
     def prepare(
-        cls, text: str, specs: Sequence[SolverSpec], campaign_seed: int,
+        cls, plan: OptionPlan, specs: Sequence[SolverSpec], campaign_seed: int,
         say: Callable[[str], None] | None = None,
     ) -> PositionOptions:  # fmt: skip
-        """The plan of `text`, with the option tables random draws need (read from the cache,
-        built first for a release that has none, saying so to `say`)."""
-        plan = OptionPlan.parse(text)
+        """`plan` with the option tables random draws need (read from the cache, built
+        first for a release that has none, saying so to `say`)."""
         tables: dict[str, OptionTable] = {}
         if plan.drawn:
             tables = {s.name: option_table(s, say=say) for s in specs if s.family in TABLED}

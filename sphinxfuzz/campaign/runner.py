@@ -115,7 +115,7 @@ def validate(
     except ConfinementError as exc:
         raise CampaignError(str(exc), setting="unconfined") from None
     # random options need the targets' option tables: built here once, before any worker
-    options = PositionOptions.prepare(config.options, campaign.specs, config.campaign_seed, say)
+    options = PositionOptions.prepare(campaign.options, campaign.specs, config.campaign_seed, say)
     fixed = options.specs_for(0) if options.plan.fixed else []  # the same at every position
     for spec, setting in [
         *((s, "solvers") for s in campaign.specs),

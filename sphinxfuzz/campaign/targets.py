@@ -4,26 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sphinxfuzz.errors import InputError, SphinxfuzzError, Step, StepKind
+from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.generators.catalogue import Catalogue, CatalogueEntry, load_catalogue
 from sphinxfuzz.generators.theory_docs import TheoryDocError, default_docs_dir, load_theory_doc
-from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
+from sphinxfuzz.solvers import Family, SolverSpec
 
 
 class CampaignError(InputError):
     """A campaign that cannot start or go on; the message says why and what to do.
     `setting` names the `CampaignConfig` setting (or run option) to change."""
-
-
-def target_specs(text: str) -> list[SolverSpec]:
-    try:
-        specs = parse_specs(text)
-    except ValueError as exc:
-        step = exc.step if isinstance(exc, SphinxfuzzError) else None  # an install, say
-        raise CampaignError(f"solvers {text!r}: {exc}", setting="solvers", step=step) from None
-    if not specs:
-        raise CampaignError(f"solvers {text!r}: names no solver", setting="solvers")
-    return specs
 
 
 def select_theories(catalogue: Catalogue, specs: list[SolverSpec]) -> list[str]:

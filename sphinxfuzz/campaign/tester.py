@@ -69,6 +69,7 @@ class CaseTester:
         stop_requested: Callable[[], bool],
         publish: Callable[[], None],
         say: Callable[[str, str | None], None],
+        options: PositionOptions,
     ) -> None:
         self.config, self.calls, self.recorder, self.bench = config, calls, recorder, bench
         self.stats = calls.stats
@@ -83,7 +84,7 @@ class CaseTester:
         # why the position's only strategy set its seed aside (`SeedUnusable.cause`), if it did
         self.set_aside: str | None = None
         # the targets' command lines per position (`campaign.options`)
-        self.options = PositionOptions.prepare(config.options, calls.specs, config.campaign_seed)
+        self.options = options
 
     def seed_cases(
         self,

@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 
 from sphinxfuzz.bugs.replay import resolve_campaign
-from sphinxfuzz.campaign.status import read_status
 from sphinxfuzz.campaign import ExitReason
+from sphinxfuzz.campaign.status import read_status
 from sphinxfuzz.cli.options import CampaignOption, JsonOption, print_json
 
 HELP = (

@@ -16,7 +16,6 @@ The reward of a position is new crash signatures, verdicts and newly covered ope
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -171,26 +170,6 @@ def _check_weights(arms: list[str], weights: Mapping[str, float]) -> list[float]
     if any(v < 0 for v in values) or not any(v > 0 for v in values):
         raise SchedulerError("weights must be non-negative and not all zero")
     return values
-
-
-def parse_weights(text: str) -> dict[str, float]:
-    """`fusion=2,opfuzz,storm=0.5` -> {fusion: 2, opfuzz: 1, storm: 0.5}."""
-    weights: dict[str, float] = {}
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        name, _, value = part.partition("=")
-        try:
-            weights[name.strip()] = float(value) if value else 1.0
-        except ValueError:
-            raise SchedulerError(f"weight of {name.strip()!r} is not a number: {value!r}") from None
-        if not 0 <= weights[name.strip()] < math.inf:  # NaN too
-            raise SchedulerError(
-                f"weight of {name.strip()!r} is {value}: a weight is a finite number, 0 or more"
-            )
-    if not math.isfinite(sum(weights.values())):  # drawing needs a finite total
-        raise SchedulerError(f"weights {text!r} add up past the largest number")
-    return weights
 
 
 class PairCoverage:

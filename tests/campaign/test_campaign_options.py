@@ -22,6 +22,7 @@ from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.config import CampaignConfig
+from sphinxfuzz.campaign.config_text import read_options
 from sphinxfuzz.campaign.options import OptionPlan, PositionOptions
 from sphinxfuzz.campaign.status import options_field, read_status
 from sphinxfuzz.cli.fuzz import summary_table
@@ -37,22 +38,22 @@ STATUS_SCHEMA = TESTS.parent / "sphinxfuzz" / "schemas" / "status.schema.json"
 
 
 def test_plans_are_read_or_refused() -> None:
-    assert OptionPlan.parse("") == OptionPlan() == OptionPlan.parse(" none ")
+    assert read_options("") == OptionPlan() == read_options(" none ")
     # drawn by default: a new campaign's config says so, one stored before options existed ran without
     assert CampaignConfig.from_settings({"campaign_seed": 1}).options == "random"
     stored = CampaignConfig.from_settings({"campaign_seed": 1}).to_json()
     del stored["options"]
     assert CampaignConfig.from_json(stored).options == ""
-    assert OptionPlan.parse("random") == OptionPlan(drawn=3)
-    assert OptionPlan.parse("random:5") == OptionPlan(drawn=5)
-    fixed = OptionPlan.parse("z3: smt.arith.solver=2 auto_config=false; cvc5: --nl-ext-tplanes")
+    assert read_options("random") == OptionPlan(drawn=3)
+    assert read_options("random:5") == OptionPlan(drawn=5)
+    fixed = read_options("z3: smt.arith.solver=2 auto_config=false; cvc5: --nl-ext-tplanes")
     assert fixed.fixed == {
         Family.Z3: ("smt.arith.solver=2", "auto_config=false"),
         Family.CVC5: ("--nl-ext-tplanes",),
     }
     for wrong in ("random:0", "randomly", "z3 smt.arith.solver=2", "mathsat: -x", "z3:"):
         with pytest.raises(CampaignError) as caught:
-            OptionPlan.parse(wrong)
+            read_options(wrong)
         assert caught.value.setting == "options"
 
 
@@ -72,9 +73,11 @@ def small_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_random_options_depend_on_the_position_alone(small_tables: None) -> None:
     specs = parse_specs("z3 model_validate=true;" + CRASHER)
-    options = PositionOptions.prepare("random:2", specs, 7)
+    options = PositionOptions.prepare(read_options("random:2"), specs, 7)
     draws = [options.words(position) for position in range(12)]
-    assert draws == [PositionOptions.prepare("random:2", specs, 7).words(p) for p in range(12)]
+    assert draws == [
+        PositionOptions.prepare(read_options("random:2"), specs, 7).words(p) for p in range(12)
+    ]
     z3_words = [d["z3"] for d in draws]
     assert all(d[specs[1].name] == () for d in draws)  # a stand-in has no table
     assert all(len(w) <= 2 and len({x.split("=")[0] for x in w}) == len(w) for w in z3_words)
@@ -88,7 +91,7 @@ def test_random_options_depend_on_the_position_alone(small_tables: None) -> None
 
 
 def test_drawn_options_are_those_that_can_act_on_the_seed(small_tables: None) -> None:
-    options = PositionOptions.prepare("random:2", parse_specs("z3"), 7)
+    options = PositionOptions.prepare(read_options("random:2"), parse_specs("z3"), 7)
     bv = "(declare-const x (_ BitVec 8))\n(assert (= (bvadd x #x01) #x00))\n(check-sat)\n"
     ints = "(declare-const n Int)\n(assert (> n 0))\n(check-sat)\n"
     on_bv, on_ints = ({w for p in range(40) for w in options.words(p, text)["z3"]}
@@ -197,10 +200,12 @@ def test_a_campaign_without_options_shows_none(tmp_path: Path) -> None:
 def test_compare_draws_what_random_draws_and_runs_each_target_plain_too(
     small_tables: None,
 ) -> None:
-    assert OptionPlan.parse("compare") == OptionPlan(drawn=3, compare=True)
-    assert OptionPlan.parse("compare:2") == OptionPlan(drawn=2, compare=True)
+    assert read_options("compare") == OptionPlan(drawn=3, compare=True)
+    assert read_options("compare:2") == OptionPlan(drawn=2, compare=True)
     specs = parse_specs("z3 model_validate=true;" + CRASHER)
-    random, compare = (PositionOptions.prepare(m, specs, 7) for m in ("random:2", "compare:2"))
+    random, compare = (
+        PositionOptions.prepare(read_options(m), specs, 7) for m in ("random:2", "compare:2")
+    )
     for position in range(12):
         words = compare.words(position)
         assert words == random.words(position)
@@ -233,7 +238,7 @@ def test_an_option_that_makes_the_answer_unknown_is_no_bug(
         "(assert (forall ((x Int)) (=> (a x) (a (+ x 1)))))\n(assert (a b))\n"
         "(check-sat)\n(get-model)\n"
     )
-    options = PositionOptions.prepare("compare:2", [z3], 1)
+    options = PositionOptions.prepare(read_options("compare:2"), [z3], 1)
     position = next(p for p in range(50) if len(options.words(p)["z3"]) == 2)
     targets = options.specs_for(position)
     assert [t.name for t in targets] == ["z3", "z3#2"]
@@ -329,7 +334,9 @@ def test_options_a_target_refuses_together_leave_it_plain_for_the_position(
     config = dataclasses.replace(
         config_for([folder], "z3;cvc5 --check-models", per_seed=3), options="random:2"
     )
-    plan = PositionOptions.prepare("random:2", parse_specs(config.solvers), config.campaign_seed)
+    plan = PositionOptions.prepare(
+        read_options("random:2"), parse_specs(config.solvers), config.campaign_seed
+    )
     texts = [p.read_text() for p in sorted(folder.iterdir())]
     drew = sum(  # positions whose draw holds the pair (the seed order does not change it)
         set(pair) <= set(plan.words(position, texts[0])["cvc5"]) for position in range(6)

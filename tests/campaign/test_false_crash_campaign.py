@@ -12,6 +12,7 @@ from campaign_helpers import config_for
 
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import Budget, run_campaign
+from sphinxfuzz.campaign.config_text import read_options
 from sphinxfuzz.campaign.options import PositionOptions
 from sphinxfuzz.campaign.seedcheck import SEED_OK, SEED_PARTIAL
 from sphinxfuzz.solvers import parse_specs
@@ -68,7 +69,9 @@ def test_a_drawn_option_refusing_a_higher_order_seed_leaves_the_target_plain(
     config = dataclasses.replace(
         config_for([folder], "z3;cvc5 --check-models", per_seed=3), options="random:1"
     )
-    plan = PositionOptions.prepare("random:1", parse_specs(config.solvers), config.campaign_seed)
+    plan = PositionOptions.prepare(
+        read_options("random:1"), parse_specs(config.solvers), config.campaign_seed
+    )
     text = (folder / "h0.smt2").read_text()
     drawn = [plan.words(position, text)["cvc5"] for position in range(3)]
     assert drawn.count(("--no-uf-ho-exp",)) == 1, drawn

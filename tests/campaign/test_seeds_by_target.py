@@ -18,7 +18,8 @@ from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.config import SeedCheck
-from sphinxfuzz.campaign.mix import StrategyBench, StrategyMix
+from sphinxfuzz.campaign.config_text import read_strategies
+from sphinxfuzz.campaign.mix import StrategyBench
 from sphinxfuzz.mutate import load_seed
 
 # `int.pow2` is cvc5's alone: z3 rejects it ("unknown constant")
@@ -118,12 +119,12 @@ def test_seeds_every_target_accepts_make_the_same_mutants(tmp_path: Path) -> Non
 def test_one_target_alone_prefers_expected_answer_strategies(tmp_path: Path) -> None:
     path = tmp_path / "everyone.smt2"
     path.write_text(EVERYONES)
-    bench = StrategyBench(StrategyMix.parse("sphinx,strings"), [])
+    bench = StrategyBench(read_strategies("sphinx,strings"), [])
     seed = load_seed(path)
     assert set(bench.applicable(seed, 0)) == {"sphinx", "strings"}
     assert bench.applicable(seed, 0, compares=False) == ["strings"]
     # without one that carries its answer, the differential strategies serve the seed
-    alone = StrategyBench(StrategyMix.parse("sphinx,opfuzz"), [])
+    alone = StrategyBench(read_strategies("sphinx,opfuzz"), [])
     assert alone.applicable(seed, 0, compares=False) == ["sphinx", "opfuzz"]
 
 

@@ -16,9 +16,10 @@ from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, loop, run_campaign
-from sphinxfuzz.campaign.mix import StrategyMix
+from sphinxfuzz.campaign.config_text import read_strategies, read_weights
 from sphinxfuzz.cli import app
 from sphinxfuzz.datafiles import data_dir
+from sphinxfuzz.strategies.scheduler import SchedulerError
 
 EXPECTED = "fusion,storm,sae,janus,strings"
 # shipped seeds of several theories, sat and unsat, quantifier-free (storm) and not
@@ -122,7 +123,12 @@ def test_the_mix_is_checked_before_the_campaign_starts(tmp_path: Path) -> None:
         with pytest.raises(CampaignError, match=wrong) as caught:
             replace(config_for([SEEDS / "plain.smt2"], "z3"), strategies=text).resolve()
         assert caught.value.setting == "strategies"
-    assert StrategyMix.parse("sphinx,fusion=2").weights == (("sphinx", 1.0), ("fusion", 2.0))
+    assert read_strategies("sphinx,fusion=2").weights == (("sphinx", 1.0), ("fusion", 2.0))
+    assert read_weights("fusion=3,opfuzz") == {"fusion": 3.0, "opfuzz": 1.0}
+    with pytest.raises(SchedulerError, match="not a number"):
+        read_weights("fusion=x")
+    with pytest.raises(CampaignError, match="not all zero"):  # nothing left to draw
+        read_strategies("sphinx=0,fusion=0")
     result = CliRunner().invoke(app, ["fuzz", "--strategies", "fusoin", "-c", str(tmp_path / "x")])
     assert result.exit_code == 2
     assert "fusoin" in result.output and "fusion" in result.output
