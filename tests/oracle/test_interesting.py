@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from campaign_helpers import CRASHER, FIXTURES, LIAR_SAT, LIAR_UNSAT
 
-from sphinxfuzz.oracle import Expected, Verdict, VerdictKind, judge
+from sphinxfuzz.oracle import Expected, Judgement, Verdict, VerdictKind, judge
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.oracle.interesting import CheckSpec, check
+from sphinxfuzz.oracle.interesting import CheckSpec, check, reproduces
 from sphinxfuzz.solvers import Answer, SolverResult, SolverSpec, parse_specs, run_solver
 
 SAT = """(set-option :produce-models true)
@@ -85,6 +86,8 @@ def test_crash_needs_the_same_signature_and_the_script_says_so_by_exit_code(
     assert spec.run == ("crash_on_marker.py",)
     other = CheckSpec(**{**spec.__dict__, "signature": "other: some other assertion"})
     assert check(other, formula)[0] is None
+    # the same crash blamed on another solver is not the bug either
+    assert check(replace(spec, solver="z3"), formula)[0] is None
     spec_file = tmp_path / "check.json"
     spec_file.write_text(json.dumps(spec.to_json()))
     codes = []
@@ -126,3 +129,26 @@ def test_a_model_only_its_maker_believes_still_is_the_bug(z3_4_12_2: None) -> No
     # a candidate the reference also calls sat is no longer the bug
     found, _ = check(spec, POWER_AT_ZERO.replace("distinct", "="))
     assert found is None
+
+
+def test_replay_reproduces_by_kind_and_blame_and_a_crash_by_its_signature_too() -> None:
+    """`reproduces`, replay's question to the same-bug home, over the oracle's judgement of
+    every stored solver: a crash elsewhere in the same solver is another bug; a wrong answer
+    reproduces whatever the wording of its signature; a disagreement whose model check decided
+    nothing again reproduces, nothing else does by that alone."""
+    formula = SAT.replace("lie_marker", "crash_marker")
+    crash, solvers = verdict_of(f"z3;{CRASHER}", formula)
+    specs = parse_specs(";".join(solvers))
+    crashed = judge(formula, [run(s, formula) for s in specs], run)
+    assert reproduces(crash, crashed)
+    assert not reproduces(replace(crash, signature="other: some other assertion"), crashed)
+    assert not reproduces(replace(crash, solver="z3"), crashed)
+    lie, solvers = verdict_of(f"z3;{LIAR_UNSAT}", SAT)
+    specs = parse_specs(";".join(solvers))
+    lied = judge(SAT, [run(s, SAT) for s in specs], run)
+    assert reproduces(replace(lie, signature="reworded"), lied)
+    assert not reproduces(replace(lie, kind=VerdictKind.INVALID_MODEL), lied)
+    assert not reproduces(lie, judge(UNSAT, [run(s, UNSAT) for s in specs], run))
+    undecided = Judgement(unconfirmed=True)
+    assert reproduces(replace(lie, kind=VerdictKind.DISAGREEMENT, solver=None), undecided)
+    assert not reproduces(lie, undecided)
