@@ -1,6 +1,7 @@
 """The campaign's own reduction: once its fuzzing ends, every stored bug and seed finding that
-has no reduction yet is reduced (`bugs.reduce.reduce_bug`: ddSMT, the same-bug check, the
-options the bug does not need left out), each for at most the campaign's `reduce_time`.
+has no reduction yet is reduced (`bugs.reduce.reduce_bug`: ddSMT, the same-bug check of
+`oracle.interesting` that a reduction by hand, refresh, bisect and replay ask too, the options
+the bug does not need left out), each for at most the campaign's `reduce_time`.
 
 After the fuzzing, not beside it: a reduction runs solvers as hard as the fuzzer does (each
 candidate is the blamed solvers and a reference), and on two cores a ddSMT beside one worker
