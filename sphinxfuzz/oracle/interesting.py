@@ -11,7 +11,7 @@ verdict against an expected answer also needs the answer confirmed on the candid
 stored reference solver or the strategy's witness model; an incompleteness needs the blamed
 solver still unsolved and the reference still answering.
 
-This module is the one home of "still the bug", as ddSMT keeps its in one checker: reduce
+This module is the one home of "still the bug", as ddSMT keeps its own in one checker: reduce
 (its first and last check, ddSMT's test through `bugs.check_server`, the options and standing
 tried after it), refresh and bisect (another release in the blamed solver's place:
 `CheckSpec.blaming`) and replay (`reproduces`, over the oracle's judgement of every stored
