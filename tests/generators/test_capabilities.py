@@ -154,3 +154,16 @@ def test_a_crash_while_probing_is_never_a_capability(tmp_path):
     again = Capabilities([z3, crashy], folder=tmp_path)
     assert again.lacking(features) == [] and again.probes == 1
     assert again.crashed == {z3.name: {}, crashy.name: {"+": "killed by signal 11"}}
+
+
+def test_yices_takes_bit_vectors_and_lacks_strings_in_one_batch(tmp_path):
+    """yices refuses push outside its --incremental mode and stops at its first error: the
+    probe batch runs it in that mode, so a feature it lacks is its own refusal, never the
+    batch's (before, every feature was refused with "push is not allowed")."""
+    yices = parse_specs("yices")
+    capabilities = Capabilities(yices, folder=tmp_path)
+    strings = term_features("(declare-const s String)", '(= (str.++ s "a") s)')
+    assert capabilities.lacking(term_features(*BV)) == []
+    assert ("str.++", "yices") in capabilities.lacking(strings)
+    assert ("String", "yices") in capabilities.lacking(strings)
+    assert capabilities.known["yices"]["bvadd"] is None
