@@ -39,6 +39,7 @@ setup(
     package_data={
         "sphinxfuzz": [
             "schemas/*.json",
+            "solvers/*.json",
             "solvers/options/*.json",
             "generators/*.json",
             "mutate/*.json",

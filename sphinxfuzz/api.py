@@ -36,6 +36,8 @@ from sphinxfuzz.solvers.builds import Request, plan_build
 from sphinxfuzz.solvers.builds import build as build_from_sources
 from sphinxfuzz.solvers.installs import Installed
 from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
+from sphinxfuzz.solvers.spec import parse_specs
+from sphinxfuzz.solvers.survey import Survey, survey
 
 Folder = str | os.PathLike[str]
 
@@ -252,11 +254,22 @@ def build_solver(
                               assertions=assertions, sanitizers=request.sanitizers)  # fmt: skip
 
 
+def check_solver(solver: str, *, say: Callable[[str], None] | None = None) -> Survey:
+    """What sphinxfuzz learns of one solver command line, of a known family or not: version,
+    family (by name and by its `--version` line), answers on a sat and an unsat script, model,
+    error convention, option table (built when missing, which `say` hears of), theories."""
+    specs = parse_specs(solver)
+    if len(specs) != 1:
+        raise InputError(f"solver {solver!r}: name one solver, not {len(specs)}", setting="solver")
+    return survey(specs[0], say)
+
+
 __all__ = [
     "CampaignConfig",
     "CampaignSummary",
     "bisect",
     "build_solver",
+    "check_solver",
     "issue",
     "load_bugs",
     "queue",

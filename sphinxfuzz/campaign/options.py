@@ -33,11 +33,9 @@ from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 from sphinxfuzz.solvers.options.probe import option_words
 from sphinxfuzz.solvers.options.relevance import load_relevance, relevant
-from sphinxfuzz.solvers.options.table import OptionTable, option_table
+from sphinxfuzz.solvers.options.table import OptionTable, option_tables
 from sphinxfuzz.solvers.spec import with_options
 
-# families whose releases have option tables (`solvers.options.declared`)
-TABLED = (Family.Z3, Family.CVC5)
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ class PositionOptions:
         first for a release that has none, saying so to `say`)."""
         tables: dict[str, OptionTable] = {}
         if plan.drawn:
-            tables = {s.name: option_table(s, say=say) for s in specs if s.family in TABLED}
+            tables = option_tables(specs, say)
         return cls(plan, specs, campaign_seed, tables)
 
     def words(self, position: int, text: str | None = None) -> dict[str, tuple[str, ...]]:

@@ -40,7 +40,7 @@ from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.generators.solver_check import check_terms, logic_for
 from sphinxfuzz.mutate.logic import operators_in
 from sphinxfuzz.smtlib import SList, SmtParseError, parse_nodes
-from sphinxfuzz.solvers import DECIDED, Family, Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers import DECIDED, Outcome, SolverResult, SolverSpec, run_solver
 from sphinxfuzz.solvers.options import needed_options
 from sphinxfuzz.solvers.options.probe import set_option_lines
 from sphinxfuzz.solvers.versions import solver_version
@@ -61,12 +61,6 @@ ONE_WAY_TERMS = 1.0
 # the learnt floor starts and which it never exceeds); a term slower than that alone makes
 # mutants that time out.
 DECIDE_LIMIT = 1.0
-# Solvers stop a check-sat at their own limit and go on with the script (answering unknown):
-# a slow term costs its limit, not the batch after it.
-_CHECK_LIMIT = {
-    Family.Z3: "(set-option :timeout {ms})\n",
-    Family.CVC5: "(set-option :tlimit-per {ms})\n",
-}
 # A term that stops a solver's batch alone (an error such as "not configured with --cocoa",
 # a time-out) costs a call for the terms after it, a time-out its whole limit; after this
 # many in one theory its remaining terms count as undecided by that solver without a call.
@@ -238,6 +232,14 @@ def _weigh(probe: Probe, theory: str, by_solver: dict[str, object], terms: int) 
     probe.decided[theory] = probe.accepted[theory] * decided**TERMS_PER_MUTANT
 
 
+def _check_limit(spec: SolverSpec, timeout: float) -> str:
+    """The set-option that stops each check-sat at `timeout` on `spec`'s family (its record's
+    `check_limit`), which then goes on with the script answering unknown: a slow term costs
+    its limit, not the batch after it. Nothing for a family without one."""
+    limit = spec.family.record.check_limit
+    return limit.format(ms=round(timeout * 1000)) + "\n" if limit else ""
+
+
 def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict[int, str]:
     """Index -> why, for the terms `spec` does not answer sat or unsat to. Each term is
     checked in its own `(push 1)` scope with `timeout` a check-sat; a batch runs to its first
@@ -250,7 +252,7 @@ def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict
         pending = [i for i, t in enumerate(terms) if logic_for(t.decls, t.term) == logic]
         stops: dict[str, int] = {}
         while pending:
-            limit = _CHECK_LIMIT.get(spec.family, "").format(ms=round(timeout * 1000))
+            limit = _check_limit(spec, timeout)
             script = f"{limit}(set-logic {logic})\n" + "".join(
                 f"(push 1)\n{terms[i].decls}\n(assert {terms[i].term})\n(check-sat)\n(pop 1)\n"
                 for i in pending

