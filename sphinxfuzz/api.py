@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.bisect import Bisection, bisect_bug
+from sphinxfuzz.bugs.commit_bisect import CommitBisection
+from sphinxfuzz.bugs.commit_bisect import bisect_commits as bisect_commit_range
 from sphinxfuzz.bugs.issue_text import IssueText, load_facts
 from sphinxfuzz.bugs.issue_text import issue as issue_of
 from sphinxfuzz.bugs.queue import PER_WEEK, FilingQueue, filing_queue
@@ -238,6 +240,19 @@ def queue(
     return filing_queue(root, per_week=per_week, expert=expert, known=corpus)
 
 
+def bisect_commits(
+    campaign: Folder | None, bug: str, solver: str, *, source: Folder, commits: str,
+    say: Callable[[str], object] = print, trust_folder: bool = False,
+) -> CommitBisection:  # fmt: skip
+    """Find the first commit of `commits` (A..B) of the checkout `source` that shows a
+    stored bug, building each probed commit with the marks of the build the bug was found
+    on; writes bisect-commits.json in the bug's folder."""
+    folder = find_bug(bug, None if campaign is None else str(campaign))
+    say(f"bisecting {folder.name} over the commits {commits} of {source} ...")
+    _vouched(folder, trust_folder, say)
+    return bisect_commit_range(folder, Family(solver), Path(source), commits, say=say)
+
+
 def build_solver(
     family: Family, version: str | None = None, *, source: Folder | None = None,
     assertions: bool = True, sanitizers: str | None = None, dry_run: bool = False,
@@ -268,6 +283,7 @@ __all__ = [
     "CampaignConfig",
     "CampaignSummary",
     "bisect",
+    "bisect_commits",
     "build_solver",
     "check_solver",
     "issue",

@@ -439,6 +439,18 @@ def issue(facts: BugFacts, related: Sequence[str] = ()) -> IssueText:
         "",
         f"Actual: {actual}",
     ]
+    lines += _evidence_lines(facts, name, family, formula)
+    lines += _history_lines(facts, name, related)
+    lines += ["", f"Found by sphinxfuzz with {name} {version}."]
+    return IssueText(
+        facts.id, f"{name} {release}: {title}", "\n".join(lines) + "\n", str(family),
+        release, command, formula, facts.reduction is not None, tuple(related), facts.known,
+    )  # fmt: skip
+
+
+def _evidence_lines(facts: BugFacts, name: str, family: str, formula: str) -> list[str]:
+    """What backs the finding: the model, the related formula, the other solvers' answers."""
+    lines: list[str] = []
     model = facts.evidence.get("model")
     if model and facts.kind in (VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL):
         lines += ["", f"Model given by {facts.evidence.get('model_from')}:",
@@ -453,6 +465,12 @@ def issue(facts: BugFacts, related: Sequence[str] = ()) -> IssueText:
         lines += [f"- {solver_words(s.name, s.family)} {s.version} "
                   f"(`{plain_command(s.spec, s.family, formula)}`): {s.answer_text}"
                   for s in others]  # fmt: skip
+    return lines
+
+
+def _history_lines(facts: BugFacts, name: str, related: Sequence[str]) -> list[str]:
+    """Its lifespan, its state today, the findings of its group and what it likely is."""
+    lines: list[str] = []
     summary = bisect_summary(facts.bisect, facts.signature)
     if summary:
         lines += ["", summary]
@@ -465,11 +483,7 @@ def issue(facts: BugFacts, related: Sequence[str] = ()) -> IssueText:
     if facts.known is not None:
         lines += ["", f"Likely known: {facts.known.label} ({facts.known.link}): "
                   f"{facts.known.why}."]  # fmt: skip
-    lines += ["", f"Found by sphinxfuzz with {name} {version}."]
-    return IssueText(
-        facts.id, f"{name} {release}: {title}", "\n".join(lines) + "\n", str(family),
-        release, command, formula, facts.reduction is not None, tuple(related), facts.known,
-    )  # fmt: skip
+    return lines
 
 
 def issue_text(facts: BugFacts, related: Sequence[str] = ()) -> str:

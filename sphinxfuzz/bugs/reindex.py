@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.index_file import SCHEMA, StoreError
 from sphinxfuzz.bugs.record import (
     BugFileError,
     SeedFindingRecord,
     is_bug_folder,
     load_record,
 )
-from sphinxfuzz.bugs.store import _SCHEMA, StoreError
 
 # Tables whose rows are not in the bug folders: carried over when the old index reads.
 CARRIED = ("config", "runs", "stats", "progress", "seed_status", "mutants")
@@ -55,7 +55,7 @@ def reindex(root: Path) -> Reindexed:
         leftover.unlink(missing_ok=True)
     try:
         with contextlib.closing(sqlite3.connect(building, isolation_level=None)) as new:
-            new.executescript(_SCHEMA)
+            new.executescript(SCHEMA)
             new.execute("BEGIN")
             done.carried = _carry(db, new)
             _index_bugs(root, new, done)

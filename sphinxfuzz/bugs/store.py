@@ -1,135 +1,51 @@
-"""The campaign folder: `campaign.sqlite` (the index) and one folder per bug.
+"""The campaign's index (`campaign.sqlite`): what a campaign stored, saved and loaded
+through `Store`, beside one folder per bug.
 
-Layout:
-    campaign.sqlite          config, bugs, signatures (with hit counts), hits, stats per
-                             minute, seed findings, seed status, progress, mutant hash log
-    bugs/<id>/, seed-findings/<id>/   bug folders (`bugs.record` knows their files)
+Tables:
+    config, runs             the campaign's settings; when each run started, with how many jobs
+    stats                    each run's counters, a row a minute
+    progress, mutants        the positions done; every mutant's hash and theories
+    seed_status              what the seed check found of each seed
+    seed_findings            findings of the unmutated seeds (their folders: seed-findings/<id>/)
+    bugs, signatures, hits   bug rows (their folders: bugs/<id>/), each signature's hit count,
+                             each hit once (deduplication: `bugs.dedup`)
 
 A bug folder is written (staged, then renamed) before its index row is committed, so the
-index never names a missing folder. SQLite runs in WAL mode so `--jobs` workers, each with
-its own connection, write concurrently.
-
-The bug folders are the source of truth; the index can be rebuilt from them (`bugs.reindex`).
-Opening checks the index (`PRAGMA quick_check` and its tables): a damaged, missing or empty
-index while bug folders exist is a `StoreError` that names the file and the way out, never
-a database exception. `read_only` opens it without writing (read-only media included).
+index never names a missing folder. The bug folders are the source of truth; the index can
+be rebuilt from them (`bugs.reindex`). The file itself (schema, opening checks, transactions)
+is `bugs.index_file`'s; grouping findings by root cause is `bugs.triage`'s, over this index.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
+from sphinxfuzz.bugs.dedup import counts_as_new
 from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.index_file import StoreError, bug_folder_count, open_index, write_transaction
 from sphinxfuzz.bugs.record import (
     REDUCED,
-    VERDICT,
     BugRecord,
     Origin,
     SeedFindingRecord,
     SolverSummary,
     bug_files,
-    load_record,
     safe_name,
 )
-from sphinxfuzz.bugs.shapes import operator_heads
 from sphinxfuzz.bugs.stats import Stats
-from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.fileio import write_folder_atomic
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
 
-# triggers kept per coarse crash signature (`_another_trigger`)
-COARSE_TRIGGERS = 5
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS config (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (run INTEGER PRIMARY KEY AUTOINCREMENT, started REAL NOT NULL,
-    jobs INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS bugs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, solver TEXT,
-    signature TEXT NOT NULL, seed_file TEXT NOT NULL, position INTEGER NOT NULL,
-    mutant INTEGER NOT NULL, theories TEXT NOT NULL, found_at REAL NOT NULL,
-    folder TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS signatures (signature TEXT PRIMARY KEY, kind TEXT NOT NULL,
-    solver TEXT, first_bug TEXT NOT NULL, count INTEGER NOT NULL, first_seen REAL NOT NULL,
-    last_seen REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS hits (position INTEGER, mutant INTEGER, solver TEXT, kind TEXT,
-    signature TEXT NOT NULL, PRIMARY KEY (position, mutant, solver, kind));
-CREATE TABLE IF NOT EXISTS stats (run INTEGER, minute INTEGER, data TEXT NOT NULL,
-    PRIMARY KEY (run, minute));
-CREATE TABLE IF NOT EXISTS seed_findings (id TEXT PRIMARY KEY, seed_file TEXT NOT NULL,
-    kind TEXT NOT NULL, solver TEXT, signature TEXT NOT NULL, found_at REAL NOT NULL,
-    folder TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS seed_status (seed_file TEXT PRIMARY KEY, status TEXT NOT NULL,
-    detail TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS progress (position INTEGER PRIMARY KEY, seed_file TEXT NOT NULL,
-    finished_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS mutants (position INTEGER, mutant INTEGER, sha256 TEXT NOT NULL,
-    theories TEXT NOT NULL, PRIMARY KEY (position, mutant));
-"""
-
-
-class StoreError(InputError):
-    """A campaign folder that cannot be used as asked (missing, or config mismatch)."""
-
-
-TABLES = frozenset(
-    {"config", "runs", "bugs", "signatures", "hits", "stats", "seed_findings", "seed_status",
-     "progress", "mutants"}
-)  # fmt: skip
-
-
-def needs_reindex(root: Path, problem: str) -> StoreError:
-    """A damaged or lost index: the bug folders still hold every bug, so the way on is to
-    rebuild the index from them (`bugs.reindex`)."""
-    return StoreError(
-        f"{problem}; rebuild the index from the bug folders",
-        step=Step(StepKind.REINDEX, {"folder": str(root)}),
-    )
-
-
-def bug_folder_count(root: Path) -> int:
-    """How many bug and seed-finding folders `root` holds (they outlive a lost index)."""
-    count = 0
-    for kind in (CampaignFolder.BUGS, CampaignFolder.FINDINGS):
-        try:
-            count += sum(
-                1 for p in CampaignFolder(root).kind(kind).iterdir() if (p / VERDICT).is_file()
-            )
-        except OSError:
-            pass
-    return count
-
-
-def _disk_full(exc: BaseException, root: Path) -> bool:
-    """Whether `exc` comes from a full disk (SQLite may only say "disk I/O error")."""
-    if isinstance(exc, OSError):
-        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
-    if not isinstance(exc, sqlite3.OperationalError):
-        return False
-    if "full" in str(exc):
-        return True
-    try:
-        space = os.statvfs(root)
-    except OSError:
-        return False
-    return space.f_bavail * space.f_frsize < 64 * 1024
-
-
-def disk_full_error(root: Path) -> StoreError:
-    return StoreError(
-        f"{root}: the disk is full; free space, then resume the campaign",
-        step=Step(StepKind.RESUME, {"folder": str(root)}),
-    )
+# bug_folder_count: for the modules that imported it from here before `bugs.index_file`
+__all__ = ["BugRow", "Store", "StoreError", "bug_folder_count", "bug_id"]
 
 
 @dataclass(frozen=True)
@@ -162,88 +78,7 @@ class Store:
     def __init__(self, root: Path, *, create: bool = False, read_only: bool = False) -> None:
         self.root = Path(root)
         self.read_only = read_only
-        db = CampaignFolder(self.root).index
-        self._check_file(db, create and not read_only)
-        try:
-            self.db = self._connect(db)
-        except sqlite3.DatabaseError as exc:
-            raise self._open_error(db, exc) from None
-        try:
-            self._check_index(db)
-        except BaseException:
-            self.db.close()
-            raise
-
-    def _check_file(self, db: Path, create: bool) -> None:
-        """What can be told from the file system: missing, a folder, empty."""
-        if db.is_dir():
-            raise needs_reindex(self.root, f"{db}: is a folder, not a campaign index")
-        if not db.exists():
-            folders = bug_folder_count(self.root)
-            if folders:
-                raise needs_reindex(self.root, f"{db}: missing while {folders} bug folder(s) exist")
-            if not create:
-                raise StoreError(f"{self.root}: not a campaign folder (no {db.name})")
-            try:
-                self.root.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"{self.root}: cannot create the campaign folder: "
-                                 f"{exc.strerror or exc}") from None  # fmt: skip
-        elif db.stat().st_size == 0 and (folders := bug_folder_count(self.root)):
-            raise needs_reindex(self.root, f"{db}: empty while {folders} bug folder(s) exist")
-
-    def _connect(self, db: Path) -> sqlite3.Connection:
-        if not self.read_only:
-            connection = sqlite3.connect(db, timeout=60.0, isolation_level=None)
-            try:
-                connection.execute("PRAGMA journal_mode=WAL")
-                connection.execute("PRAGMA synchronous=NORMAL")
-                connection.executescript(_SCHEMA)
-            except BaseException:
-                connection.close()
-                raise
-            return connection
-        uri = f"file:{quote(str(db.absolute()))}?mode=ro"
-        connection = sqlite3.connect(uri, uri=True, timeout=60.0, isolation_level=None)
-        try:
-            connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            return connection
-        except sqlite3.OperationalError:
-            connection.close()
-            if os.access(self.root, os.W_OK):
-                raise
-        # read-only media: SQLite cannot even create the WAL index; nothing can change it
-        return sqlite3.connect(f"{uri}&immutable=1", uri=True, isolation_level=None)
-
-    def _check_index(self, db: Path) -> None:
-        try:
-            problems = [str(r[0]) for r in self.db.execute("PRAGMA quick_check").fetchall()]
-            tables = {
-                str(r[0])
-                for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            }
-        except sqlite3.DatabaseError as exc:
-            raise self._open_error(db, exc) from None
-        if problems != ["ok"]:
-            # quick_check's first problem spans lines ("*** in database main ***\nPage 20: ...")
-            problem = " ".join(problems[0].split())[:100]
-            raise needs_reindex(self.root, f"{db}: damaged ({problem})")
-        if not TABLES <= tables:
-            folders = bug_folder_count(self.root)
-            if folders or tables:
-                missing = ", ".join(sorted(TABLES - tables))
-                raise needs_reindex(self.root, f"{db}: damaged (no table {missing})")
-            raise StoreError(f"{self.root}: not a campaign folder ({db.name} is empty)")
-
-    def _open_error(self, db: Path, exc: sqlite3.DatabaseError) -> StoreError:
-        text = str(exc)
-        if _disk_full(exc, self.root):
-            return disk_full_error(self.root)
-        if isinstance(exc, sqlite3.OperationalError) and (
-            "unable to open" in text or "readonly" in text or "read-only" in text
-        ):
-            return StoreError(f"{db}: cannot be opened for writing ({text})")
-        return needs_reindex(self.root, f"{db}: damaged ({text})")
+        self.db = open_index(self.root, create=create, read_only=read_only)
 
     def close(self) -> None:
         self.db.close()
@@ -256,26 +91,9 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; a full disk (in SQLite or in a bug folder) is a one-line
-        `StoreError` and nothing of the transaction is kept, so a resume goes on."""
-        try:
-            # IMMEDIATE takes the write lock up front: no upgrade deadlocks between workers
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.db
-            except BaseException:
-                if self.db.in_transaction:
-                    self.db.execute("ROLLBACK")
-                raise
-            self.db.execute("COMMIT")
-        except (OSError, sqlite3.DatabaseError) as exc:
-            if _disk_full(exc, self.root):
-                raise disk_full_error(self.root) from None
-            if isinstance(exc, sqlite3.OperationalError):
-                raise StoreError(
-                    f"{CampaignFolder(self.root).index}: cannot be written ({exc})"
-                ) from None
-            raise
+        """One write transaction (`bugs.index_file.write_transaction`)."""
+        with write_transaction(self.root, self.db) as db:
+            yield db
 
     # -- config and runs ------------------------------------------------------------------
     def config(self) -> dict[str, object] | None:
@@ -430,29 +248,9 @@ class Store:
         if check_script is None:
             check_script = verdict.check_script
         now = time.time()
-        dedupe = verdict.kind == VerdictKind.CRASH
         with self.transaction() as db:
-            fresh_hit = db.execute(
-                "INSERT OR IGNORE INTO hits VALUES (?, ?, ?, ?, ?)",
-                (position, mutant, verdict.solver, str(verdict.kind), verdict.signature),
-            ).rowcount
-            if not fresh_hit:
+            if not counts_as_new(db, self.root, verdict, (position, mutant), ident, text, now):
                 return None
-            known = db.execute(
-                "SELECT first_bug FROM signatures WHERE signature = ?", (verdict.signature,)
-            ).fetchone()
-            if known is not None:
-                db.execute(
-                    "UPDATE signatures SET count = count + 1, last_seen = ? WHERE signature = ?",
-                    (now, verdict.signature),
-                )
-                if dedupe and not self._another_trigger(db, verdict, text):
-                    return None
-            else:
-                db.execute(
-                    "INSERT INTO signatures VALUES (?, ?, ?, ?, 1, ?, ?)",
-                    (verdict.signature, str(verdict.kind), verdict.solver, ident, now, now),
-                )
             folder = CampaignFolder(self.root).bug(ident)
             record = BugRecord(
                 folder, ident, verdict, origin.seed_file, [SolverSummary.of(r) for r in results],
@@ -468,24 +266,6 @@ class Store:
                  str(folder.relative_to(self.root))),
             )  # fmt: skip
         return ident
-
-    def _another_trigger(self, db: sqlite3.Connection, verdict: Verdict, text: str) -> bool:
-        """A coarse crash signature (a bare signal no debugger could sign) may hide several
-        bugs: up to COARSE_TRIGGERS triggers are kept while their operator sets differ, and
-        triage tells them apart after reduction."""
-        if not verdict.evidence.get("coarse"):
-            return False
-        folders = [
-            str(row[0])
-            for row in db.execute(
-                "SELECT folder FROM bugs WHERE signature = ?", (verdict.signature,)
-            )
-        ]
-        if len(folders) >= COARSE_TRIGGERS:
-            return False
-        mine = operator_heads(text)
-        stored = [operator_heads(load_record(self.root / f).formula()) for f in folders]
-        return all(mine != theirs for theirs in stored)
 
     def has_signature(self, signature: str) -> bool:
         row = self.db.execute("SELECT 1 FROM signatures WHERE signature = ?", (signature,))

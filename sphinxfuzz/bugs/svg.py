@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 
 Series = tuple[str, Sequence[tuple[float, float]]]  # label, (x, y) points
@@ -59,6 +60,26 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
+@dataclass(frozen=True)
+class _Frame:
+    """Where a plot's area lies in the picture and the data range it shows."""
+
+    left: float
+    top: float
+    width: float  # of the plot area
+    height: float
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+
+    def sx(self, x: float) -> float:
+        return self.left + (x - self.x0) / (self.x1 - self.x0) * self.width
+
+    def sy(self, y: float) -> float:
+        return self.top + self.height - (y - self.y0) / (self.y1 - self.y0) * self.height
+
+
 def line_plot(
     series: Sequence[Series],
     *,
@@ -76,60 +97,70 @@ def line_plot(
     ys = [y for _, y in points] or [0.0]
     x_ticks = nice_ticks(min(0.0, min(xs)), max(xs))
     y_ticks = nice_ticks(min(0.0, min(ys)), max(ys))
-    x0, x1, y0, y1 = x_ticks[0], x_ticks[-1], y_ticks[0], y_ticks[-1]
-    x_fmt, y_fmt = _tick_format(x_ticks), _tick_format(y_ticks)
-    plot_w, plot_h = width - left - right, height - top - bottom
-
-    def sx(x: float) -> float:
-        return left + (x - x0) / (x1 - x0) * plot_w
-
-    def sy(y: float) -> float:
-        return top + plot_h - (y - y0) / (y1 - y0) * plot_h
-
+    frame = _Frame(left, top, width - left - right, height - top - bottom,
+                   x_ticks[0], x_ticks[-1], y_ticks[0], y_ticks[-1])  # fmt: skip
     out = _opening(width, height, title)
+    out += _axes(frame, x_ticks, y_ticks, width - right)
+    out.append(f'<text x="{left + frame.width / 2}" y="{height - 6}" text-anchor="middle" '
+               f"{_FONT}>{escape(x_label)}</text>")  # fmt: skip
+    out.append(f'<text transform="translate(13 {top + frame.height / 2}) rotate(-90)" '
+               f'text-anchor="middle" {_FONT}>{escape(y_label)}</text>')  # fmt: skip
+    for index, (label, pts) in enumerate(series):
+        out += _line(frame, index, label, pts, step)
+    if not points:
+        out.append(f'<text x="{width / 2}" y="{top + frame.height / 2}" text-anchor="middle" '
+                   f'{_FONT} fill="#888">no data yet</text>')  # fmt: skip
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _axes(frame: _Frame, x_ticks: list[float], y_ticks: list[float], right: float) -> list[str]:
+    """Grid lines and labels at the ticks, and the plot's border."""
+    left, top, bottom = frame.left, frame.top, frame.top + frame.height
+    x_fmt, y_fmt = _tick_format(x_ticks), _tick_format(y_ticks)
+    out = []
     for tick in y_ticks:
-        y = sy(tick)
-        out.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" '
+        y = frame.sy(tick)
+        out.append(f'<line x1="{left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" '
                    'stroke="#ddd"/>')  # fmt: skip
         out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" {_FONT}>'
                    f"{y_fmt.format(tick)}</text>")  # fmt: skip
     for tick in x_ticks:
-        x = sx(tick)
-        out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 4}" '
+        x = frame.sx(tick)
+        out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{bottom}" y2="{bottom + 4}" '
                    'stroke="#333"/>')  # fmt: skip
-        out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" {_FONT}>'
+        out.append(f'<text x="{x:.1f}" y="{bottom + 16}" text-anchor="middle" {_FONT}>'
                    f"{x_fmt.format(tick)}</text>")  # fmt: skip
-    out.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" '
-               'stroke="#333"/>')  # fmt: skip
-    out.append(f'<text x="{left + plot_w / 2}" y="{height - 6}" text-anchor="middle" {_FONT}>'
-               f"{escape(x_label)}</text>")  # fmt: skip
-    out.append(f'<text transform="translate(13 {top + plot_h / 2}) rotate(-90)" '
-               f'text-anchor="middle" {_FONT}>{escape(y_label)}</text>')  # fmt: skip
-    for index, (label, pts) in enumerate(series):
-        colour = COLOURS[index % len(COLOURS)]
-        coords: list[tuple[float, float]] = []
-        for x, y in pts:
-            if step and coords:
-                coords.append((sx(x), coords[-1][1]))
-            coords.append((sx(x), sy(y)))
-        if len(coords) > 1:
-            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
-            out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
-                       'stroke-width="2"/>')  # fmt: skip
-        for x, y in pts:
-            out.append(
-                f'<circle class="point" cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{colour}">'
-                f"<title>{escape(label)}: {_fmt(y)} at {_fmt(x)}</title></circle>"
-            )
-        legend_y = top + 14 + 14 * index
-        out.append(f'<rect x="{left + 8}" y="{legend_y - 8}" width="10" height="10" '
-                   f'fill="{colour}"/>')  # fmt: skip
-        out.append(f'<text x="{left + 22}" y="{legend_y + 1}" {_FONT}>{escape(label)}</text>')
-    if not points:
-        out.append(f'<text x="{width / 2}" y="{top + plot_h / 2}" text-anchor="middle" '
-                   f'{_FONT} fill="#888">no data yet</text>')  # fmt: skip
-    out.append("</svg>")
-    return "\n".join(out)
+    out.append(f'<rect x="{left}" y="{top}" width="{frame.width}" height="{frame.height}" '
+               'fill="none" stroke="#333"/>')  # fmt: skip
+    return out
+
+
+def _line(
+    frame: _Frame, index: int, label: str, pts: Sequence[tuple[float, float]], step: bool
+) -> list[str]:
+    """One series: its line, a marker per point (with its value as a tooltip), its legend."""
+    colour = COLOURS[index % len(COLOURS)]
+    out = []
+    coords: list[tuple[float, float]] = []
+    for x, y in pts:
+        if step and coords:
+            coords.append((frame.sx(x), coords[-1][1]))
+        coords.append((frame.sx(x), frame.sy(y)))
+    if len(coords) > 1:
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                   'stroke-width="2"/>')  # fmt: skip
+    for x, y in pts:
+        out.append(
+            f'<circle class="point" cx="{frame.sx(x):.1f}" cy="{frame.sy(y):.1f}" r="3" '
+            f'fill="{colour}"><title>{escape(label)}: {_fmt(y)} at {_fmt(x)}</title></circle>'
+        )
+    legend_y = frame.top + 14 + 14 * index
+    out.append(f'<rect x="{frame.left + 8}" y="{legend_y - 8}" width="10" height="10" '
+               f'fill="{colour}"/>')  # fmt: skip
+    out.append(f'<text x="{frame.left + 22}" y="{legend_y + 1}" {_FONT}>{escape(label)}</text>')
+    return out
 
 
 def bar_chart(

@@ -64,7 +64,7 @@ def formula_of(bug: BugRow) -> tuple[str, bool]:
 
 def _coarse(bug: BugRow) -> bool:
     """A crash signed only by its signal: the store kept a few triggers of it
-    (`Store._another_trigger`), told apart here by their reduced shapes."""
+    (`bugs.dedup`), told apart here by their reduced shapes."""
     return bool(load_record(bug.folder).verdict.evidence.get("coarse"))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -9,14 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sphinxfuzz.api import bisect
-from sphinxfuzz.bugs import Store
-from sphinxfuzz.bugs.bisect import BisectError
-from sphinxfuzz.bugs.folder import CampaignFolder
-from sphinxfuzz.bugs.issue_text import bisect_summary
-from sphinxfuzz.bugs.record import Bisection, BugFileError
-from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
-from sphinxfuzz.bugs.trust import UntrustedCommand
+from sphinxfuzz import api
+from sphinxfuzz.api import Bisection
 from sphinxfuzz.cli.options import TrustFolderOption
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers.families import PACKAGES, Family
@@ -36,7 +31,8 @@ HELP = (
     "Examples:\n"
     "  sphinxfuzz bisect 4-2-z3-soundness --solver z3\n"
     "  sphinxfuzz bisect 4-2-z3-soundness --solver z3 --versions 4.8.17,4.12.2,4.13.0\n"
-    "  sphinxfuzz bisect --all --solver z3 --campaign campaigns/night"
+    "  sphinxfuzz bisect --all --solver z3 --campaign campaigns/night\n"
+    "  sphinxfuzz bisect 4-2-z3-crash --source ~/z3 --commits z3-4.15.4..master"
 )
 
 
@@ -57,44 +53,62 @@ def bisect_command(
     versions: Annotated[str | None, typer.Option("--versions", help="Comma-separated releases to try instead of the default sample.")] = None,
     all_bugs: Annotated[bool, typer.Option("--all", help="Every bug and seed finding of the campaign that blames --solver; prints a lifespan table.")] = False,
     trust_folder: TrustFolderOption = False,
+    source: Annotated[Path | None, typer.Option("--source", help="A git checkout of the solver: with --commits, bisect its commits instead of releases.")] = None,
+    commits: Annotated[str | None, typer.Option("--commits", help="A..B: the first commit after A up to B that shows the bug, each probed commit built from --source (ccache).")] = None,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
     if solver not in PACKAGES:
         raise InputError(f"{solver!r}: bisection knows {', '.join(PACKAGES)}", setting="solver")
+    if commits is not None or source is not None:
+        _commits(console, bug, solver, campaign, source, commits, trust_folder)
+        return
     if (bug is None) == (not all_bugs):
         raise InputError("name one bug, or pass --all (not both)")
     chosen = [v.strip() for v in versions.split(",") if v.strip()] if versions else None
-    if all_bugs:
-        root = resolve_campaign(campaign)
-        with Store(root) as store:
-            folders = [row.folder for row in store.bugs()]
-            # seeds that already showed a bug on these releases have a lifespan too
-            folders += [CampaignFolder(root).finding(str(f[0])) for f in store.seed_findings()]
-    else:
+    say = lambda line: console.print(visible(line), highlight=False, markup=False)  # noqa: E731
+    if not all_bugs:
         assert bug is not None
-        folder = find_bug(bug, campaign)
-        root, folders = folder.parent.parent, [folder]
+        one = api.bisect(campaign, bug, solver, versions=chosen, trust_folder=trust_folder, say=say)
+        _print_results(console, [one])
+        return
     results: list[Bisection] = []
     skipped = 0
-    for folder in folders:
-        console.print(f"bisecting {folder.name} on {solver} releases ...", highlight=False)
-        try:
-            result = bisect(root, str(folder), solver, versions=chosen, trust_folder=trust_folder,
-                            say=lambda line: console.print(visible(line), highlight=False, markup=False))  # fmt: skip
-        except (BisectError, BugFileError, UntrustedCommand) as exc:
-            if not all_bugs:
-                raise
+    for _, outcome in api.bisect_each(campaign, solver, versions=chosen, say=say,
+                                      trust_folder=trust_folder):  # fmt: skip
+        if isinstance(outcome, str):
             skipped += 1
-            console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
-            continue
-        results.append(result)
+            console.print(f"[yellow]skipped[/] {escape(outcome)}", highlight=False)
+        else:
+            results.append(outcome)
+    _print_results(console, results)
+    if skipped:
+        console.print(f"{skipped} bug(s) skipped (another solver blamed, or no solver blamed)")
+
+
+def _commits(console: Console, bug: str | None, solver: str, campaign: str | None,
+             source: Path | None, commits: str | None, trust_folder: bool) -> None:  # fmt: skip
+    if bug is None or source is None or commits is None:
+        raise InputError("bisecting commits takes one bug, --source DIR and --commits A..B",
+                         setting="commits")  # fmt: skip
+    from sphinxfuzz.api import bisect_commits
+
+    say = lambda line: console.print(visible(line), highlight=False, markup=False)  # noqa: E731
+    found = bisect_commits(campaign, bug, solver, source=source, commits=commits, say=say,
+                           trust_folder=trust_folder)  # fmt: skip
+    if found.first_bad is None:
+        say(
+            f"{found.bug}: both ends of {commits} agree ({found.tried[0].status}): no commit to name"
+        )
+    else:
+        say(f"{found.bug}: first bad commit: {found.first_bad} ({len(found.tried)} commits built)")
+
+
+def _print_results(console: Console, results: list[Bisection]) -> None:
     if results:
         console.print(_table(results))
         for result in results:  # the releases behind each lifespan, in words
-            console.print(f"{result.bug}: {bisect_summary(result)}", highlight=False,
+            console.print(f"{result.bug}: {api.lifespan(result)}", highlight=False,
                           markup=False)  # fmt: skip
-    if skipped:
-        console.print(f"{skipped} bug(s) skipped (another solver blamed, or no solver blamed)")
 
 
 def register(app: typer.Typer) -> None:

@@ -11,35 +11,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sphinxfuzz.api import issue, queue, replay
-from sphinxfuzz.bugs import Store
-from sphinxfuzz.bugs.folder import CampaignFolder
-from sphinxfuzz.bugs.issue_text import describe
-from sphinxfuzz.bugs.listing import (
-    alive_first,
-    bug_json,
-    bugs_json,
-    known_of,
-    reduced_text,
-    reduction_and_standing,
-    specs_of,
-    today_of,
-)
-from sphinxfuzz.bugs.option_drop import bug_standing
-from sphinxfuzz.bugs.queue import PER_WEEK
-from sphinxfuzz.bugs.record import (
-    ALIVE,
-    BugFileError,
-    BugRecord,
-    SeedFindingRecord,
-    load_record,
-)
-from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
-from sphinxfuzz.bugs.reindex import reindex
-from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
-from sphinxfuzz.bugs.triage import group_bugs
-from sphinxfuzz.bugs.trust import UntrustedCommand, runnable
-from sphinxfuzz.campaign.lock import CampaignLock
+from sphinxfuzz import api
+from sphinxfuzz.api import PER_WEEK, CampaignFolder, ShownBug, TextTable
+from sphinxfuzz.api import describe_verdict as describe
 from sphinxfuzz.cli.options import (
     CampaignOption,
     JsonOption,
@@ -48,7 +22,6 @@ from sphinxfuzz.cli.options import (
     campaign_from,
     print_json,
 )
-from sphinxfuzz.errors import InputError
 from sphinxfuzz.visible import visible
 
 bugs_app = typer.Typer(
@@ -86,77 +59,25 @@ def list_bugs(
 ) -> None:
     """Distinct bugs (triage groups) first, then every stored bug with its signature; alive
     bugs (still shown by the newest release) first, then unknown, then fixed, slow last."""
-    console = Console(soft_wrap=True)
-    root = resolve_campaign(campaign_from(campaign, old_campaign))
-    with Store(root, read_only=True) as store:
-        rows = store.bugs()
-        findings = store.seed_findings()
-        groups = group_bugs(rows)
-        first = min((started for _, started, _ in store.runs()), default=0.0)
     if as_json:
-        print_json(bugs_json(root, groups, rows, findings, only_alive=alive))
+        print_json(api.list_bugs_json(campaign_from(campaign, old_campaign), alive=alive))
         return
-    ranked_groups, ranked_rows = alive_first(groups, rows, only_alive=alive)
+    listed = api.list_bugs(campaign_from(campaign, old_campaign), alive=alive)
+    console = Console(soft_wrap=True)
     # plain aligned lines, never truncated: ids get copied and lines get grepped
-    if ranked_groups:
-        console.print(f"distinct bugs in {root}", style="bold", highlight=False)
-        _print_rows(
-            console,
-            ("group", "status", "kind", "solver", "hits", "bugs", "first seen", "theories",
-             "example", "signature / shape"),
-            [(g.id, status, g.kind, g.solver or "-", str(g.hits), str(len(g.bugs)),
-              f"{(g.first_seen - first) / 60:.1f} min", ",".join(g.theories) or "-",
-              g.representative.id, g.key) for g, status in ranked_groups],
-        )  # fmt: skip
-    console.print(f"bugs in {root}", style="bold", highlight=False)
-    specs = specs_of(root)
-    # reduced: bytes before and after; standing: of the options the bug needs (unknown: ?)
-    facts = {r.id: reduction_and_standing(r.folder, specs) for r, _ in ranked_rows}
-    _print_rows(
-        console,
-        ("id", "today", "kind", "solver", "hits", "reduced", "standing", "known", "seed",
-         "signature"),
-        [(r.id, today.sentence() if today else "not checked", r.kind, r.solver or "-",
-          str(r.count), reduced_text(facts[r.id][0], r.folder), str(facts[r.id][1] or "?"),
-          _known_text(r.folder), Path(r.seed_file).name, r.signature)
-         for r, today in ranked_rows],
-    )  # fmt: skip
-    folder = CampaignFolder(root)
-    if alive:
-        findings = [
-            f for f in findings if (t := today_of(folder.finding(f[0]))) and t.status == ALIVE
-        ]
-    if findings:
-        console.print("seed findings (the unmutated seed already misbehaves)", style="bold")
-        _print_rows(
-            console,
-            ("id", "today", "kind", "solver", "known", "seed", "signature"),
-            [
-                (
-                    i,
-                    _today_text(folder.finding(i)),
-                    k,
-                    s or "-",
-                    _known_text(folder.finding(i)),
-                    Path(f).name,
-                    sig,
-                )
-                for i, f, k, s, sig in findings
-            ],
-        )
-    if not rows and not findings:
+    if listed.groups.rows:
+        _print_table(console, listed.groups)
+    _print_table(console, listed.bugs, always=True)
+    if listed.findings.rows:
+        _print_table(console, listed.findings)
+    if listed.empty:
         console.print("no bugs stored yet")
 
 
-def _known_text(folder: Path) -> str:
-    """ "likely z3#3453" for a finding `bugs.known` recognised, else "-"."""
-    known = known_of(folder)
-    return f"likely {known.label}" if known else "-"
-
-
-def _today_text(folder: Path) -> str:
-    today = today_of(folder)
-    return today.sentence() if today else "not checked"
+def _print_table(console: Console, table: TextTable, *, always: bool = False) -> None:
+    if table.rows or always:
+        console.print(table.title, style="bold", highlight=False)
+    _print_rows(console, table.header, table.rows)
 
 
 @bugs_app.command("reindex")
@@ -164,11 +85,8 @@ def reindex_bugs(campaign: CampaignOption = None) -> None:
     """Rebuild the campaign's index (campaign.sqlite) from its bug folders, which are the
     source of truth; what the old index still reads (configuration, progress) is kept, so
     `fuzz --resume` goes on. The old file stays beside it as campaign.sqlite.damaged-<time>."""
-    if not campaign or not campaign.strip():
-        raise InputError("name the campaign folder to reindex", setting="campaign")
-    root = Path(campaign)
-    with CampaignLock(root, create=False):
-        done = reindex(root)
+    done = api.reindex(campaign or "")
+    root = Path(campaign or "")
     console = Console(soft_wrap=True)
     kept = f"; the old index is kept as {done.kept_as.name}" if done.kept_as else ""
     carried = ", ".join(done.carried) or "nothing"
@@ -199,15 +117,16 @@ def show_bug(
     as_json: JsonOption = False,
 ) -> None:
     """The bug's verdict, formula and every solver's command line, version and output."""
-    record = load_record(find_bug(bug, campaign))
+    shown = api.show(campaign, bug)
     if as_json:
-        print_json(bug_json(record))
+        print_json(shown.to_json())
         return
-    _show(Console(soft_wrap=True), record)
+    _show(Console(soft_wrap=True), shown)
 
 
-def _show(console: Console, record: BugRecord) -> None:
+def _show(console: Console, shown: ShownBug) -> None:
     """Every text here was written by a solver, a generator or a seed: shown `visible`."""
+    record = shown.record
     verdict = record.verdict
     console.print(f"[bold]{escape(visible(record.id))}[/]  {escape(visible(str(record.folder)))}",
                   highlight=False)  # fmt: skip
@@ -217,12 +136,11 @@ def _show(console: Console, record: BugRecord) -> None:
     today = record.today
     if today is not None:
         # what identifies the bug on the newest release: the signature it showed there
-        alive = today.status == ALIVE and today.detail
-        shows = f": {today.detail}" if alive else ""
+        shows = f": {shown.alive_as}" if shown.alive_as else ""
         console.print(visible(f"today: {today.sentence()}{shows}"), highlight=False, markup=False)
     # where the options the bug needs stand with the maintainers (docs/triage.md#reduce)
-    console.print(f"standing: {bug_standing(record) or 'not told'}", highlight=False)
-    if not isinstance(record, SeedFindingRecord):
+    console.print(f"standing: {shown.standing or 'not told'}", highlight=False)
+    if not shown.seed_finding:
         console.print(
             visible(f"seed file: {record.seed_file}   campaign seed {record.campaign_seed}, "
                     f"position {record.position}, mutant {record.mutant}   theories: "
@@ -230,8 +148,8 @@ def _show(console: Console, record: BugRecord) -> None:
             highlight=False, markup=False,
         )  # fmt: skip
     if verdict.evidence:
-        shown = {k: v for k, v in verdict.evidence.items() if k != "model"}
-        console.print("evidence: " + visible(json.dumps(shown, indent=1)), highlight=False,
+        evidence = {k: v for k, v in verdict.evidence.items() if k != "model"}
+        console.print("evidence: " + visible(json.dumps(evidence, indent=1)), highlight=False,
                       markup=False)  # fmt: skip
     console.rule(record.formula_name)
     console.print(visible(record.formula()), highlight=False, markup=False)
@@ -262,7 +180,7 @@ def issue_command(
     """The finding's issue text as Markdown, ready to file: its title (the newest release
     that shows the bug), formula (reduced when it was), the minimal command line, versions,
     lifespan and the other findings of its root cause."""
-    text = issue(campaign, bug)
+    text = api.issue(campaign, bug)
     if as_json:
         print_json(text.to_json())
         return
@@ -292,11 +210,9 @@ def queue_command(
     wrong sat, invalid model, crash under default options, then regular options), the
     findings alive in the newest release, reduced, valid, not known and one per root cause.
     Queued ones are recorded in the campaign's queue.json; the rest are listed with why."""
-    root = resolve_campaign(campaign_from(campaign, old_campaign))
-    if known is None:
-        with Store(root, read_only=True) as store:
-            known = str((store.config() or {}).get("known") or "") or None
-    found = queue(root, per_week=per_week, expert=expert, known=known)
+    found = api.queue(campaign_from(campaign, old_campaign), per_week=per_week, expert=expert,
+                  known=known)  # fmt: skip
+    root = found.campaign
     if as_json:
         print_json(found.to_json())
         return
@@ -334,7 +250,7 @@ def replay_bug(
     """Re-run the stored formula on the stored command lines; exit 0 if it reproduces, 1 if not."""
     console = Console(soft_wrap=True)
     say = lambda line: console.print(visible(line), highlight=False, markup=False)  # noqa: E731
-    outcome = replay(campaign, bug, timeout=timeout, trust_folder=trust_folder, say=say)
+    outcome = api.replay(campaign, bug, timeout=timeout, trust_folder=trust_folder, say=say)
     for result in outcome.results:
         console.print(visible(f"{result.spec.name}: {result.outcome} {' '.join(result.answers)}"
                               + (f"  [{result.failure_line}]" if result.failure_line else ""),
@@ -367,22 +283,13 @@ def refresh_bugs(
     """Replay every stored bug and seed finding on the newest release of its blamed family
     and record it as alive or fixed (in its verdict.json)."""
     console = Console(soft_wrap=True)
-    root = resolve_campaign(campaign_from(campaign, old_campaign))
-    with Store(root) as store:
-        config = store.config() or {}
-        folders = [row.folder for row in store.bugs()]
-        folders += [CampaignFolder(root).finding(f[0]) for f in store.seed_findings()]
-    chosen = newest_specs(newest if newest is not None else str(config.get("newest", "")))
-    for folder in folders:
-        try:
-            record = load_record(folder)
-            runnable([s.spec for s in record.solvers], str(folder), trust_folder=trust_folder)
-            today = refresh_bug(root, folder, chosen)
-        except (RefreshError, BugFileError, UntrustedCommand) as exc:
-            console.print(f"{folder.name}: skipped: {exc}", highlight=False, markup=False)
-            continue
-        console.print(f"{folder.name}: {today.sentence()}", highlight=False, markup=False)
-    if not folders:
+    seen = 0
+    for folder, today in api.refresh(campaign_from(campaign, old_campaign), newest=newest,
+                                 trust_folder=trust_folder):  # fmt: skip
+        seen += 1
+        line = f"skipped: {today}" if isinstance(today, str) else today.sentence()
+        console.print(f"{folder.name}: {line}", highlight=False, markup=False)
+    if not seen:
         console.print("no bugs stored yet")
 
 

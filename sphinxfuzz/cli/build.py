@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,6 +13,9 @@ from rich.table import Table
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.visible import visible
+
+if TYPE_CHECKING:  # the build pipeline is imported when a build runs, not for every command
+    from sphinxfuzz.synthesis.batch import TheoryOutcome
 
 HELP = """Build term generators from the theory documents with an LLM.
 
@@ -144,32 +147,18 @@ def build_generators(
     ] = 200,
     unconfined: Annotated[bool, typer.Option("--unconfined", help=UNCONFINED_HELP)] = False,
 ) -> None:
-    from sphinxfuzz.generators.catalogue import default_generators_dir
-    from sphinxfuzz.synthesis.batch import BuildOptions, build_theories, plan_build
-    from sphinxfuzz.synthesis.llm import make_llm
-    from sphinxfuzz.synthesis.transcript import Transcript
+    from sphinxfuzz.synthesis.batch import BuildOptions
+    from sphinxfuzz.synthesis.generator_build import BuildRequest
+    from sphinxfuzz.synthesis.generator_build import build_generators as build
 
     console = Console()
-    err = Console(stderr=True)
-    out_dir = out or default_generators_dir()
-    corpus, prompts, chosen = plan_build(
-        docs, prompts_dir, theories, out_dir, stale=stale, force=force, unconfined=unconfined,
+    options = BuildOptions(rounds=rounds, samples=samples, seed=seed, unconfined=unconfined,
+                           review_terms=review_terms)  # fmt: skip
+    request = BuildRequest(theories, llm, model, docs, out, prompts_dir, transcript,
+                           exchange_timeout, stale, force, options)  # fmt: skip
+    outcomes = build(
+        request,
         notify=lambda line: console.print(line, highlight=False, markup=False),
-    )  # fmt: skip
-    if not chosen:
-        return
-    log = Transcript(transcript)
-    backend = make_llm(
-        llm, log, model=model, exchange_timeout=exchange_timeout, notify=console.print
-    )
-    summary = Table(title="build-generators")
-    for column in ("theory", "status", "valid before", "valid after", "rounds", "tokens", "time"):
-        summary.add_column(column)
-    failed = False
-    outcomes = build_theories(
-        corpus, chosen, backend, prompts, log, out_dir,
-        BuildOptions(rounds=rounds, samples=samples, seed=seed, unconfined=unconfined,
-                     review_terms=review_terms),
         on_start=lambda theory, specs: console.print(
             f"[bold]{theory}[/]: solvers {', '.join(s.text for s in specs)}"
         ),
@@ -177,33 +166,34 @@ def build_generators(
             f"  {theory}: {visible(line)}", highlight=False, markup=False
         ),
     )  # fmt: skip
-    for outcome in outcomes:
-        if outcome.result is None or outcome.folder is None:
-            failed = True
-            summary.add_row(
-                outcome.theory,
-                f"[red]failed: {escape(visible(str(outcome.error)))}[/]",
-                "-",
-                "-",
-                "-",
-                "-",
-                "-",
-            )
-            err.print(f"[bold red]error:[/] {escape(visible(str(outcome.error)))}", highlight=False)
-            continue
-        after = outcome.after
-        summary.add_row(
-            outcome.theory,
-            f"built ({outcome.recommendation}; see REVIEW.md)",
-            _worst(outcome.before),
-            _worst(after),
-            str(len(outcome.result.rounds)),
-            "-" if after is None or after.cost.tokens is None else str(after.cost.tokens),
-            "-" if after is None or after.cost.seconds is None else f"{after.cost.seconds:.0f} s",
-        )
-    console.print(summary)
-    if failed:
+    summary = Table(title="build-generators")
+    for column in ("theory", "status", "valid before", "valid after", "rounds", "tokens", "time"):
+        summary.add_column(column)
+    built = [_summary_row(summary, outcome) for outcome in outcomes]
+    if built:  # nothing chosen (all fresh, with --stale): no table
+        console.print(summary)
+    if not all(built):
         raise typer.Exit(1)
+
+
+def _summary_row(summary: Table, outcome: TheoryOutcome) -> bool:
+    """Add the theory's row (an error also goes to stderr); whether it was built."""
+    if outcome.result is None or outcome.folder is None:
+        error = escape(visible(str(outcome.error)))
+        summary.add_row(outcome.theory, f"[red]failed: {error}[/]", "-", "-", "-", "-", "-")
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+        return False
+    after = outcome.after
+    summary.add_row(
+        outcome.theory,
+        f"built ({outcome.recommendation}; see REVIEW.md)",
+        _worst(outcome.before),
+        _worst(after),
+        str(len(outcome.result.rounds)),
+        "-" if after is None or after.cost.tokens is None else str(after.cost.tokens),
+        "-" if after is None or after.cost.seconds is None else f"{after.cost.seconds:.0f} s",
+    )
+    return True
 
 
 def _worst(side: Any) -> str:

@@ -12,10 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sphinxfuzz.api import run_campaign
-from sphinxfuzz.bugs import StoreError
-from sphinxfuzz.bugs.option_use import OptionUse, option_use
-from sphinxfuzz.bugs.stats import StrategyStats
+from sphinxfuzz.api import OptionUse, StrategyStats, run_campaign
 from sphinxfuzz.campaign import CampaignConfig, CampaignError, ExitReason, Stats
 from sphinxfuzz.campaign.case_limits import LOWEST_FLOOR
 from sphinxfuzz.campaign.config import (
@@ -29,6 +26,7 @@ from sphinxfuzz.campaign.runner import resumed_config, validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.options import duration
 from sphinxfuzz.cli.progress import Progress, progress_mode
+from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
@@ -93,27 +91,7 @@ def summary_table(
     table = Table(title=title, show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value", justify="right")
-    per = (lambda n: f"{n / elapsed:.2f}/s") if elapsed > 0 else (lambda n: "-")
-    rows = [
-        ("wall time", f"{elapsed:.1f} s" + (" of fuzzing" if stats.reduce_seconds else "")),
-        ("fuzzing ended", ExitReason(stats.exit_reason).sentence if stats.exit_reason else "-"),
-        ("mutants", f"{stats.mutants} ({per(stats.mutants)})"),
-        ("solver calls", f"{stats.solver_calls} ({per(stats.solver_calls)})"),
-        ("accepted by every solver", f"{stats.acceptance:.1%}"),
-        ("mutants undecided (unknown or time-out)", f"{stats.undecided} ({stats.undecided_share:.1%})"),
-        ("unknown answers", str(stats.unknowns)),
-        ("timeouts", str(stats.timeouts)),
-        ("mutants limited by the learnt floor (mean)", f"{stats.floor_cases} ({stats.mean_floor:.2f} s)" if stats.floor_cases else "0"),
-        ("rejected (error) answers", str(stats.errors)),
-        ("unconfirmed disagreements", str(stats.unconfirmed)),
-        ("time outside solvers", f"{stats.outside_share:.1%}"),
-        ("seeds used in full / in part / set aside / malformed", f"{stats.seeds_used} / {stats.seeds_partial} / {stats.seeds_set_aside} / {stats.seeds_malformed}"),
-        ("seeds left early (slow, undecided or known crashes)", str(stats.seeds_left_early)),
-        ("seed findings", str(stats.seed_findings)),
-        ("generator failures", str(stats.generator_failures)),
-        ("repeated crash signatures", str(stats.duplicates)),
-        ("verdicts re-run fresh / not reproduced", f"{stats.fresh_confirmations} / {stats.fresh_unconfirmed}"),
-    ]  # fmt: skip
+    rows = _counter_rows(stats, elapsed)
     rows += reduction_rows(stats)
     rare = (VerdictKind.INCOMPLETENESS, VerdictKind.SLOW)  # shown only when found
     for kind in (VerdictKind.CRASH, VerdictKind.SOUNDNESS, VerdictKind.INVALID_MODEL, *rare):
@@ -149,6 +127,31 @@ def summary_table(
     for what, value in rows:
         table.add_row(what, value)
     return table
+
+
+def _counter_rows(stats: Stats, elapsed: float) -> list[tuple[str, str]]:
+    """The summary's first rows: time, throughput, answers and seeds."""
+    per = (lambda n: f"{n / elapsed:.2f}/s") if elapsed > 0 else (lambda n: "-")
+    return [
+        ("wall time", f"{elapsed:.1f} s" + (" of fuzzing" if stats.reduce_seconds else "")),
+        ("fuzzing ended", ExitReason(stats.exit_reason).sentence if stats.exit_reason else "-"),
+        ("mutants", f"{stats.mutants} ({per(stats.mutants)})"),
+        ("solver calls", f"{stats.solver_calls} ({per(stats.solver_calls)})"),
+        ("accepted by every solver", f"{stats.acceptance:.1%}"),
+        ("mutants undecided (unknown or time-out)", f"{stats.undecided} ({stats.undecided_share:.1%})"),
+        ("unknown answers", str(stats.unknowns)),
+        ("timeouts", str(stats.timeouts)),
+        ("mutants limited by the learnt floor (mean)", f"{stats.floor_cases} ({stats.mean_floor:.2f} s)" if stats.floor_cases else "0"),
+        ("rejected (error) answers", str(stats.errors)),
+        ("unconfirmed disagreements", str(stats.unconfirmed)),
+        ("time outside solvers", f"{stats.outside_share:.1%}"),
+        ("seeds used in full / in part / set aside / malformed", f"{stats.seeds_used} / {stats.seeds_partial} / {stats.seeds_set_aside} / {stats.seeds_malformed}"),
+        ("seeds left early (slow, undecided or known crashes)", str(stats.seeds_left_early)),
+        ("seed findings", str(stats.seed_findings)),
+        ("generator failures", str(stats.generator_failures)),
+        ("repeated crash signatures", str(stats.duplicates)),
+        ("verdicts re-run fresh / not reproduced", f"{stats.fresh_confirmations} / {stats.fresh_unconfirmed}"),
+    ]  # fmt: skip
 
 
 def reduction_rows(stats: Stats) -> list[tuple[str, str]]:
@@ -254,11 +257,10 @@ def fuzz(
                 process_scripts=process_scripts,
                 unconfined=unconfined, ray=ray, status_every=log_every,
             )  # fmt: skip
-        except (CampaignError, StoreError):
+        except SphinxfuzzError:
             shown.stop()  # the error is printed below the last progress line
             raise
-    used = option_use(root, config.solvers) if config.sets_options else []
-    console.print(summary_table(summary.stats, summary.fuzzing_seconds, options=used))
+    console.print(summary_table(summary.stats, summary.fuzzing_seconds, options=summary.options))
     console.print(visible(closing_line(summary.new_bugs, root)), highlight=False, markup=False)
     if fail_on_bug and summary.new_bugs:
         raise typer.Exit(1)

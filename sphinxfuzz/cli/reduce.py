@@ -8,17 +8,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sphinxfuzz.api import reduce
-from sphinxfuzz.bugs import StoreError
-from sphinxfuzz.bugs.record import REDUCED, BugFileError
-from sphinxfuzz.bugs.reduce import (
-    ReduceError,
-    ReductionResult,
-    ddsmt_version,
-    unreduced_bugs,
-)
-from sphinxfuzz.bugs.replay import find_bug, resolve_campaign
-from sphinxfuzz.bugs.trust import UntrustedCommand
+from sphinxfuzz import api
+from sphinxfuzz.api import REDUCED, ReductionResult
 from sphinxfuzz.cli.options import TrustFolderOption, duration
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.visible import visible
@@ -82,31 +73,25 @@ def reduce_command(
     if (bug is None) == (not all_bugs):
         raise InputError("name one bug, or pass --all (not both)")
     limit = duration(time_limit or None)
-    ddsmt_version()  # missing ddSMT: one clear message, not one per bug
-    if bug is None:
-        root = resolve_campaign(campaign)
-        targets = unreduced_bugs(root)
-    else:  # as bisect finds it: a bug folder's path names its campaign too
-        root, targets = find_bug(bug, campaign).parent.parent, [bug]
-    if all_bugs and not targets:
-        console.print(f"every bug of {root} is reduced already")
-        return
     say = lambda line: console.print(visible(line), highlight=False, markup=False)  # noqa: E731
     echo = say if verbose else None
+    if bug is not None:  # as bisect finds it: a bug folder's path names its campaign too
+        one = api.reduce(campaign, bug, jobs=jobs, time_limit=limit, echo=echo,
+                         trust_folder=trust_folder, say=say)  # fmt: skip
+        console.print(_describe(one), highlight=False, markup=False)
+        return
+    root, targets = api.reducible(campaign)
+    if not targets:
+        console.print(f"every bug of {root} is reduced already")
+        return
     failures = 0
-    for target in targets:
-        if all_bugs:
-            console.print(f"reducing {target} ...", highlight=False)
-        try:
-            result = reduce(root, target, jobs=jobs, time_limit=limit, echo=echo,
-                            trust_folder=trust_folder, say=say)  # fmt: skip
-        except (ReduceError, StoreError, BugFileError, UntrustedCommand) as exc:
-            if not all_bugs:
-                raise
+    for _, outcome in api.reduce_each(root, targets, jobs=jobs, time_limit=limit, echo=echo,
+                                      trust_folder=trust_folder, say=say):  # fmt: skip
+        if isinstance(outcome, str):
             failures += 1
-            console.print(f"[yellow]skipped[/] {escape(str(exc))}", highlight=False)
-            continue
-        console.print(_describe(result), highlight=False, markup=False)
+            console.print(f"[yellow]skipped[/] {escape(outcome)}", highlight=False)
+        else:
+            console.print(_describe(outcome), highlight=False, markup=False)
     if failures:
         console.print(f"{failures} of {len(targets)} bugs could not be reduced")
         raise typer.Exit(1)

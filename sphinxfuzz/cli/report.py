@@ -8,11 +8,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sphinxfuzz.bugs.folder import CampaignFolder
-from sphinxfuzz.bugs.replay import resolve_campaign
-from sphinxfuzz.bugs.report import write_report
+from sphinxfuzz import api
 from sphinxfuzz.cli.options import CampaignOption, OldCampaignArgument, campaign_from
-from sphinxfuzz.errors import InputError
 
 HELP = (
     "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
@@ -34,14 +31,7 @@ def report_command(
         typer.Option("--out", "-o", help="HTML file to write (default: CAMPAIGN/report.html)."),
     ] = None,
 ) -> None:
-    root = resolve_campaign(campaign_from(campaign, old_campaign))
-    target = out if out is not None else CampaignFolder(root).report
-    try:
-        write_report(root, target)
-    except OSError as exc:
-        raise InputError(
-            f"{target}: cannot be written ({exc.strerror or exc})", setting="out"
-        ) from None
+    target = api.report(campaign_from(campaign, old_campaign), out)
     Console(soft_wrap=True).print(f"report written to {target}", highlight=False)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -23,6 +23,9 @@ from sphinxfuzz.solvers.installs import (
     released_versions,
     remove,
 )
+
+if TYPE_CHECKING:  # the option tables are read when `solvers options` runs
+    from sphinxfuzz.solvers.options.table import OptionTable
 
 solvers_app = typer.Typer(
     help="Show the solvers sphinxfuzz can run. Built-in names: z3 (z3-solver wheel), "
@@ -252,16 +255,7 @@ def show_options(
     if as_json:
         print_json(table.to_json())
         return
-    shown = Table(
-        title=f"{spec.name} {table.version}: options a campaign may set ({table.delivery})"
-    )
-    for column in ("option", "kind", "default", "values accepted", "standing"):
-        shown.add_column(column)
-    for option in table.options:
-        standing = table.standings.get(option.name)
-        shown.add_row(option.name, option.kind, option.default or "?", ", ".join(option.values),
-                      str(standing or "?"))  # fmt: skip
-    console.print(shown)
+    console.print(_option_rows(spec.name, table))
     experts = sum(table.standings.get(o.name) == Standing.EXPERT for o in table.options)
     console.print(
         f"{table.declared} declared, {table.candidates} chosen by the rules, "
@@ -273,6 +267,18 @@ def show_options(
     if why:
         for name, reason in {**table.left_out, **table.rejected}.items():
             console.print(f"{escape(name)}: {escape(reason)}", highlight=False)
+
+
+def _option_rows(name: str, table: OptionTable) -> Table:
+    """The option table of release `name`, an option a row, with its standing."""
+    shown = Table(title=f"{name} {table.version}: options a campaign may set ({table.delivery})")
+    for column in ("option", "kind", "default", "values accepted", "standing"):
+        shown.add_column(column)
+    for option in table.options:
+        standing = table.standings.get(option.name)
+        shown.add_row(option.name, option.kind, option.default or "?", ", ".join(option.values),
+                      str(standing or "?"))  # fmt: skip
+    return shown
 
 
 @solvers_app.command("check")

@@ -10,9 +10,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from sphinxfuzz.bugs.replay import resolve_campaign
+from sphinxfuzz import api
 from sphinxfuzz.campaign import ExitReason
-from sphinxfuzz.campaign.status import read_status
 from sphinxfuzz.cli.options import CampaignOption, JsonOption, print_json
 
 HELP = (
@@ -72,9 +71,9 @@ def status(
     every: Annotated[float, typer.Option("--every", min=0.5, help="Seconds between two looks with --watch.")] = 2.0,
 ) -> None:  # fmt: skip
     console = Console(soft_wrap=True)
-    root: Path = resolve_campaign(campaign)
+    root: Path = api.campaign_folder(campaign)
     while True:
-        doc = read_status(root)
+        doc = api.status(root)
         if as_json:
             print_json(doc)
         else:

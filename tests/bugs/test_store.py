@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from campaign_helpers import CRASHER
 
-from sphinxfuzz.bugs import Origin, Store, StoreError, load_record
-from sphinxfuzz.bugs import store as store_module
-from sphinxfuzz.bugs.store import COARSE_TRIGGERS, _disk_full, bug_folder_count
+from sphinxfuzz.bugs import Origin, Store, StoreError, index_file, load_record
+from sphinxfuzz.bugs.dedup import COARSE_TRIGGERS
+from sphinxfuzz.bugs.index_file import bug_folder_count
+from sphinxfuzz.bugs.index_file import disk_full as _disk_full
 from sphinxfuzz.campaign import Stats
 from sphinxfuzz.errors import Step, StepKind
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge
@@ -270,7 +271,7 @@ def test_a_disk_io_error_is_a_full_disk_below_64_kib_free(
     error = sqlite3.OperationalError("disk I/O error")
     for free, full in ((0, True), (64 * 1024 - 1, True), (64 * 1024, False), (10**9, False)):
         space = os.statvfs_result((4096, 1, 0, 0, free, 0, 0, 0, 0, 255))
-        monkeypatch.setattr(store_module.os, "statvfs", lambda root, space=space: space)
+        monkeypatch.setattr(index_file.os, "statvfs", lambda root, space=space: space)
         assert _disk_full(error, tmp_path) is full, free
 
 
@@ -282,16 +283,17 @@ def test_creating_a_campaign_makes_its_parent_folders(tmp_path: Path) -> None:
 
 def test_an_open_error_is_a_read_only_index_or_damage(tmp_path: Path) -> None:
     """SQLite's errors at opening, told apart by their text (a disk with room left)."""
-    with Store(tmp_path, create=True) as store:
-        db = tmp_path / "campaign.sqlite"
-        for text in ("unable to open database file", "attempt to write a readonly database"):
-            opened = store._open_error(db, sqlite3.OperationalError(text))
-            assert str(opened) == f"{db}: cannot be opened for writing ({text})"
-        for error in (
-            sqlite3.OperationalError("disk I/O error"),
-            sqlite3.DatabaseError("readonly"),
-        ):
-            assert str(store._open_error(db, error)).startswith(f"{db}: damaged ({error}); ")
+    Store(tmp_path, create=True).close()
+    db = tmp_path / "campaign.sqlite"
+    for text in ("unable to open database file", "attempt to write a readonly database"):
+        opened = index_file._open_error(tmp_path, db, sqlite3.OperationalError(text))
+        assert str(opened) == f"{db}: cannot be opened for writing ({text})"
+    for error in (
+        sqlite3.OperationalError("disk I/O error"),
+        sqlite3.DatabaseError("readonly"),
+    ):
+        opened = index_file._open_error(tmp_path, db, error)
+        assert str(opened).startswith(f"{db}: damaged ({error}); ")
 
 
 def test_an_index_that_opens_but_fails_its_check_is_damaged_in_one_line(tmp_path: Path) -> None:

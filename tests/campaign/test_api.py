@@ -31,17 +31,50 @@ def test_every_export_is_documented_and_typed() -> None:
             assert untyped == [], name
 
 
+def _api_names(module: str) -> set[str]:
+    """What a cli module takes from `sphinxfuzz.api`: imported by name, or called as
+    `api.NAME` after `from sphinxfuzz import api`."""
+    tree = ast.parse((REPO / "sphinxfuzz" / "cli" / f"{module}.py").read_text("utf-8"))
+    named = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "sphinxfuzz.api"
+        for alias in node.names
+    }
+    module_imported = any(
+        isinstance(node, ast.ImportFrom) and node.module == "sphinxfuzz"
+        and any(alias.name == "api" and alias.asname is None for alias in node.names)
+        for node in ast.walk(tree)
+    )  # fmt: skip
+    called = {
+        node.attr
+        for node in ast.walk(tree)
+        if module_imported and isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name) and node.value.id == "api"
+    }  # fmt: skip
+    return named | called
+
+
 def test_the_cli_calls_the_api() -> None:
-    for module, name in (("fuzz", "run_campaign"), ("bugs", "replay"), ("reduce", "reduce"),
-                         ("bisect", "bisect")):  # fmt: skip
-        tree = ast.parse((REPO / "sphinxfuzz" / "cli" / f"{module}.py").read_text("utf-8"))
-        imported = {
-            alias.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module == "sphinxfuzz.api"
-            for alias in node.names
-        }
-        assert name in imported, module
+    for module, names in (
+        ("fuzz", {"run_campaign"}),
+        ("bugs", {"replay", "list_bugs", "show", "issue", "queue", "refresh", "reindex"}),
+        ("reduce", {"reduce", "reducible", "reduce_each"}),
+        ("bisect", {"bisect", "bisect_each"}),
+        ("report", {"report"}),
+        ("status", {"status"}),
+    ):
+        assert names <= _api_names(module), module
+
+
+def test_the_cli_imports_nothing_from_bugs() -> None:
+    """The commands reach stored findings through the API only."""
+    for path in (REPO / "sphinxfuzz" / "cli").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.startswith("sphinxfuzz.bugs"), path.name
+            if isinstance(node, ast.ImportFrom) and node.module == "sphinxfuzz":
+                assert "bugs" not in {alias.name for alias in node.names}, path.name
 
 
 def test_the_documented_example_runs_as_printed() -> None:

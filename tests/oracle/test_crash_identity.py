@@ -12,8 +12,8 @@ import pytest
 from campaign_helpers import SEGFAULTER, SEGV_SEED, config_for
 
 from sphinxfuzz.bugs import Store, load_record
+from sphinxfuzz.bugs.dedup import COARSE_TRIGGERS
 from sphinxfuzz.bugs.replay import replay
-from sphinxfuzz.bugs.store import COARSE_TRIGGERS
 from sphinxfuzz.campaign import Budget, run_campaign
 
 
