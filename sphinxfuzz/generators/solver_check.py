@@ -22,7 +22,7 @@ from sphinxfuzz.generators.term_text import is_balanced, only_declarations
 from sphinxfuzz.generators.verdict import TermVerdict
 from sphinxfuzz.smtlib.lexer import error_message, lexemes
 from sphinxfuzz.smtlib.vocabulary import HIGHER_ORDER_SYMBOLS
-from sphinxfuzz.solvers import Family, Outcome, SolverResult, SolverSpec, run_solver
+from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver
 from sphinxfuzz.solvers.spec import with_options
 
 MARKER = "sphinxfuzz-term"
@@ -158,15 +158,17 @@ def _run_batch(
 
 
 def incremental(spec: SolverSpec, script: str) -> tuple[SolverSpec, str]:
-    """`spec` and `script` in incremental mode, which a batch's scopes need: a cvc5 binary
-    refuses push without it and takes it by set-option (the shim turns it on itself), yices
-    takes it only on its command line. The set-option goes on the set-logic line, so that
-    error line numbers still map onto terms."""
-    if spec.family == Family.CVC5:
-        return spec, "(set-option :incremental true) " + script
-    if spec.family == Family.YICES and "--incremental" not in spec.argv:
-        return with_options(spec, ("--incremental",)), script
-    return spec, script
+    """`spec` and `script` in the incremental mode a batch's scopes need, as the family's
+    record says it is entered (`FamilyRecord.incremental`: a cvc5 or cvc4 binary refuses
+    push without it, yices takes it only on its command line). A script line goes on the
+    set-logic line, so that error line numbers still map onto terms; the cvc5 shim is
+    incremental already and takes the line as a binary does."""
+    way = spec.family.record.incremental
+    if way is None:
+        return spec, script
+    if way.startswith("("):
+        return spec, f"{way} {script}"
+    return (spec, script) if way in spec.argv else (with_options(spec, (way,)), script)
 
 
 def _stdout_errors(

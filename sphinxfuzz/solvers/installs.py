@@ -119,6 +119,11 @@ def _package_version(family: Family, version: str, available: tuple[str, ...]) -
         return version
     if family.record.padded and f"{version}.0" in available:
         return f"{version}.0"
+    packaged = [
+        v for v in available if family.record.post_packaged and short_version(family, v) == version
+    ]
+    if packaged:  # the newest packaging of the release
+        return max(packaged, key=lambda v: int(v.rpartition("post")[2]))
     wanted = parse_version(version)
     nearest = sorted(available, key=lambda v: _distance(parse_version(v), wanted))[:5]
     raise InstallError(

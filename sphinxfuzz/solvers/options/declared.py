@@ -358,6 +358,11 @@ def declared_options(spec: SolverSpec) -> list[Declared]:
             return cvc5_api_declared(program[0], spec.family)
         if source == "help":
             return cvc5_binary_declared(program)
+        if source == "yices-help":
+            # imported here: yices_help builds on this module's Declared
+            from sphinxfuzz.solvers.options.yices_help import yices_declared
+
+            return yices_declared(program)
     except ListingError as exc:
         if not spec.guessed:  # a family by name: no guess to mention
             raise
