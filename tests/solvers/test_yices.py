@@ -8,9 +8,9 @@ import shutil
 
 from sphinxfuzz.bugs.bisect import candidate_versions
 from sphinxfuzz.oracle.crash import crash_signature
-from sphinxfuzz.solvers import Answer, Outcome, parse_specs, run_solver
+from sphinxfuzz.solvers import Answer, Outcome, parse_specs, run_solver, solver_version
 from sphinxfuzz.solvers.families import Family, short_version
-from sphinxfuzz.solvers.installs import _package_version
+from sphinxfuzz.solvers.installs import _package_version, install
 from sphinxfuzz.solvers.options.declared import Kind, declared_options
 from sphinxfuzz.solvers.options.probe import option_words
 from sphinxfuzz.solvers.options.standing import Standing
@@ -78,3 +78,14 @@ def test_releases_are_named_without_their_packaging_tail() -> None:
     assert short_version(Family.YICES, "2.6.5.post24") == "2.6.5"
     assert candidate_versions(Family.YICES, available) == ["2.6.4", "2.6.5"]
     assert candidate_versions(Family.Z3, ("4.12.2.0", "4.12.3.0.dev1")) == ["4.12.2"]
+
+
+def test_an_older_release_runs_beside_the_wheel_with_smt_lib_models() -> None:
+    """yices@2.6.4 installs into the solver cache (its newest packaging) and runs with the
+    family's own options, so its models are SMT-LIB's as the wheel's are."""
+    install(Family.YICES, "2.6.4", say=lambda _: None, by="tests")
+    old = parse_specs("yices@2.6.4")[0]
+    assert solver_version(old) == "2.6.4" and "--smt2-model-format" in old.argv
+    result = run_solver(old, TINY, timeout=10)
+    assert result.answers == [Answer.SAT]
+    assert result.model is not None and "(define-fun x () Int 1)" in result.model
