@@ -1,4 +1,5 @@
-"""Persistent solver processes: one process answers many scripts.
+"""Persistent solver processes: one process answers many scripts (which process answers a
+script is `solvers.processes`'s choice).
 
 Starting a solver costs more than many mutants take to solve (the cvc5 shim imports cvc5 in
 a fresh Python, ~0.1 s; z3 ~10 ms), so a campaign keeps one process per solver and worker:
