@@ -4,7 +4,7 @@ command lines do."""
 
 from __future__ import annotations
 
-from sphinxfuzz.solvers import SolverSpec, parse_specs
+from sphinxfuzz.solvers import Outcome, SolverSpec, parse_specs
 from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 from sphinxfuzz.solvers.processes import SolverProcesses
 from sphinxfuzz.solvers.spec import with_options
@@ -103,3 +103,13 @@ def test_a_process_is_replaced_after_its_scripts_and_exits_normally() -> None:
     finally:
         processes.close()
     assert all(p is not None and p.returncode == 0 for p in first)
+
+
+def test_a_target_that_serves_one_script_a_process_needs_no_confirmation() -> None:
+    # yices-smt2 reads one script a process: every run is fresh, so nothing needs confirming
+    yices = parse_specs("yices")
+    processes = _pool(yices, persistent=SCRIPTS_PER_PROCESS)
+    assert processes.serving == {} and not processes.long_lived
+    script = "(set-logic QF_LIA)\n(declare-const y Int)\n(assert (> y 2))\n(check-sat)\n"
+    assert processes.run(yices[0], script, timeout=20).outcome == Outcome.SAT
+    assert processes.serving == {}
