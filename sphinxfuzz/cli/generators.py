@@ -256,11 +256,22 @@ def _print_notes(console: Console, reports: list[Any]) -> None:
         if report.missing_operators:
             notes.append("operators never used: " + " ".join(report.missing_operators))
         notes += [f"error: {message}" for message in report.errors]
+        notes += [
+            _candidate_note(report, name, judged) for name, judged in report.candidates.items()
+        ]
         notes += [f"misses target: {missed}" for missed in report.shortfalls()]
         if notes:
             console.print(f"[bold]{report.theory}[/]", highlight=False)
             for note in notes:
                 console.print(f"  {note}", highlight=False, markup=False)
+
+
+def _candidate_note(report: Any, name: str, judged: int) -> str:
+    """What a family the build did not name made of the terms (`ValidationReport.serves`)."""
+    share = report.validity_by_solver[name]
+    if report.serves(name):
+        return f"serves {name} ({share:.1%} of {judged} terms accepted)"
+    return f"does not serve {name} ({share:.1%} of the {judged} terms it judged accepted)"
 
 
 def _report_json(report: Any) -> dict[str, Any]:
@@ -279,6 +290,10 @@ def _report_json(report: Any) -> dict[str, Any]:
         "errors": list(report.errors),
         "sampling": {"kind": report.sample_kind, "failure": report.sample_failure},
         "grammar_error": report.grammar_error,
+        "candidates": {
+            name: {"judged": judged, "serves": report.serves(name)}
+            for name, judged in report.candidates.items()
+        },
         "shortfalls": report.shortfalls(),
         "meets": not report.shortfalls(),
     }

@@ -112,6 +112,7 @@ def test_validate_against_newest_records_the_releases(tmp_path: Path) -> None:
     assert entry["terms"] == 100 and set(entry["validity_by_solver"]) == set(newest)
     # yices reads Core's terms: the generator serves it, and a yices campaign draws Core
     assert "yices" in entry["serves"] and entry["validity_by_solver"]["yices"] >= 0.98
+    assert "serves yices (" in result.output  # the command says what each candidate made of it
     assert load_catalogue(gens).theories_for({"yices"}) == ["Core"]
     found = staleness(gens / "Core", load_corpus(docs)["Core"], Prompts(), newest)
     assert found.releases == []  # validated on the newest: nothing to re-validate
