@@ -24,7 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from sphinxfuzz.fileio import write_atomic
-from sphinxfuzz.generators.catalogue import Catalogue, family_validations, served_families
+from sphinxfuzz.generators.catalogue import (
+    Catalogue,
+    CatalogueEntry,
+    family_validations,
+    served_families,
+)
 from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
@@ -183,12 +188,23 @@ def catalogue_staleness(
     catalogue: Catalogue, corpus: Mapping[str, TheoryDoc], prompts: Prompts
 ) -> dict[str, Staleness]:
     """Each generator's staleness against today's documents, templates and the newest
-    release of every built-in family."""
+    release of each built-in family it is validated on: its SOLVERS' and those no generator
+    of the catalogue names (`synthesis.validation`'s candidates)."""
     newest = newest_releases(BUILTINS)
+    named = {family for entry in catalogue.entries.values() for family in entry.solvers}
     return {
-        theory: staleness(entry.folder.path, corpus.get(theory), prompts, newest)
+        theory: staleness(
+            entry.folder.path, corpus.get(theory), prompts, _due(newest, entry, named)
+        )
         for theory, entry in catalogue.entries.items()
     }
+
+
+def _due(
+    newest: Mapping[str, Release], entry: CatalogueEntry, named: set[str]
+) -> dict[str, Release]:
+    """The releases `entry` is validated on: its SOLVERS' and the candidates'."""
+    return {f: r for f, r in newest.items() if f in entry.solvers or f not in named}
 
 
 def record_validation(

@@ -140,3 +140,13 @@ def test_each_family_keeps_its_own_validation(tmp_path: Path) -> None:
         "validated on yices 2.6.4, yices 2.6.5 installed"
     ]
     assert load_catalogue(gens).theories_for({"z3", "yices"}) == ["Core"]
+
+
+def test_a_family_other_generators_name_is_no_candidate(tmp_path: Path) -> None:
+    """CVC5_Bags names cvc5 alone: z3, which other generators name, is never validated on it,
+    so its listing never asks for that; a family no generator names (yices) is asked for."""
+    gens, docs, prompts = clone(tmp_path)
+    shutil.copytree(default_generators_dir() / "CVC5_Bags", gens / "CVC5_Bags")
+    releases = listed(gens, docs, prompts)["CVC5_Bags"]["releases"]
+    assert not any("on z3" in reason for reason in releases), releases
+    assert any(reason.startswith("never validated on yices") for reason in releases), releases
