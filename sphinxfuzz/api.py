@@ -461,17 +461,20 @@ def queue(
 def build_solver(
     family: Family, version: str | None = None, *, source: Folder | None = None,
     assertions: bool = True, sanitizers: str | None = None, dry_run: bool = False,
-    say: Callable[[str], object] = print,
+    download: bool = False, say: Callable[[str], object] = print,
 ) -> Installed | list[str]:  # fmt: skip
     """Build a solver with its assertions and/or sanitizers (`address,undefined`) from its
     release's sdist or a source tree into the solver cache (solvers/builds.py); with
-    `dry_run`, the plan's lines instead: source, compiler, flags, build folder, cache."""
+    `dry_run`, the plan's lines instead: source, compiler, flags, build folder, cache.
+    `download`: a cvc5 tree's missing dependencies are downloaded by its configure script
+    (else each is named before building)."""
     request = Request(family, version, Path(source) if source is not None else None,
-                      assertions, read_sanitizers(sanitizers))  # fmt: skip
+                      assertions, read_sanitizers(sanitizers), download)  # fmt: skip
     if dry_run:
         return plan_build(request, say).lines()
     return build_from_sources(family, version, source=request.source, say=say,
-                              assertions=assertions, sanitizers=request.sanitizers)  # fmt: skip
+                              assertions=assertions, sanitizers=request.sanitizers,
+                              download=download)  # fmt: skip
 
 
 def check_solver(solver: str, *, say: Callable[[str], None] | None = None) -> Survey:

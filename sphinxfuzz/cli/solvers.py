@@ -137,6 +137,14 @@ def build_solver(
             help="Print the plan (source, compiler, flags, folder, cache) without building.",
         ),
     ] = False,
+    download: Annotated[
+        bool,
+        typer.Option(
+            "--download-dependencies",
+            help="cvc5: let its configure.sh download the libraries this machine lacks "
+            "(else each missing one is named before building).",
+        ),
+    ] = False,
 ) -> None:
     """Build a solver with its assertions on (z3: Z3DEBUG, cvc5: configure.sh --assertions)
     and/or sanitizers into the solver cache, as z3@4.12.2+assert, z3@5.4.1+asan or
@@ -160,7 +168,8 @@ def build_solver(
         raise InputError(f"{what!r}: write z3==4.12.2, or z3 or cvc5 with --source DIR")
     console = Console(soft_wrap=True, highlight=False)
     done = build_it(family, version, source=source, assertions=assertions, sanitizers=sanitizers,
-                    dry_run=dry_run, say=lambda line: console.print(line, markup=False))  # fmt: skip
+                    dry_run=dry_run, download=download,
+                    say=lambda line: console.print(line, markup=False))  # fmt: skip
     if isinstance(done, list):
         for line in done:
             console.print(line, markup=False)

@@ -60,7 +60,11 @@ class BuildPlan:
     notes: tuple[str, ...] = field(default=())
 
     def cxx_flags(self) -> list[str]:
-        """CMAKE_CXX_FLAGS (z3; cvc5 takes its own switches)."""
+        """CMAKE_CXX_FLAGS (z3), or configure.sh's switches (cvc5)."""
+        if self.family == Family.CVC5:
+            sanitized = {"address": "--asan", "undefined": "--ubsan"}
+            return ["configure.sh production", *["--assertions"] * self.assertions,
+                    *(sanitized[s] for s in self.sanitizers)]  # fmt: skip
         asserts = Z3_ASSERT_FLAGS if self.assertions else ()
         return [*asserts, *self.compiler.flags, *sanitizer_flags(self.sanitizers)]
 
@@ -69,6 +73,7 @@ class BuildPlan:
 
     def lines(self) -> list[str]:
         """The plan as `--dry-run` prints it."""
+        z3 = self.family == Family.Z3
         cache = (
             f"{self.launcher} (objects in {self.cache_dir or 'its default folder'})"
             if self.launcher
@@ -80,7 +85,7 @@ class BuildPlan:
             f"  source:    {self.source}",
             f"  compiler:  {self.compiler.name} (C: {self.compiler.cc})",
             f"  cmake:     {self.cmake} (generator {self.generator})",
-            f"  flags:     {' '.join(self.cxx_flags()) or '(none)'} {Z3_OPTIMISE}",
+            f"  flags:     {' '.join(self.cxx_flags())} {Z3_OPTIMISE if z3 else ''}".rstrip(),
             f"  sanitizers: {', '.join(self.sanitizers) or 'none'}",
             f"  folder:    {self.folder}",
             f"  cache:     {cache}",

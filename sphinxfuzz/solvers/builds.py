@@ -18,7 +18,9 @@ also gets `-DNO_Z3_DEBUGGER`: a violated assertion then exits (code 110) instead
 script, so it would eat that script instead of crashing.
 
 cvc5's own `configure.sh --assertions` does the same for cvc5 (an optimised production build
-with `Assert`s on); it downloads the dependencies the machine lacks (`--auto-download`).
+with `Assert`s on). It uses the machine's dependencies (`--no-auto-download`), each checked
+first (cvc5_deps.py: a missing one is named with its Debian package before building), unless
+the build is asked to download them (`download`: configure.sh's `--auto-download`).
 
 Every build: cmake with Ninja (make without it), ccache as the compiler launcher where it is
 installed, `-j` the cores this process may use, under `nice -n 19`.
@@ -53,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.solvers.build_plans import Z3_OPTIMISE, BuildPlan, build_marks
+from sphinxfuzz.solvers.cvc5_deps import missing_dependencies
 from sphinxfuzz.solvers.families import GIT_PREFIX, PACKAGES, Family, short_version, split_build
 from sphinxfuzz.solvers.installs import (
     Installed,
@@ -379,6 +382,7 @@ class Request:
     source: Path | None = None
     assertions: bool = True
     sanitizers: tuple[str, ...] = ()
+    download: bool = False  # cvc5: let configure.sh download what the machine lacks
 
 
 def _name(request: Request) -> tuple[str, Path | None, bool]:
@@ -398,21 +402,27 @@ def _name(request: Request) -> tuple[str, Path | None, bool]:
     commit = git_commit(source)
     if commit is None:
         return source_version(family, tree) + marks, tree, True
-    return f"{GIT_PREFIX}{commit[0]}{marks}", tree, commit[1]
+    # uncommitted changes are no commit's: such a build is named so and always made again
+    dirty = "-dirty" if commit[1] else ""
+    return f"{GIT_PREFIX}{commit[0]}{dirty}{marks}", tree, commit[1]
 
 
 def build(
     family: Family, version: str | None = None, *, source: Path | None = None,
     say: Say = print, jobs: int | None = None, assertions: bool = True,
-    sanitizers: Sequence[str] = (),
+    sanitizers: Sequence[str] = (), download: bool = False,
 ) -> Installed:  # fmt: skip
     """Build `family` with assertions and/or sanitizers, from the sdist of release `version`
     (z3) or from the tree `source`, into the solver cache; returns it as an install
     (`z3@4.12.2+assert`, `z3@git-1a2b3c4+asan`). A build made already is kept, unless it is
     of a tree with changes its commit does not name."""
-    request = _check(Request(family, version, source, assertions, tuple(sanitizers)))
+    request = _check(Request(family, version, source, assertions, tuple(sanitizers), download))
     tools = toolchain()
     name, tree, changed = _name(request)
+    missing = missing_dependencies(tree) if tree and family == Family.CVC5 and not download else []
+    if missing:  # named before building, never half-way in cmake's log
+        raise BuildError(f"{tree}: this cvc5 tree needs what this machine lacks:\n  - "
+                         + "\n  - ".join(missing))  # fmt: skip
     present = find_installed(family, name)
     if present is not None and not changed:
         say(f"{family}@{name} is built already: {present.folder}")
@@ -459,6 +469,8 @@ def _plan(request: Request, name: str, tree: Path, source: str, tools: Toolchain
     who = f"{request.family}@{name} ({source})"
     compiler = choose_compiler(tree, request.sanitizers, who)
     cmake, described = choose_cmake(tree, tools.cmake, say, install)
+    checked = request.family == Family.CVC5 and not request.download
+    notes = missing_dependencies(tree) if checked else []
     commit = git_commit(tree)
     if commit is not None:
         source += f" at commit {commit[0]}" + (" with uncommitted changes" if commit[1] else "")
@@ -466,6 +478,7 @@ def _plan(request: Request, name: str, tree: Path, source: str, tools: Toolchain
         request.family, name, source, compiler, described, tools.generator, tools.launcher,
         folder_for(request.family, name), request.assertions, request.sanitizers,
         cache_dir=os.environ.get("CCACHE_DIR"), cmake_program=cmake,
+        notes=tuple(f"missing {note}" for note in notes),
     )  # fmt: skip
 
 
@@ -498,8 +511,8 @@ def _build(request: Request, name: str, tree: Path | None, tools: Toolchain, say
     if family == Family.Z3:
         made, flags = _z3(tree, objects, tools, plan, work, say, jobs)
     else:
-        _cvc5(tree, objects, tools, work, say, jobs, plan)
-        made, flags = objects / "bin" / "cvc5", "configure.sh production --assertions"
+        _cvc5(tree, objects, tools, work, say, jobs, plan, request.download)
+        made, flags = objects / "bin" / "cvc5", " ".join(plan.cxx_flags())
     return _install_build(
         family, name, work, folder, made, {**record, "flags": flags}, started, say
     )
@@ -540,7 +553,7 @@ def _install_build(family: Family, name: str, work: Path, folder: Path, made: Pa
 
 
 def _cvc5(tree: Path, objects: Path, tools: Toolchain, work: Path, say: Say, jobs: int,
-          plan: BuildPlan) -> None:  # fmt: skip
+          plan: BuildPlan, download: bool) -> None:  # fmt: skip
     """cvc5's configure script with its assertion switch, then its binary's target. ccache
     and the compiler reach cmake through the environment (CMake reads CC, CXX and
     CMAKE_<LANG>_COMPILER_LAUNCHER)."""
@@ -555,9 +568,10 @@ def _cvc5(tree: Path, objects: Path, tools: Toolchain, work: Path, say: Say, job
         env.update(CMAKE_C_COMPILER_LAUNCHER=tools.launcher,
                    CMAKE_CXX_COMPILER_LAUNCHER=tools.launcher)  # fmt: skip
     generator = ["--ninja"] if tools.generator == "Ninja" else []
-    sanitized = {"address": "--asan", "undefined": "--ubsan"}
-    switches = ["--assertions"] * plan.assertions + [sanitized[s] for s in plan.sanitizers]
-    configure = [*niced(), str(script), "production", *switches, "--auto-download",
+    switches = plan.cxx_flags()[1:]  # after "configure.sh production"
+    # the machine's dependencies, checked above: nothing downloaded behind the user's back
+    fetch = "--auto-download" if download else "--no-auto-download"
+    configure = [*niced(), str(script), "production", *switches, fetch,
                  *generator, f"--name={objects}"]  # fmt: skip
     run_logged(configure, tree, work / "configure.log", say, "configure.sh", env=env)
     run_logged(tools.build_command(objects, "cvc5-bin", jobs), work, work / "build.log", say,

@@ -222,7 +222,7 @@ for arg in "$@"; do
     --assertions) options="$options -DENABLE_ASSERTIONS=ON";;
     --ninja) options="$options -G Ninja";;
     --name=*) build=${arg##*=};;
-    --auto-download) ;;
+    --no-auto-download) ;;
     *) echo "invalid option $arg"; exit 1;;
   esac
 done
