@@ -7,9 +7,9 @@ run covers, with which solvers, and the record in each manifest are
 `synthesis.validation`'s.
 
 A candidate solver (a family the generator's build did not name) is asked whether the
-generator serves it: its terms are judged in growing batches, and it stops as soon as it
-refused more terms than the validity floor allows (a family that lacks the theory costs a
-few calls, not one per term).
+generator serves it: the first `CANDIDATE_TERMS` terms are judged in growing batches, and
+it stops as soon as it refused more terms than the validity floor allows (a family that
+lacks the theory costs a few calls, not one per term).
 """
 
 from __future__ import annotations
@@ -52,6 +52,10 @@ __all__ = [
 MIN_VALID = {"standard": 0.98, "extension": 0.90}
 MIN_COVERAGE = 0.90
 MAX_MS_PER_TERM = 5.0
+# terms a candidate family judges at most: a solver that stops at its first error costs a
+# call per refused term (a bitwuzla shim call is a Python start), and 200 tell a generator
+# that serves a family (at most 4 refusals, 20 for an extension) from one that does not
+CANDIDATE_TERMS = 200
 
 
 @dataclass
@@ -113,9 +117,10 @@ def floor_of(kind: str) -> float:
 def candidate_share(
     samples: Sequence[tuple[str, str]], spec: SolverSpec, floor: float, *, timeout: float
 ) -> tuple[float, int]:
-    """(share of the judged terms `spec` accepts, terms judged): in batches that double from
-    what the floor allows to refuse, until it refused more than that (it cannot serve the
-    theory then) or judged them all."""
+    """(share of the judged terms `spec` accepts, terms judged) over the first
+    `CANDIDATE_TERMS` samples: in batches that double from what the floor allows to refuse,
+    until it refused more than that (it cannot serve the theory then) or judged them all."""
+    samples = samples[:CANDIDATE_TERMS]
     allowed = int(len(samples) * (1 - floor))
     judged = accepted = 0
     size = allowed + 1
