@@ -112,11 +112,7 @@ class Worker:
         self.stats = Stats()
         self.started = time.monotonic()
         self.published = float("-inf")  # when the statistics were last reported
-        share = budget.mutants
-        # the mutant budget is split so that all workers together make exactly that many
-        self.mutant_limit = (
-            None if share is None else share // jobs + (1 if worker < share % jobs else 0)
-        )
+        self.mutant_limit = _mutant_share(budget.mutants, worker, jobs)
         self.specs: list[SolverSpec] = list(campaign.specs)
         self.targets = [(spec.family, solver_version(spec)) for spec in self.specs]
         self.repeats = RepeatedMessages()  # per-seed messages: the first few, then a count
@@ -354,6 +350,13 @@ class _Snapshot:
             new_crash_signatures=now.crashes - self.crashes,
             verdicts=now.verdicts - self.verdicts,
         )
+
+
+def _mutant_share(mutants: int | None, worker: int, jobs: int) -> int | None:
+    """Worker `worker`'s part of a mutant budget: all `jobs` together make exactly that many."""
+    if mutants is None:
+        return None
+    return mutants // jobs + (1 if worker < mutants % jobs else 0)
 
 
 @contextlib.contextmanager

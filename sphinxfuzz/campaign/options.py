@@ -37,7 +37,6 @@ from sphinxfuzz.solvers.options.table import OptionTable, option_tables
 from sphinxfuzz.solvers.spec import with_options
 
 
-
 @dataclass(frozen=True)
 class OptionPlan:
     """The `options` setting, read (`config_text.read_options`)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sphinxfuzz.bugs.record import Origin
 from sphinxfuzz.bugs.stats import Stats
@@ -96,158 +96,139 @@ class CaseTester:
     ) -> bool:
         """Test the cases of strategy `name` from `seed` on `specs` (the targets the seed
         serves) while the seed's budget lasts; False when stopped before the last one."""
-        # the position's options on the served targets' command lines (names stay)
-        position_specs = self.options.specs_for(position, text=seed.text)
-        # comparing: with optioned copies
-        targets = self.options.specs_for(position, specs, seed.text)
-        config, stats = self.config, self.stats
-        strategy = self.bench.get(name)
-        cases = strategy.mutants(seed, rng_for(config.campaign_seed, position))
-        factor = config.fast_seed_factor if strategy.extends_fast_seeds else 1
-        budget = SeedBudget(
-            config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget, factor
-        )
-        log: list[tuple[int, int, str, list[str]]] = []
-        checked: set[str] = set()  # targets whose command line was checked on the seed
-        ahead: _Ahead | None = None  # the next case, drawn while this one's solvers ran
-        started: _Started | None = None  # the next case, started while this one ran
-        self.calls.use_specs(position_specs)
+        at = self._position(store, position, seed, name, specs)
+        self.calls.use_specs(at.specs)
         try:
-            for number in budget.numbers():
-                if started is None:
-                    draw, ahead = (ahead.draw if ahead is not None else self._draw(cases)), None
-                    try:
-                        made = draw.case()
-                    except StopIteration:
+            for number in at.budget.numbers():
+                now, at.started = at.started or self._made(at, number), None
+                if now is None:  # an attempt that failed, or the seed's end
+                    if at.ended:
                         return True
-                    except CaseFailed as exc:  # the next attempt may do
-                        self._failed(exc, name, seed, number)
-                        continue
-                    except NoWorkingSource as exc:
-                        raise CampaignError(str(exc), setting=exc.setting, step=exc.step) from None
-                    except (SphinxfuzzError, RecursionError) as exc:
-                        self._refused(store, exc, name, seed)
-                        return True
-                    started = self._start(made, seed, position, number, name, targets, None)
-                now, started = started, None
-                assert now.origin.mutant == number
-                before = _Before.of(stats)
-                self._log(log, now)
-                try:
-                    if isinstance(cases, DrawsAhead):  # the next case, while the solvers run
-                        ahead = _Ahead(cases.mark(), self._draw(cases))
-                        stats.drawn_ahead += 1
-                        if START_AHEAD and ahead.draw.made is not None and budget.follows(number):
-                            started = self._start(
-                                ahead.draw.made, seed, position, number + 1, name, targets,
-                                ahead.mark, after=now.running,
-                            )  # fmt: skip
-                            ahead = None
-                finally:
-                    results = self.calls.finish(now.running)
+                    continue
+                before = _Before.of(self.stats)
+                results = self._turn(at, now, number)
                 if self.stop_requested():
                     # Ctrl-C may have reached the solver processes too: do not judge what it
                     # killed
                     return False
-                self._count(now, before, results)
-                left_undecided = stats.undecided > before.undecided
-                if isinstance(cases, HearsAnswers):
-                    cases.answered(left_undecided)
-                ran_on = targets
-                refused = self._options_refused(seed, targets, results, checked)
-                if refused:  # those targets run plain from the next case on
-                    targets = self.options.plain(targets, refused)
-                    position_specs = self.options.plain(position_specs, refused)
-                    self.calls.use_specs(position_specs)
-                if (started or ahead) is not None and (
-                    refused or (isinstance(cases, DrawsAhead) and cases.stale())
-                ):
-                    # drawn on an answer heard otherwise, or started on a command line now
-                    # dropped: drawn again at its turn, now that this case is counted (a
-                    # case drawn ahead draws on the learnt weights of the cases before this
-                    # one, one drawn at its turn on this one's too)
-                    self._drop(cases, started, ahead, stale=True)
-                    started = ahead = None
-                    stats.drawn_again += 1
-                self._judge(store, now, ran_on, results)
-                self.publish()
-                budget.tested(
-                    stats.solver_time - before.seconds, stats.timeouts > before.timeouts,
-                    left_undecided,
-                    known=stats.duplicates > before.known and stats.bugs.total() == before.bugs,
-                )  # fmt: skip
-            stats.seeds_left_early += budget.left_early
-            return not budget.stopped
+                self._tested(at, now, before, results)
+            self.stats.seeds_left_early += at.budget.left_early
+            return not at.budget.stopped
         finally:
-            self._drop(cases, started, ahead)
+            at.drop(self.calls, self.stats)
             self.calls.use_specs(self.options.specs)  # seed checks run the specs as given
-            if log:
-                store.log_mutants(log)
+            if at.log:
+                store.log_mutants(at.log)
 
-    def _options_refused(
-        self,
-        seed: Seed,
-        targets: Sequence[SolverSpec],
-        results: Sequence[SolverResult],
-        checked: set[str],
-    ) -> set[str]:
-        """The targets that rejected this case and, run once on the seed they accepted
-        plainly, reject it too with the position's options: their command line is refused
-        (cvc5 1.4.2 takes --fresh-binders and --minimal-unsat-cores alone, not together), and
-        every case of the position would be rejected the same way."""
-        refused: set[str] = set()
-        for spec, result in zip(targets, results, strict=True):
-            if result.outcome is not Outcome.ERROR or spec.name in checked:
-                continue  # (every case passes here: the options are read only at a rejection)
-            words = self.options.extra_words(spec)
-            if not words:
-                continue
-            checked.add(spec.name)
-            script = ready_to_run(seed.script, self.needed_options)
-            again = self.calls.run(spec, script, timeout=self.config.seed_timeout)
-            if again.outcome is Outcome.ERROR:
-                refused.add(spec.name)
-                self.stats.options_refused[f"{spec.name} {' '.join(words)}"] += 1
-        return refused
+    def _position(
+        self, store: Findings, position: int, seed: Seed, name: str, specs: Sequence[SolverSpec]
+    ) -> _Position:
+        config, strategy = self.config, self.bench.get(name)
+        return _Position(
+            store, position, seed, name,
+            # the position's options on the served targets' command lines (names stay)
+            specs=self.options.specs_for(position, text=seed.text),
+            # comparing: with optioned copies
+            targets=self.options.specs_for(position, specs, seed.text),
+            cases=strategy.mutants(seed, rng_for(config.campaign_seed, position)),
+            budget=SeedBudget(
+                config.mutants_per_seed, config.max_mutant_timeouts, self.out_of_budget,
+                config.fast_seed_factor if strategy.extends_fast_seeds else 1,
+            ),
+        )  # fmt: skip
 
-    def _drop(
-        self,
-        cases: Iterator[TestCase],
-        started: _Started | None,
-        ahead: _Ahead | None,
-        stale: bool = False,  # counted as drawn again, not as dropped
+    def _made(self, at: _Position, number: int) -> _Started | None:
+        """Case `number` (drawn now, or while the case before ran) started on the targets;
+        None when drawing it failed (the next attempt may do) or the seed is done with
+        (`_Position.ended`)."""
+        draw = at.ahead.draw if at.ahead is not None else _draw(at.cases, self.needed_options)
+        at.ahead = None
+        try:
+            made = draw.case()
+        except StopIteration:
+            at.ended = True
+            return None
+        except CaseFailed as exc:  # the next attempt may do
+            self._failed(exc, at.seed, number)
+            return None
+        except NoWorkingSource as exc:
+            raise CampaignError(str(exc), setting=exc.setting, step=exc.step) from None
+        except (SphinxfuzzError, RecursionError) as exc:
+            self._refused(at.store, exc, at.name, at.seed)
+            at.ended = True
+            return None
+        return self._start(made, at, number, None)
+
+    def _turn(self, at: _Position, now: _Started, number: int) -> list[SolverResult]:
+        """Case `now` at its turn: logged, and its answers waited for, while the next case
+        is drawn and started (`DrawsAhead`)."""
+        assert now.origin.mutant == number
+        self._log(at.log, now)
+        try:
+            if isinstance(at.cases, DrawsAhead):  # the next case, while the solvers run
+                at.ahead = _Ahead(at.cases.mark(), _draw(at.cases, self.needed_options))
+                self.stats.drawn_ahead += 1
+                made = at.ahead.draw.made
+                if START_AHEAD and made is not None and at.budget.follows(number):
+                    at.started = self._start(made, at, number + 1, at.ahead.mark, now.running)
+                    at.ahead = None
+        finally:
+            results = self.calls.finish(now.running)
+        return results
+
+    def _tested(
+        self, at: _Position, now: _Started, before: _Before, results: list[SolverResult]
     ) -> None:
-        """Undo the draw of a case that will not be tested at this point of the stream: one
-        drawn ahead and never made (not logged, its failure never raised), or one started
-        early and never judged (the seed's budget ended, a stop, or a stale draw)."""
-        mark = None if ahead is None else ahead.mark
-        if started is not None:  # started early from the case drawn ahead (never both)
-            self.calls.abandon(started.running)
-            mark = started.mark
-        if mark is not None and isinstance(cases, DrawsAhead):
-            cases.rewind(mark)
-            self.stats.dropped_ahead += not stale
+        """Count, judge and record case `now`'s `results`, and give up the case drawn or
+        started after it when these answers turn it away."""
+        stats = self.stats
+        self._count(now, before, results)
+        left_undecided = stats.undecided > before.undecided
+        if isinstance(at.cases, HearsAnswers):
+            at.cases.answered(left_undecided)
+        ran_on = at.targets
+        refused = at.refused(
+            results, self.options, self.calls, self.needed_options, self.config.seed_timeout
+        )
+        if refused:  # those targets run plain from the next case on
+            at.targets = self.options.plain(at.targets, refused)
+            at.specs = self.options.plain(at.specs, refused)
+            self.calls.use_specs(at.specs)
+        if (at.started or at.ahead) is not None and (
+            refused or (isinstance(at.cases, DrawsAhead) and at.cases.stale())
+        ):
+            # drawn on an answer heard otherwise, or started on a command line now
+            # dropped: drawn again at its turn, now that this case is counted (a
+            # case drawn ahead draws on the learnt weights of the cases before this
+            # one, one drawn at its turn on this one's too)
+            at.drop(self.calls, stats, stale=True)
+            stats.drawn_again += 1
+        self._judge(at.store, now, ran_on, results)
+        self.publish()
+        at.budget.tested(
+            stats.solver_time - before.seconds, stats.timeouts > before.timeouts, left_undecided,
+            known=stats.duplicates > before.known and stats.bugs.total() == before.bugs,
+        )  # fmt: skip
 
     def _start(
         self,
         made: tuple[TestCase, Formula, str],
-        seed: Seed,
-        position: int,
+        at: _Position,
         number: int,
-        name: str,
-        targets: list[SolverSpec],
         mark: object,
         after: Running | None = None,
     ) -> _Started:
-        """Start case `number` on the targets' lanes."""
+        """Start case `number` on the position's targets' lanes."""
         case, formula, digest = made
         config = self.config
-        origin = Origin(config.campaign_seed, seed.path, position, number, name, case.theories)
+        origin = Origin(
+            config.campaign_seed, at.seed.path, at.position, number, at.name, case.theories
+        )
         # a case related to another formula gets the full limit: its time-out is a verdict
         limit, floored = self.limits.limit(self.check)
         if case.related is not None:
             limit, floored = config.timeout, False
-        running = self.calls.start(targets, formula, timeout=limit, after=after)
+        running = self.calls.start(at.targets, formula, timeout=limit, after=after)
         return _Started(case, formula, digest, origin, running, mark, limit, floored)
 
     def _log(self, log: list[tuple[int, int, str, list[str]]], started: _Started) -> None:
@@ -257,19 +238,7 @@ class CaseTester:
         if self.keep_scripts:
             self.scripts.append(started.formula.script)
 
-    def _draw(self, cases: Iterator[TestCase]) -> _Draw:
-        """The stream's next case, printed (so a case drawn ahead is printed meanwhile too),
-        or what drawing it raised."""
-        try:
-            case = next(cases)
-        except Exception as exc:  # StopIteration and `StrategyError` kinds included
-            return _Draw(None, exc)
-        ready = case.script if case.ready else ready_to_run(case.script, self.needed_options)
-        formula = Formula(ready)
-        digest = hashlib.sha256(formula.text.encode("utf-8")).hexdigest()
-        return _Draw((case, formula, digest), None)
-
-    def _failed(self, exc: CaseFailed, name: str, seed: Seed, number: int) -> None:
+    def _failed(self, exc: CaseFailed, seed: Seed, number: int) -> None:
         if isinstance(exc, SourceFailed):
             self.stats.generator_failures += 1
             self.say(
@@ -329,6 +298,19 @@ class CaseTester:
             self.recorder.record(store, found, origin)
 
 
+def _draw(cases: Iterator[TestCase], needed_options: NeededOptions) -> _Draw:
+    """The stream's next case, printed (so a case drawn ahead is printed meanwhile too),
+    or what drawing it raised."""
+    try:
+        case = next(cases)
+    except Exception as exc:  # StopIteration and `StrategyError` kinds included
+        return _Draw(None, exc)
+    ready = case.script if case.ready else ready_to_run(case.script, needed_options)
+    formula = Formula(ready)
+    digest = hashlib.sha256(formula.text.encode("utf-8")).hexdigest()
+    return _Draw((case, formula, digest), None)
+
+
 @dataclass(frozen=True)
 class _Started:
     """A case given to the targets' lanes."""
@@ -381,3 +363,63 @@ class _Ahead:
 
     mark: object
     draw: _Draw
+
+
+@dataclass
+class _Position:
+    """One seed position while its cases are tested (`CaseTester.seed_cases`)."""
+
+    store: Findings
+    position: int
+    seed: Seed
+    name: str  # the position's strategy
+    specs: list[SolverSpec]  # the position's options on the served targets' command lines
+    targets: list[SolverSpec]  # what its cases run on (comparing: with optioned copies)
+    cases: Iterator[TestCase]
+    budget: SeedBudget
+    log: list[tuple[int, int, str, list[str]]] = field(default_factory=list)
+    checked: set[str] = field(default_factory=set)  # targets whose line was tried on the seed
+    ahead: _Ahead | None = None  # the next case, drawn while this one's solvers ran
+    started: _Started | None = None  # the next case, started while this one ran
+    ended: bool = False  # the strategy has no more cases of the seed, or refused it
+
+    def drop(self, calls: SolverCalls, stats: Stats, stale: bool = False) -> None:
+        """Undo the draw of a case that will not be tested at this point of the stream: one
+        drawn ahead and never made (not logged, its failure never raised), or one started
+        early and never judged (the seed's budget ended, a stop, or a stale draw: `stale`,
+        counted as drawn again, not as dropped)."""
+        mark = None if self.ahead is None else self.ahead.mark
+        if self.started is not None:  # started early from the case drawn ahead (never both)
+            calls.abandon(self.started.running)
+            mark = self.started.mark
+        if mark is not None and isinstance(self.cases, DrawsAhead):
+            self.cases.rewind(mark)
+            stats.dropped_ahead += not stale
+        self.started = self.ahead = None
+
+    def refused(
+        self,
+        results: Sequence[SolverResult],
+        options: PositionOptions,
+        calls: SolverCalls,
+        needed_options: NeededOptions,
+        timeout: float,
+    ) -> set[str]:
+        """The targets that rejected this case and, run once on the seed they accepted
+        plainly, reject it too with the position's options: their command line is refused
+        (cvc5 1.4.2 takes --fresh-binders and --minimal-unsat-cores alone, not together), and
+        every case of the position would be rejected the same way."""
+        refused: set[str] = set()
+        for spec, result in zip(self.targets, results, strict=True):
+            if result.outcome is not Outcome.ERROR or spec.name in self.checked:
+                continue  # (every case passes here: the options are read only at a rejection)
+            words = options.extra_words(spec)
+            if not words:
+                continue
+            self.checked.add(spec.name)
+            script = ready_to_run(self.seed.script, needed_options)
+            again = calls.run(spec, script, timeout=timeout)
+            if again.outcome is Outcome.ERROR:
+                refused.add(spec.name)
+                calls.stats.options_refused[f"{spec.name} {' '.join(words)}"] += 1
+        return refused

@@ -59,10 +59,10 @@ def _run(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str,
         events.append(("judge", case.origin.position, case.origin.mutant))
         return _JUDGE(self, store, case, specs, results)
 
-    def numbered(self, made, seed, position, number, *rest, **named):  # type: ignore[no-untyped-def]
-        case = _BEGIN(self, made, seed, position, number, *rest, **named)
-        events[-1] = ("start", position, number)
-        numbers[id(case.running)] = (position, number)
+    def numbered(self, made, at, number, *rest, **named):  # type: ignore[no-untyped-def]
+        case = _BEGIN(self, made, at, number, *rest, **named)
+        events[-1] = ("start", at.position, number)
+        numbers[id(case.running)] = (at.position, number)
         return case
 
     monkeypatch.setattr(calls_module.SolverCalls, "start", started)
