@@ -36,7 +36,7 @@ from sphinxfuzz.bugs.replay import CheckSpecError, check_spec
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.crash import assertion_title
 from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
-from sphinxfuzz.solvers.families import parse_version, split_build
+from sphinxfuzz.solvers.families import ASAN_MARK, UBSAN_MARK, parse_version, split_build
 
 __all__ = ["RefreshError", "newest_specs", "refresh_bug"]
 from sphinxfuzz.solvers.versions import solver_version
@@ -65,7 +65,9 @@ def replay_target(
     no assertions and would call every one fixed. The version is None when there is no such
     build (the bug stays undecided); "" when the release must be asked for it."""
     release, mark = split_build(blamed.split()[0].rpartition("@")[2])
-    if not mark or kind != VerdictKind.CRASH or assertion_title(signature) is None:
+    # a release has no sanitizer either: every report of one needs such a build to be seen
+    checked = assertion_title(signature) is not None or ASAN_MARK in mark or UBSAN_MARK in mark
+    if not mark or kind != VerdictKind.CRASH or not checked:
         return newest[family], ""
     try:
         builds = [v for v in built_versions(family, mark)

@@ -5,6 +5,7 @@ off, ASan's memory limit; and the compiler/CMake plan for a tree that needs C++2
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from sphinxfuzz.bugs.refresh import replay_target
 from sphinxfuzz.cli import app
+from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.crash import crash_signature
 from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
 from sphinxfuzz.solvers.build_plans import read_sanitizers
@@ -60,7 +63,7 @@ def sanitized_tree(where: Path) -> Path:
     text = text.replace(
         "    SASSERT(!(marked && asks_model));",
         "    if (marked) overflow_cells(4 + (int)asks_model);\n"
-        "    if (text.str().find(\"ubsan_marker\") != std::string::npos) {\n"
+        '    if (text.str().find("ubsan_marker") != std::string::npos) {\n'
         "        volatile int sink = add_to_max(1 + (int)(text.str().size() > 1)); (void)sink; }",
     )
     main.write_text(text)
@@ -200,3 +203,34 @@ def test_without_a_compiler_that_has_format_the_apt_line_is_named(
     message = str(refused.value)
     assert "needs a C++ compiler with <format>; tried g++" in message, message
     assert "sudo apt-get install -y clang-19 libc++-19-dev libc++abi-19-dev" in message
+
+
+def _fake_build(cache: Path, name: str) -> None:
+    """A cache entry as `solvers build` leaves it, running the real z3."""
+    folder = cache / "solvers" / f"z3-{name}"
+    (folder / "bin").mkdir(parents=True)
+    z3 = shutil.which("z3")
+    assert z3 is not None
+    (folder / "bin" / "z3").symlink_to(z3)
+    record = {"family": "z3", "version": name, "binary": "bin/z3"}
+    (folder / "installed.json").write_text(json.dumps(record))
+
+
+def test_a_sanitizer_report_is_alive_or_fixed_by_the_newest_sanitizer_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path))
+    for name in ("4.12.2+asan", "5.4.1+asan", "5.4.1+assert"):
+        _fake_build(tmp_path, name)
+    signature = "z3: AddressSanitizer: heap-buffer-overflow in f < g"
+    newest = {Family.Z3: "z3"}
+    # a release checks nothing ASan does: it would call every such report fixed
+    assert replay_target(Family.Z3, "z3@4.12.2+asan", signature, VerdictKind.CRASH, newest) == (
+        "z3@5.4.1+asan",
+        "5.4.1+asan",
+    )
+    ubsan = "z3: UndefinedBehaviorSanitizer: signed integer overflow at a.cpp:3"
+    assert replay_target(Family.Z3, "z3@5.4.1+asan", ubsan, VerdictKind.CRASH, newest) == (
+        "z3",
+        None,
+    )  # no newer build: undecided, never "fixed"
