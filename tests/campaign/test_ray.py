@@ -119,4 +119,6 @@ def test_the_coordinator_writes_the_status_of_a_ray_campaign(both: tuple[Path, P
     assert written["ray"] is not None and written["jobs"] == 2 and written["running"] is False
     local = json.loads((both[0] / "status.json").read_text())
     assert written["mutants"] == local["mutants"] > 0  # the actors' counters reached it
+    # and why each worker ended: no budget, one pass over the seeds
+    assert written["exit_reason"] == local["exit_reason"] == "seeds"
     assert read_status(both[1])["source"] == "store"
