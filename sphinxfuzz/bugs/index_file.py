@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Self
 from urllib.parse import quote
 
 from sphinxfuzz.bugs.folder import CampaignFolder
@@ -214,3 +215,28 @@ def write_transaction(root: Path, db: sqlite3.Connection) -> Iterator[sqlite3.Co
         if isinstance(exc, sqlite3.OperationalError):
             raise StoreError(f"{CampaignFolder(root).index}: cannot be written ({exc})") from None
         raise
+
+
+class IndexConnection:
+    """One connection to a campaign folder's index (open one per process), what the index's
+    tables are read and written through (`bugs.store.Store`)."""
+
+    def __init__(self, root: Path, *, create: bool = False, read_only: bool = False) -> None:
+        self.root = Path(root)
+        self.read_only = read_only
+        self.db = open_index(self.root, create=create, read_only=read_only)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (`write_transaction`)."""
+        with write_transaction(self.root, self.db) as db:
+            yield db
