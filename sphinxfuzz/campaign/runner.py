@@ -297,7 +297,7 @@ def run_campaign(
         raise TypeError(f"persistent: scripts a process serves (0: fresh), not {persistent}")
     check_jobs(jobs, ray)
     check_folder(root, resume=resume)
-    campaign = validate(config, unconfined=unconfined)
+    campaign = validate(config, unconfined=unconfined, say=on_message)
     run = _Run(root, budget, jobs, persistent, unconfined, ray, status_every, on_progress,
                on_message)  # fmt: skip
     with (

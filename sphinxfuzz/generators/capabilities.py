@@ -5,7 +5,7 @@ but one operator newer than a release (`bvnego`, `ubv_to_int`, `int_to_bv`) stil
 share of an otherwise fine theory. So every generated term is read for its *features*:
 operator heads (the name of an indexed operator: `int_to_bv` for `(_ int_to_bv 8)`), theory
 constants (`re.allchar`, `RNE`) and sort heads (`FiniteField`; `Array/2`, a parametric one
-with its arity, probed over Int). A feature seen for the first time is probed once per
+with its arity, probed over Bool). A feature seen for the first time is probed once per
 solver: a small script built from the term, the operator applied to fresh constants of its
 arguments' sorts, parsed and type-checked (no check-sat) in one batched call. The answers
 are cached on disk per release (`<cache>/capabilities/`, keyed by family, version and
@@ -188,14 +188,15 @@ def term_features(decls_text: str, term_text: str) -> list[Feature]:
             add_sort(arg)
         if sort.name in _CORE or sort.name in user_sorts:
             return
-        # A parametric sort is probed with Int for each argument, and its arity is in the
+        # A parametric sort is probed with Bool for each argument (every solver has it;
+        # bitwuzla has no Int), and its arity is in the
         # name: the answer is cached for every term with that head, so it must not blame
         # the head for an argument (a solver without Seq refusing (Array Int (Seq Int)))
         # nor for an arity only some solvers take (z3's (Array Int Bool Int) is no cvc5
         # sort; once that refusal was cached as "Array", cvc5 campaigns drew no arrays).
         name = _sort_feature(sort)
         if name not in features:
-            probe = Sort(sort.name, tuple(Sort("Int") for _ in sort.args), sort.indices)
+            probe = Sort(sort.name, tuple(Sort("Bool") for _ in sort.args), sort.indices)
             decl = f"(declare-const {_PREFIX}s {probe})"
             features[name] = Feature(name, "\n".join([*sort_decls, decl]), "true")
 

@@ -84,6 +84,9 @@ class FamilyRecord:
     error_prefix: str | None = None
     # its own abort messages on stderr (regular expressions), beside everyone's
     crash_messages: tuple[str, ...] = ()
+    # its option probe hands values over on the command line even to a long-lived shim
+    # (bitwuzla's set-option wants a mode's value as a string, its command line a word)
+    probe_on_command_line: bool = False
     # it may print crash messages on stdout (read there only outside S-expressions and
     # strings, after a non-zero exit); the built-in families print them on stderr alone, and
     # their stdout holds answers, models and `echo` text, which name what the script chose

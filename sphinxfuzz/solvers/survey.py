@@ -10,6 +10,7 @@ know the logic's name).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -99,12 +100,17 @@ def _run(spec: SolverSpec, script: str) -> SolverResult | str:
         return f"cannot be started: {exc.reason}"
 
 
+# the script's temporary file, as a solver names it in its messages
+_SCRIPT_PATH = re.compile(r"/\S*?\.smt2\b")
+
+
 def _said(result: SolverResult | str) -> str:
     if isinstance(result, str):
         return result
     if result.outcome in (Outcome.SAT, Outcome.UNSAT):
         return str(result.outcome)
     why = result.failure_line or (result.stderr.strip() or result.stdout.strip())[:200]
+    why = _SCRIPT_PATH.sub("<script>", why)
     return f"{result.outcome}: {why}" if why else str(result.outcome)
 
 

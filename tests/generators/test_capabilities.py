@@ -167,3 +167,14 @@ def test_yices_takes_bit_vectors_and_lacks_strings_in_one_batch(tmp_path):
     assert ("str.++", "yices") in capabilities.lacking(strings)
     assert ("String", "yices") in capabilities.lacking(strings)
     assert capabilities.known["yices"]["bvadd"] is None
+
+
+def test_an_array_sort_is_probed_over_bool_so_a_solver_without_integers_keeps_arrays(
+    tmp_path,
+):
+    # bitwuzla reads no Int: probed as (Array Int Int), its bit-vector arrays were left out
+    bitwuzla = Capabilities([parse_specs("bitwuzla")[0]], folder=tmp_path)
+    bv = ("(declare-const a (Array (_ BitVec 4) (_ BitVec 8)))", "(= (select a #x1) #x00)")
+    assert bitwuzla.lacking(term_features(*bv)) == []
+    ints = ("(declare-const a (Array Int Int))", "(= (select a 1) 0)")
+    assert ("Int", "bitwuzla") in bitwuzla.lacking(term_features(*ints))

@@ -14,6 +14,7 @@ from sphinxfuzz.solvers.options.choose import choose
 from sphinxfuzz.solvers.options.declared import Kind, declared_options
 from sphinxfuzz.solvers.options.probe import option_words
 from sphinxfuzz.solvers.options.standing import Standing
+from sphinxfuzz.solvers.options.table import option_table
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 
 SAT = (
@@ -78,6 +79,12 @@ def test_options_come_from_the_options_api_with_their_standing() -> None:
     chosen = {c.name: c.values for c in candidates}
     assert chosen["rewrite-level"] == ("0", "1") and "log-level" in left_out
     assert "prop" not in chosen["bv-solver"] and "bv-solver=prop" in left_out
+    # the probe's tiny formula is one bitwuzla reads (no integers), and a mode's value goes on
+    # the command line as a campaign sets it (its set-option wants a string)
+    built = option_table(spec)
+    table = {o.name: o.values for o in built.options}
+    assert table["rewrite-level"] == ("0", "1") and table["bv-solver"] == ("preprop",)
+    assert "Kissat not compiled in" in built.rejected["sat-solver=kissat"]
     words = option_words(Family.BITWUZLA, [("pp-normalize", "false"), ("rewrite-level", "1")])
     assert words == ("--no-pp-normalize", "--rewrite-level=1")
     assert run_solver(parse_specs("bitwuzla " + " ".join(words))[0], UNSAT, timeout=30).outcome == (

@@ -37,7 +37,7 @@ TINY_FORMULAS = (
     "(set-option :produce-models true)\n(declare-const x Int)\n(declare-const b Bool)\n"
     "(assert (and b (< 0 x 3) (= (ite b x 0) 1)))\n(check-sat)\n",
     "(set-option :produce-models true)\n(declare-const x (_ BitVec 2))\n(declare-const b Bool)\n"
-    "(assert (and b (bvult #b00 x #b11) (= (ite b x #b00) #b01)))\n(check-sat)\n",
+    "(assert (and b (bvult #b00 x) (bvult x #b11) (= (ite b x #b00) #b01)))\n(check-sat)\n",
 )
 _MODELS = "(set-option :produce-models true)\n"
 
@@ -124,9 +124,11 @@ def probe_scripts(spec: SolverSpec) -> dict[str, str]:
 
 class _Runs:
     """Runs probe scripts: one persistent process for set-option probes of a solver that can
-    keep one, else fresh processes, two at a time. The cvc5 shim starts Python per run (a
-    second each on a busy machine), and hands a command-line option to the same `setOption`
-    a `set-option` reaches: its probes always go by set-option to one process."""
+    keep one, else fresh processes, two at a time. A shim starts Python per run (a second
+    each on a busy machine) and takes command-line options with each script: its probes
+    always go to one process, by set-option (the cvc5 shim hands a command-line option to
+    the same `setOption`), or on the command line when the family's record says its
+    set-option reads values otherwise (`FamilyRecord.probe_on_command_line`)."""
 
     def __init__(self, spec: SolverSpec, delivery: str) -> None:
         self.spec, self.delivery = spec, delivery
@@ -135,6 +137,9 @@ class _Runs:
         self.argv_probe = "".join(f"{script}(reset)\n" for script in self.scripts.values())
         shim = len(program_argv(spec.argv)) > 1
         self.persistent = (delivery == "set-option" or shim) and supports_persistence(spec)
+        # how the persistent process gets each value
+        on_argv = delivery == "argv" and spec.family.record.probe_on_command_line
+        self.way = "argv" if on_argv else "set-option"
         self.count = 0
         self._lock = threading.Lock()  # fresh runs are counted from two threads
 
@@ -166,7 +171,9 @@ class _Runs:
                 why = None
                 for label, script in self.scripts.items():
                     self.count += 1
-                    result = solver.run(set_option_lines([setting]) + script, timeout=PROBE_TIMEOUT)
+                    run_spec, text = delivered(self.spec, script, [setting], self.way)
+                    solver.serve(run_spec)
+                    result = solver.run(text, timeout=PROBE_TIMEOUT)
                     why = _why(label, result)
                     if why is not None:
                         break
