@@ -55,7 +55,7 @@ from sphinxfuzz.bugs.triage import related_findings
 from sphinxfuzz.bugs.trust import UntrustedCommand, runnable
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, parse_duration
 from sphinxfuzz.campaign.lock import CampaignLock
-from sphinxfuzz.campaign.runner import Message, Progress
+from sphinxfuzz.campaign.runner import Message, Progress, resumed_config, validate
 from sphinxfuzz.campaign.runner import run_campaign as run_campaign_stats
 from sphinxfuzz.campaign.status import read_status
 from sphinxfuzz.campaign.targets import CampaignError
@@ -146,6 +146,25 @@ def run_campaign(
     settings = config.config if isinstance(config, Campaign) else config
     used = option_use(root, settings.solvers) if settings.sets_options else []
     return CampaignSummary(root, stats, elapsed, tuple(load_bugs(root)), tuple(used))
+
+
+def prepare(
+    settings: dict[str, object | None],
+    campaign: Folder,
+    *,
+    resume: bool = False,
+    unconfined: bool = False,
+    say: Callable[[str], None] | None = None,
+) -> Campaign:
+    """The campaign `run_campaign` will run, resolved and checked before anything starts
+    (a smoke test per solver, `say` hearing what was found): from `settings` (a setting's
+    None is its default), or with `resume` the folder's stored config, which a setting given
+    here must match."""
+    if resume:
+        config = resumed_config(Path(campaign), settings)
+    else:
+        config = CampaignConfig.from_settings(settings)
+    return validate(config, unconfined=unconfined, say=say)
 
 
 def _check_arguments(config: object, campaign: object, **numbers: object) -> None:
@@ -512,6 +531,7 @@ __all__ = [
     "finding_folders",
     "issue",
     "lifespan",
+    "prepare",
     "list_bugs",
     "list_bugs_json",
     "load_bugs",

@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sphinxfuzz.api import OptionUse, StrategyStats, run_campaign
-from sphinxfuzz.campaign import CampaignConfig, CampaignError, ExitReason, Stats
+from sphinxfuzz.api import OptionUse, StrategyStats, prepare, run_campaign
+from sphinxfuzz.campaign import CampaignError, ExitReason, Stats
 from sphinxfuzz.campaign.case_limits import LOWEST_FLOOR
 from sphinxfuzz.campaign.config import (
     DEFAULT_SOLVERS,
@@ -22,7 +22,6 @@ from sphinxfuzz.campaign.config import (
     default_of,
     parse_duration,
 )
-from sphinxfuzz.campaign.runner import resumed_config, validate
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
 from sphinxfuzz.cli.options import duration
 from sphinxfuzz.cli.progress import Progress, progress_mode
@@ -240,8 +239,9 @@ def fuzz(
         "known": known,
         "history": history,
     }
-    config = resumed_config(root, given) if resume else CampaignConfig.from_settings(given)
-    campaign = validate(config, unconfined=unconfined, say=None if quiet else _say(console))
+    campaign = prepare(given, root, resume=resume, unconfined=unconfined,
+                       say=None if quiet else _say(console))  # fmt: skip
+    config = campaign.config
     console.print(
         f"campaign [bold]{escape(visible(str(root)))}[/] seed {config.campaign_seed}, solvers "
         f"{escape(visible(repr(config.solvers)))}, "
