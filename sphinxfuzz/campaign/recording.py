@@ -20,20 +20,22 @@ from sphinxfuzz.campaign.sink import Findings
 
 
 class Recorder:
+    """Stores one worker's findings and says what became of each."""
+
     def __init__(self, calls: SolverCalls, newest: str, say: Callable[[str], None]) -> None:
         self.calls, self.newest, self.say = calls, newest, say
         self.stats, self.root = calls.stats, calls.root
 
     def record(self, store: Findings, found: Finding, origin: Origin) -> None:
         """Store `found`, a finding of the case `origin` names."""
-        kept = found.verdict
-        ident = store.record_bug(kept, origin, found.formula, found.results, found.judgement)
+        verdict = found.verdict
+        ident = store.record_bug(verdict, origin, found.formula, found.results, found.judgement)
         if ident is None:
             self.stats.duplicates += 1
             return
-        self.stats.bugs[str(kept.kind)] += 1
+        self.stats.bugs[str(verdict.kind)] += 1
         today = self.refresh(CampaignFolder(self.root).bug(ident))
-        self.say(f"{kept.kind} in {kept.solver}: {kept.signature} -> bugs/{ident}{today}")
+        self.say(f"{verdict.kind} in {verdict.solver}: {verdict.signature} -> bugs/{ident}{today}")
 
     def refresh(self, folder: Path) -> str:
         """Replay a new bug on the newest release of its family (`bugs.refresh`); a worker
