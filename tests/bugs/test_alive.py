@@ -14,6 +14,7 @@ import pytest
 from campaign_helpers import CRASHER, FIXTURES, campaign_on_seeds
 from typer.testing import CliRunner
 
+from sphinxfuzz.api import list_bugs
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.issue_text import issue_text, load_facts
 from sphinxfuzz.bugs.newest import newest_specs
@@ -153,3 +154,20 @@ def _fake_build(cache: Path, version: str, script: str) -> Path:
     record = {"family": "z3", "version": version, "binary": "bin/z3"}
     (build / "installed.json").write_text(json.dumps(record))
     return binary
+
+
+def test_the_alive_listing_keeps_the_alive_seed_findings_only(tmp_path: Path) -> None:
+    """Seeds that crash unmutated (they ask for a model) are seed findings, listed alive or
+    fixed like bugs; `--alive` (api.list_bugs(alive=True)) keeps the alive one alone."""
+    asks = SEED + "(get-model)\n"
+    root = campaign_on_seeds(
+        tmp_path, {name: asks.format(name=name) for name in ("fixed_later", "still_there")},
+        f"z3;{CRASHER}", seed=7, newest=NEWEST,
+    )  # fmt: skip
+    every = list_bugs(root)
+    alive = list_bugs(root, alive=True)
+    assert sorted(row[-2] for row in every.findings.rows) == ["fixed_later.smt2",
+                                                             "still_there.smt2"]  # fmt: skip
+    assert {row[1].split()[0] for row in every.findings.rows} == {ALIVE, FIXED}
+    assert [row[-2] for row in alive.findings.rows] == ["still_there.smt2"]
+    assert alive.findings.rows[0][1].startswith("alive in")
