@@ -24,49 +24,26 @@ import json
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.solvers.families import Family, program_argv
+from sphinxfuzz.solvers.options.declaration import LIST_TIMEOUT as LIST_TIMEOUT
+from sphinxfuzz.solvers.options.declaration import Declared as Declared
+from sphinxfuzz.solvers.options.declaration import Kind as Kind
+from sphinxfuzz.solvers.options.declaration import ListingError as ListingError
 from sphinxfuzz.solvers.options.standing import (
     Standing,
     cvc5_category_standing,
     z3_description_standing,
 )
+from sphinxfuzz.solvers.options.yices_help import yices_declared
 from sphinxfuzz.solvers.reaper import run_bounded
 from sphinxfuzz.solvers.spec import SolverSpec
 
-LIST_TIMEOUT = 60.0  # seconds for one listing command (cvc5's child imports the wheel)
 _MEMORY_MB = 4096
-
-
-class Kind(StrEnum):
-    BOOL = "bool"
-    INT = "int"
-    ENUM = "enum"
-    OTHER = "other"  # reals, strings, file names: no small set of values
-
-
-@dataclass(frozen=True)
-class Declared:
-    """One option as its release declares it; `default` as the solver spells values."""
-
-    name: str
-    kind: Kind
-    default: str | None = None  # None: the release did not say
-    choices: tuple[str, ...] = ()  # an enum's values
-    minimum: int | None = None
-    maximum: int | None = None
-    type_name: str = ""  # the release's own word for the type ("unsigned int", "mode")
-    standing: Standing = Standing.REGULAR  # as the release marks it (`standing.py`)
-
-
-class ListingError(ExternalError):
-    """A release whose option list cannot be read."""
 
 
 def _run(argv: list[str] | tuple[str, ...], stdin: bytes | None = None) -> str:
@@ -359,9 +336,6 @@ def declared_options(spec: SolverSpec) -> list[Declared]:
         if source == "help":
             return cvc5_binary_declared(program)
         if source == "yices-help":
-            # imported here: yices_help builds on this module's Declared
-            from sphinxfuzz.solvers.options.yices_help import yices_declared
-
             return yices_declared(program)
     except ListingError as exc:
         if not spec.guessed:  # a family by name: no guess to mention

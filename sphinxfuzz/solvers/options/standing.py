@@ -198,7 +198,7 @@ def notes_digest(path: Path = NOTES) -> str:
 
 
 class Marked(Protocol):
-    """An option as its release declares it (`declared.Declared`, which imports this module:
+    """An option as its release declares it (`declaration.Declared`, which imports this module:
     named here by shape, not by import)."""
 
     @property

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from sphinxfuzz.solvers.options.declared import LIST_TIMEOUT, Declared, Kind, ListingError
+from sphinxfuzz.solvers.options.declaration import LIST_TIMEOUT, Declared, Kind, ListingError
 from sphinxfuzz.solvers.options.standing import Standing
 from sphinxfuzz.solvers.reaper import run_bounded
 
