@@ -15,7 +15,13 @@ z3==4.12.2 cvc5==1.1.2`; Debian's /usr/bin/cvc5 is 1.0.3):
 - (b) options: `--options random` (each seed position draws options from the releases'
   option tables, `sphinxfuzz solvers options z3@4.12.2`);
 - (c) assertions: the z3 release replaced by its build with assertions (`z3@X+assert`);
-- (d) both.
+- (d) both;
+- (e) the newest z3 with assertions: `--newest-z3` (z3@5.4.1) built with them,
+  `z3@5.4.1+assert` (`sphinxfuzz solvers build z3==5.4.1 --assertions`: clang-19 and libc++
+  on Debian 12, the one apt line it prints);
+- (f) the newest z3 with sanitizers: `z3@5.4.1+asan` (`--sanitizers address,undefined`).
+
+Rows (e) and (f) are run alone (`--rows e,f --minutes 30`), as issue 54 measures them.
 
 A row whose build is not in the solver cache is skipped with the command that makes it
 (`sphinxfuzz solvers build z3==X --assertions`, most of an hour on two cores); the other
@@ -49,7 +55,7 @@ from strategies import (  # noqa: E402
 )
 
 from sphinxfuzz.solvers import SolverSpecError, parse_specs  # noqa: E402
-from sphinxfuzz.solvers.families import ASSERT_MARK, split_build  # noqa: E402
+from sphinxfuzz.solvers.families import ASAN_MARK, ASSERT_MARK, split_build  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class Row:
     name: str
     options: bool  # --options drawn per position
     assertions: bool  # the z3 build with assertions in place of the release
+    mark: str = ""  # the build's marks when not just assertions: "+asan"
+    newest: bool = False  # the newest z3 (--newest-z3) in place of the old one
 
 
 ROWS = (
@@ -65,12 +73,21 @@ ROWS = (
     Row("b", "options", True, False),
     Row("c", "assertions", False, True),
     Row("d", "options + assertions", True, True),
+    Row("e", "newest + assertions", False, True, newest=True),
+    Row("f", "newest + sanitizers", False, False, ASAN_MARK, newest=True),
 )
+NEWEST_Z3 = "z3@5.4.1"
+# what makes the build of each mark (after `solvers build z3==X`)
+BUILD_SWITCHES = {ASSERT_MARK: "--assertions", ASAN_MARK: "--sanitizers address,undefined",
+                  ASSERT_MARK + ASAN_MARK: "--assertions --sanitizers address,undefined"}  # fmt: skip
 
 
-def z3_of(row: Row, z3: str) -> str:
-    """The z3 spec of a row: `z3@X+assert` where the row asks for assertions."""
-    return z3 + ASSERT_MARK if row.assertions and not z3.endswith(ASSERT_MARK) else z3
+def z3_of(row: Row, z3: str, newest: str = NEWEST_Z3) -> str:
+    """The z3 spec of a row: `z3@X+assert` where the row asks for assertions, the newest z3
+    with the row's marks for rows (e) and (f)."""
+    base = newest if row.newest else z3
+    mark = row.mark or (ASSERT_MARK if row.assertions else "")
+    return base + mark if mark and not base.endswith(mark) else base
 
 
 def missing_build(spec: str) -> str | None:
@@ -84,12 +101,12 @@ def missing_build(spec: str) -> str | None:
         family = spec.partition("@")[0]
         if not mark:
             return f"{exc} (`sphinxfuzz solvers install {family}=={release}`)"
-        return f"{exc}: `sphinxfuzz solvers build {family}=={release} --assertions`"
+        return f"{exc}: `sphinxfuzz solvers build {family}=={release} {BUILD_SWITCHES[mark]}`"
     return None
 
 
 def run_row(row: Row, args: argparse.Namespace, seeds: Path, work: Path) -> dict[str, Any]:
-    solvers = f"{z3_of(row, args.z3)};{args.cvc5}"
+    solvers = f"{z3_of(row, args.z3, args.newest_z3)};{args.cvc5}"
     folder = work / f"{row.key}-{row.name.replace(' + ', '-')}"
     arguments = ["--solvers", solvers, "--seeds", str(seeds), "--time",
                  f"{args.minutes * 60:g}s", "--seed", str(args.seed)]  # fmt: skip
@@ -133,7 +150,7 @@ def table(results: list[dict[str, Any]], skipped: dict[str, str], minutes: float
 def _real_groups(result: dict[str, Any]) -> set[tuple[str, str, str]]:
     """A row's distinct real bugs as (kind, solver, key); a build's mark is left out of the
     solver, so the release and its build with assertions name the same bug alike."""
-    return {(g["kind"], str(g["solver"]).replace(ASSERT_MARK, ""), g["key"])
+    return {(g["kind"], split_build(str(g["solver"]))[0], g["key"])
             for g in result["groups"] if g["real"]}  # fmt: skip
 
 
@@ -154,6 +171,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=20.0)
     parser.add_argument("--z3", default="z3@4.12.2", help="the old z3 release (NAME@VERSION)")
+    parser.add_argument("--newest-z3", default=NEWEST_Z3, help="the newest z3 of rows e and f")
     parser.add_argument("--cvc5", default="cvc5@1.1.2", help="cvc5@1.1.2, /usr/bin/cvc5, ...")
     parser.add_argument("--rows", default="a,b,c,d", help="which rows, e.g. a,b")
     parser.add_argument("--options", default="random", help="as fuzz --options, rows b and d")
@@ -165,14 +183,14 @@ def main() -> int:
     chosen = {k.strip() for k in args.rows.split(",") if k.strip()}
     unknown = chosen - {row.key for row in ROWS}
     if unknown:
-        print(f"--rows: no row {', '.join(sorted(unknown))} (a, b, c, d)", file=sys.stderr)
+        print(f"--rows: no row {', '.join(sorted(unknown))} (a to f)", file=sys.stderr)
         return 2
     skipped: dict[str, str] = {}
     jobs: list[Row] = []
     for row in ROWS:
         if row.key not in chosen:
             continue
-        why = missing_build(z3_of(row, args.z3)) or missing_build(args.cvc5)
+        why = missing_build(z3_of(row, args.z3, args.newest_z3)) or missing_build(args.cvc5)
         if why is None:
             jobs.append(row)
         else:  # said, not silent: the other rows run

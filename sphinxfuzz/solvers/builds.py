@@ -1,13 +1,17 @@
-"""Solver builds with assertions, in the solver cache beside the installs (installs.py).
+"""Solver builds with assertions and/or sanitizers, in the solver cache beside the installs
+(installs.py).
 
     sphinxfuzz solvers build z3==4.12.2 --assertions        # the z3-solver sdist of PyPI
     sphinxfuzz solvers build z3 --source DIR --assertions   # a z3 tree: a trunk checkout
     sphinxfuzz solvers build cvc5 --source DIR --assertions # a cvc5 tree, its configure.sh
+    sphinxfuzz solvers build z3==5.4.1 --sanitizers address,undefined   # z3@5.4.1+asan
 
 put the binary into `<cache>/solvers/z3-4.12.2+assert/bin/z3`, with `installed.json` naming
 it, so `z3@4.12.2+assert` runs it like any installed release (and `solvers list/remove/prune`
-see it). The build runs in `<folder>.partial/` (its `configure.log` and `build.log` show how
-far it got); only a finished build gets the real name, and keeps its logs there.
+see it). A git checkout's build is named by its commit (`z3@git-1a2b3c4+assert`). The build
+runs in `<folder>.partial/` (its `configure.log` and `build.log` show how far it got); only a
+finished build gets the real name, and keeps its logs there. What it will do is decided
+first (build_plans.py: the compiler and CMake of toolchains.py), and `plan_build` shows it.
 
 z3's `SASSERT`s are compiled in by `Z3DEBUG` alone. Its cmake sets that for
 `CMAKE_BUILD_TYPE=Debug`, which also means `-O0`: a z3 several times slower per mutant and no

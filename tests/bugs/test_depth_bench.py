@@ -20,7 +20,8 @@ def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_rows_c_and_d_run_the_build_with_assertions_of_the_same_release() -> None:
     assert [depth.z3_of(row, "z3@4.12.2") for row in depth.ROWS] == [
-        "z3@4.12.2", "z3@4.12.2", "z3@4.12.2+assert", "z3@4.12.2+assert"
+        "z3@4.12.2", "z3@4.12.2", "z3@4.12.2+assert", "z3@4.12.2+assert",
+        "z3@5.4.1+assert", "z3@5.4.1+asan",  # rows e and f: the newest z3's builds
     ]  # fmt: skip
 
 
@@ -32,6 +33,8 @@ def test_a_missing_build_names_the_command_that_makes_it() -> None:
     release = depth.missing_build("z3@4.12.2")
     assert release is not None and "`sphinxfuzz solvers install z3==4.12.2`" in release
     assert "NAME@VERSION" in str(depth.missing_build("z3+assert"))  # pip's z3 has no build
+    asan = depth.missing_build("z3@5.4.1+asan")
+    assert str(asan).endswith("`sphinxfuzz solvers build z3==5.4.1 --sanitizers address,undefined`")
 
 
 @pytest.mark.usefixtures("empty_cache")
