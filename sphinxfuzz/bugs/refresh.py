@@ -69,6 +69,9 @@ def replay_target(
     checked = assertion_title(signature) is not None or ASAN_MARK in mark or UBSAN_MARK in mark
     if not mark or kind != VerdictKind.CRASH or not checked:
         return newest[family], ""
+    named = newest[family].split()[0].rpartition("@")[2]
+    if split_build(named)[1] == mark:  # a build of that kind named the newest (a checkout's)
+        return newest[family], named
     try:
         builds = [v for v in built_versions(family, mark)
                   if parse_version(split_build(v)[0]) > parse_version(release)]  # fmt: skip

@@ -234,3 +234,9 @@ def test_a_sanitizer_report_is_alive_or_fixed_by_the_newest_sanitizer_build(
         "z3",
         None,
     )  # no newer build: undecided, never "fixed"
+    # a build of the same kind named the newest (a trunk checkout's) is the one asked
+    trunk = {Family.Z3: "z3@git-1a2b3c4+asan"}
+    assert replay_target(Family.Z3, "z3@5.4.1+asan", ubsan, VerdictKind.CRASH, trunk) == (
+        "z3@git-1a2b3c4+asan",
+        "git-1a2b3c4+asan",
+    )
