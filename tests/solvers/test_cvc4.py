@@ -10,6 +10,7 @@ import pytest
 
 from sphinxfuzz.solvers import Family, Outcome, parse_specs, run_solver
 from sphinxfuzz.solvers.options.declared import Kind, declared_options
+from sphinxfuzz.solvers.options.needed import needed_options
 from sphinxfuzz.solvers.options.standing import Standing
 
 pytestmark = pytest.mark.skipif(
@@ -40,3 +41,15 @@ def test_floating_point_without_symfpu_is_a_build_that_lacks_it_not_a_crash() ->
     if found.outcome != Outcome.SAT:  # Debian's build has no SymFPU; one that has answers sat
         assert found.outcome == Outcome.UNKNOWN, found.stderr
         assert "SymFPU" in str(found.failure_line)
+
+
+def test_a_script_with_push_or_two_queries_gets_incremental_mode() -> None:
+    spec = parse_specs("cvc4")[0]
+    script = "(declare-const p Bool)\n(push 1)\n(assert p)\n(check-sat)\n(pop 1)\n(check-sat)\n"
+    refused = run_solver(spec, script, timeout=30)
+    assert refused.outcome == Outcome.ERROR and "incremental" in str(refused.failure_line)
+    needed = needed_options([("cvc4", "1.8")], commands={"push": 1, "check-sat": 2})
+    assert needed == ["incremental=true"]
+    lines = "".join(f"(set-option :{n} {v})\n" for n, v in (o.split("=") for o in needed))
+    answered = run_solver(spec, lines + script, timeout=30)
+    assert answered.outcome == Outcome.SAT and answered.answers == ["sat", "sat"]

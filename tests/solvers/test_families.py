@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from sphinxfuzz.solvers import BUILTINS, Family, parse_specs, parse_version, solver_version
+from sphinxfuzz.solvers import (
+    BUILTINS,
+    Family,
+    SolverSpecError,
+    parse_specs,
+    parse_version,
+    solver_version,
+)
 from sphinxfuzz.solvers.families import (
     DATA,
     PACKAGES,
@@ -187,3 +194,11 @@ def test_a_release_s_caches_are_keyed_by_its_files_content_not_their_path(tmp_pa
     shim = tmp_path / "cvc5_shim.py"
     shutil.copy2(cvc5.argv[1], shim)
     assert cache_key(parse_specs(f"{cvc5.argv[0]} {shim}")[0]) == cache_key(cvc5)
+
+
+def test_a_missing_family_program_says_what_installs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no cvc4 (Debian's binary) on it
+    with pytest.raises(SolverSpecError, match=r"cvc4 is not installed \(apt-get install cvc4\)"):
+        parse_specs("cvc4")
