@@ -37,7 +37,7 @@ from pathlib import Path
 
 from sphinxfuzz.generators.capabilities import cache_file, load_section, save_section
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
-from sphinxfuzz.generators.solver_check import check_terms, logic_for
+from sphinxfuzz.generators.solver_check import check_terms, incremental_argv, logic_for
 from sphinxfuzz.mutate.logic import operators_in
 from sphinxfuzz.smtlib import SList, SmtParseError, parse_nodes
 from sphinxfuzz.solvers import DECIDED, Outcome, SolverResult, SolverSpec, run_solver
@@ -259,7 +259,9 @@ def _undecided(spec: SolverSpec, terms: Sequence[_Term], timeout: float) -> dict
             )
             script = _needed(spec, script) + script
             # a solver without a limit of its own is stopped, at a batch's first term alone
-            result = run_solver(spec, script, timeout=timeout * len(pending) + _START_SECONDS)
+            result = run_solver(  # yices takes push only in its command line's incremental mode
+                incremental_argv(spec), script, timeout=timeout * len(pending) + _START_SECONDS
+            )
             answers = result.answers[: len(pending)]
             for index, answer in zip(pending, answers, strict=False):
                 if answer not in DECIDED:

@@ -164,11 +164,18 @@ def incremental(spec: SolverSpec, script: str) -> tuple[SolverSpec, str]:
     set-logic line, so that error line numbers still map onto terms; the cvc5 shim is
     incremental already and takes the line as a binary does."""
     way = spec.family.record.incremental
-    if way is None:
-        return spec, script
-    if way.startswith("("):
+    if way is not None and way.startswith("("):
         return spec, f"{way} {script}"
-    return (spec, script) if way in spec.argv else (with_options(spec, (way,)), script)
+    return incremental_argv(spec), script
+
+
+def incremental_argv(spec: SolverSpec) -> SolverSpec:
+    """`spec` with the command-line word that makes its family incremental, when its record
+    names one (yices's `--incremental`); else `spec` as it is."""
+    way = spec.family.record.incremental
+    if way is None or way.startswith("(") or way in spec.argv:
+        return spec
+    return with_options(spec, (way,))
 
 
 def _stdout_errors(

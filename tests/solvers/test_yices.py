@@ -89,3 +89,13 @@ def test_an_older_release_runs_beside_the_wheel_with_smt_lib_models() -> None:
     result = run_solver(old, TINY, timeout=10)
     assert result.answers == [Answer.SAT]
     assert result.model is not None and "(define-fun x () Int 1)" in result.model
+
+
+def test_the_theory_probe_runs_yices_in_the_incremental_mode_its_scopes_need() -> None:
+    """Each probe term sits in a push scope, which yices takes only under --incremental:
+    without it every term was 'undecided' ("push is not allowed in non-incremental mode")."""
+    from sphinxfuzz.campaign.theory_probe import _Term, _undecided
+
+    terms = [_Term("Core", 1, "(declare-const b Bool)", "(and b (not b))"),
+             _Term("Core", 2, "(declare-const c Bool)", "(or c (not c))")]  # fmt: skip
+    assert _undecided(YICES, terms, timeout=10.0) == {}
