@@ -84,6 +84,9 @@ class FamilyRecord:
     error_prefix: str | None = None
     # its own abort messages on stderr (regular expressions), beside everyone's
     crash_messages: tuple[str, ...] = ()
+    # what its stderr says of an option set for debugging, the option's name the first
+    # group: that option is for experts (`solvers.options.standing.warned`)
+    expert_warning: str | None = None
     # its option probe hands values over on the command line even to a long-lived shim
     # (bitwuzla's set-option wants a mode's value as a string, its command line a word)
     probe_on_command_line: bool = False

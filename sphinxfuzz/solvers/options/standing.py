@@ -141,15 +141,17 @@ _CVC5_WORD = re.compile(r"^--(?:no-)?([a-z0-9][a-z0-9-]*)(?:=.*)?$")  # `--no-uf
 
 def option_name(family: Family, word: str, declared: Mapping[str, object]) -> str | None:
     """The option one command-line word sets, as the release declares it (`declared` holds
-    its names), or None when the word sets none of them."""
-    if family == Family.Z3:
+    its names), or None when the word sets none of them; read in the option syntax of the
+    family's record (`key=value` as z3's, `dashes` as cvc5's)."""
+    syntax = family.record.option_syntax
+    if syntax == "key=value":
         matched = _Z3_WORD.match(word)
         if matched is None:
             return None
         name = matched.group(1)
         # a global parameter is also a module's (`smt.random_seed`, `random_seed`)
         return name if name in declared else None
-    if family == Family.CVC5:
+    if syntax == "dashes":
         short = _CVC5_SHORT.get(word)
         if short is not None:
             return short if short in declared else None
@@ -159,14 +161,12 @@ def option_name(family: Family, word: str, declared: Mapping[str, object]) -> st
     return None
 
 
-# z3 warns when a parameter for debugging is set and used:
-# "WARNING: Users should not set smt.core.validate. This option is for debugging only."
-_Z3_WARNING = re.compile(r"Users should not set ([A-Za-z_][\w.]*?)\.?(?:\s|$)")
-
-
 def warned(family: Family, stderr: str) -> set[str]:
-    """The options a run's standard error says users should not set."""
-    return set(_Z3_WARNING.findall(stderr)) if family == Family.Z3 else set()
+    """The options a run's standard error says users should not set, by the warning of the
+    family's record (z3 warns when a parameter for debugging is set and used: "WARNING:
+    Users should not set smt.core.validate. This option is for debugging only.")."""
+    pattern = family.record.expert_warning
+    return set(re.findall(pattern, stderr)) if pattern else set()
 
 
 def command_standing(
