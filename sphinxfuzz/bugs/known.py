@@ -52,16 +52,15 @@ from sphinxfuzz.solvers import Family, Outcome, SolverSpec, SolverSpecError, par
 from sphinxfuzz.solvers.installs import cache_root
 from sphinxfuzz.solvers.versions import cache_name
 
-# tracker name in a reproducer's file name -> (the family whose bugs it holds, issue URL)
+# tracker name in a reproducer's file name -> (the family whose bugs it holds, issue URL), as
+# the family records list them (`FamilyRecord.trackers`)
 TRACKERS: dict[str, tuple[Family, str]] = {
-    "z3": (Family.Z3, "https://github.com/Z3Prover/z3/issues/"),
-    "cvc5": (Family.CVC5, "https://github.com/cvc5/cvc5/issues/"),
-    "cvc5-projects": (Family.CVC5, "https://github.com/cvc5/cvc5-projects/issues/"),
-    "yices2": (Family.YICES, "https://github.com/SRI-CSL/yices2/issues/"),
-    "opensmt": (Family.OTHER, "https://github.com/usi-verification-and-security/opensmt/issues/"),
+    name: (family, url) for family in Family for name, url in family.record.trackers
 }
 # the tracker of a family's own issues (an `issueNNNN` seed of that family's regressions)
-FAMILY_TRACKER = {Family.Z3: "z3", Family.CVC5: "cvc5", Family.YICES: "yices2"}
+FAMILY_TRACKER = {
+    f: f.record.trackers[0][0] for f in Family if f.record.trackers and f.record.builtin
+}
 # the page of the bugs our own runs found, as the project ships it
 BUGS_FOUND_PAGE = "docs/bugs-found.md"
 

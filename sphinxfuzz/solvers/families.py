@@ -87,6 +87,9 @@ class FamilyRecord:
     # what its stderr says of an option set for debugging, the option's name the first
     # group: that option is for experts (`solvers.options.standing.warned`)
     expert_warning: str | None = None
+    # issue trackers whose reproducers hold its bugs: (name in a reproducer's file name,
+    # issue URL prefix); the first is its own (`bugs.known`)
+    trackers: tuple[tuple[str, str], ...] = ()
     # its option probe hands values over on the command line even to a long-lived shim
     # (bitwuzla's set-option wants a mode's value as a string, its command line a word)
     probe_on_command_line: bool = False
@@ -154,6 +157,8 @@ def _record(row: dict[str, Any]) -> FamilyRecord:
     for name in _TUPLE_FIELDS:
         if name in fields:
             fields[name] = tuple(str(v) for v in fields[name])
+    if "trackers" in fields:
+        fields["trackers"] = tuple((str(k), str(v)) for k, v in fields["trackers"].items())
     if "error_exits" in fields:
         fields["error_exits"] = frozenset(int(v) for v in fields["error_exits"])
     return FamilyRecord(**fields)
