@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
+from sphinxfuzz.bugs.index_file import bug_folder_count
 from sphinxfuzz.bugs.record import BugRecord, is_bug_folder, load_record
-from sphinxfuzz.bugs.store import Store, StoreError, bug_folder_count
+from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
 from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
