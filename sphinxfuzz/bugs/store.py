@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.dedup import counts_as_new
 from sphinxfuzz.bugs.folder import CampaignFolder
-from sphinxfuzz.bugs.index_file import StoreError, bug_folder_count
+from sphinxfuzz.bugs.index_file import StoreError
 from sphinxfuzz.bugs.record import (
     REDUCED,
     BugRecord,
@@ -43,8 +43,7 @@ from sphinxfuzz.fileio import write_folder_atomic
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult
 
-# bug_folder_count: for the modules that imported it from here before `bugs.index_file`
-__all__ = ["BugRow", "Store", "StoreError", "bug_folder_count", "bug_id"]
+__all__ = ["BugRow", "Store", "StoreError", "bug_id"]
 
 
 @dataclass(frozen=True)
