@@ -42,7 +42,7 @@ from sphinxfuzz.bugs.newest import newest_specs, reference_candidates  # noqa: E
 from sphinxfuzz.bugs.record import ALIVE, BUG, CLEAN, FIXED, OTHER_CRASH, UNDECIDED  # noqa: E402
 from sphinxfuzz.bugs.refresh import replay_target  # noqa: E402
 from sphinxfuzz.oracle import VerdictKind  # noqa: E402
-from sphinxfuzz.oracle.interesting import CheckSpec, accepts  # noqa: E402
+from sphinxfuzz.oracle.same_bug import CheckSpec, accepts  # noqa: E402
 from sphinxfuzz.solvers import Family, parse_specs  # noqa: E402
 from sphinxfuzz.solvers.families import split_build  # noqa: E402
 from sphinxfuzz.solvers.installs import InstallError, install, install_releases  # noqa: E402

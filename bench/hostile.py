@@ -381,7 +381,7 @@ def jobs(row: Row) -> None:
 
 BLOCKED = """
 import os, threading
-from sphinxfuzz.campaign.runner import _StopOnSignal
+from sphinxfuzz.campaign.coordinator import _StopOnSignal
 read_end, write_end = os.pipe()
 with _StopOnSignal(threading.Event()):
     print("blocked", flush=True)

@@ -23,8 +23,8 @@ from realworld import NEWEST, _counts
 
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import CampaignConfig
-from sphinxfuzz.campaign.loop import Worker
-from sphinxfuzz.campaign.runner import prepare, validate
+from sphinxfuzz.campaign.coordinator import prepare, validate
+from sphinxfuzz.campaign.worker import Worker
 from sphinxfuzz.generators.catalogue import default_generators_dir
 
 REPO = Path(__file__).resolve().parents[1]

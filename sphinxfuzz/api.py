@@ -54,10 +54,10 @@ from sphinxfuzz.bugs.store import BugRow, Store, StoreError
 from sphinxfuzz.bugs.triage import related_findings
 from sphinxfuzz.bugs.trust import UntrustedCommand, runnable
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, parse_duration
+from sphinxfuzz.campaign.coordinator import Message, Progress, resumed_config, validate
+from sphinxfuzz.campaign.coordinator import run_campaign as run_campaign_stats
 from sphinxfuzz.campaign.lock import CampaignLock
-from sphinxfuzz.campaign.runner import Message, Progress, resumed_config, validate
-from sphinxfuzz.campaign.runner import run_campaign as run_campaign_stats
-from sphinxfuzz.campaign.status import read_status
+from sphinxfuzz.campaign.status_file import read_status
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers import Family
@@ -124,7 +124,7 @@ def run_campaign(
     `config.reduce` is false (`campaign.reduction`); `CampaignSummary.fuzzing_seconds` is
     the run's time without them.
 
-    A `Campaign` (`config.resolve()`, checked by `campaign.runner.validate`, as the CLI
+    A `Campaign` (`config.resolve()`, checked by `campaign.coordinator.validate`, as the CLI
     does) runs without being checked again. Raises `sphinxfuzz.errors.SphinxfuzzError` subclasses for unusable settings (a solver
     that fails a trivial script, a missing seed folder, a folder that holds a campaign)."""
     _check_arguments(config, campaign, mutants=mutants, jobs=jobs, time=time,

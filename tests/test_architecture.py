@@ -188,11 +188,11 @@ def test_a_renamed_function_would_be_reported() -> None:
 
 def test_rule_reads_spans_not_files_or_code_blocks() -> None:
     sample = (
-        "`sphinxfuzz.bugs.store.Store` and `campaign.loop.Worker.run(x)`, not `status.json`,\n"
+        "`sphinxfuzz.bugs.store.Store` and `campaign.worker.Worker.run(x)`, not `status.json`,\n"
         "`bugs/record.py`, `campaign.sqlite`, `Set` or `Sort`; `Answer.read` is.\n"
         "```\n`smtlib.nope`\n```\n"
     )
-    assert references(sample) == ["bugs.store.Store", "campaign.loop.Worker.run", "Answer.read"]
+    assert references(sample) == ["bugs.store.Store", "campaign.worker.Worker.run", "Answer.read"]
     assert not resolves(["Answer", "no_such_member"])
 
 

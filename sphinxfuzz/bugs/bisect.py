@@ -4,7 +4,7 @@ reports it.
 The stored trigger is run on released versions of the blamed solver (installed on demand
 with `sphinxfuzz solvers install`), each standing in for the campaign's command line with
 the same options, next to the campaign's other solvers. A version shows the bug when the
-same-bug check reduction uses (`oracle.interesting.check`, on `CheckSpec.blaming`) finds the
+same-bug check reduction uses (`oracle.same_bug.check`, on `CheckSpec.blaming`) finds the
 same kind of verdict with the same signature against it. Releases are tried from a coarse
 sample (the first and the last patch release of every minor version, plus the release the
 bug was found on), then bisected over every release between neighbours where the bug comes
@@ -33,7 +33,7 @@ from sphinxfuzz.bugs.replay import CheckSpecError, check_spec
 from sphinxfuzz.errors import ExternalError
 from sphinxfuzz.oracle.backtrace import crash_identity, gdb_backtrace
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.oracle.interesting import CheckSpec, check
+from sphinxfuzz.oracle.same_bug import CheckSpec, check
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.families import (
     Family,

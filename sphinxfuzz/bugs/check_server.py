@@ -1,13 +1,13 @@
 """ddSMT's test of a candidate, answered by the process that runs ddSMT (`CheckServer`): the
-transport only; what the answer is, `oracle.interesting.passes` decides.
+transport only; what the answer is, `oracle.same_bug.passes` decides.
 
 ddSMT runs a command on every candidate: 482 of them for the five-line fma crash of
 `tests/bugs/test_reduce_options.py`. When that command was `python -m
-sphinxfuzz.oracle.interesting`, starting Python, importing the oracle and asking the
+sphinxfuzz.oracle.same_bug`, starting Python, importing the oracle and asking the
 solvers' versions took most of each check (0.6 of 0.9 s for a candidate that still crashed).
 So the command is a shell script that hands the candidate's path to this process through a
 named pipe and waits for the exit code on a pipe of its own; a thread here judges the
-candidate with the test it was given (`oracle.interesting.passes`), whose modules are
+candidate with the test it was given (`oracle.same_bug.passes`), whose modules are
 imported and whose solver versions are known already. The solvers still run in fresh
 processes, as before.
 

@@ -6,7 +6,7 @@
     seed-findings/<id>/  the same for an unmutated seed that misbehaved
     doubts/            examples of expected-answer verdicts a trusted solver contradicted
     rejected/          examples of mutants a solver rejected, one per cause
-    status.json        the live status while a process runs the campaign (`campaign.status`)
+    status.json        the live status while a process runs the campaign (`campaign.status_file`)
     campaign.lock      held by the process running the campaign (`campaign.lock`)
     report.html        the default place of `bugs.report`'s page
     queue.json         what the filing queue queued when (`bugs.queue`)

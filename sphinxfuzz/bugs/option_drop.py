@@ -1,5 +1,5 @@
 """The options a reduced bug needs: each option word of the solvers its check runs is left
-out in turn, and stays out when the check still finds the bug (`oracle.interesting.check_options`:
+out in turn, and stays out when the check still finds the bug (`oracle.same_bug.check_options`:
 the test ddSMT ran on every candidate, on other command lines).
 
 `reduce` does this after ddSMT, on the reduced formula: each try is one cheap check on the
@@ -27,7 +27,7 @@ from sphinxfuzz.bugs.record import BugRecord, load_reduction
 from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.oracle import Verdict
-from sphinxfuzz.oracle.interesting import CheckSpec, check_options
+from sphinxfuzz.oracle.same_bug import CheckSpec, check_options
 from sphinxfuzz.solvers import Family, SolverResult, SolverSpec, parse_specs
 from sphinxfuzz.solvers.families import program_argv
 from sphinxfuzz.solvers.options.standing import Standing, command_standing, warned

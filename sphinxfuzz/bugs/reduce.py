@@ -2,7 +2,7 @@
 
 ddSMT (`pip install ddsmt`, the `reduce` extra) runs a command on each candidate and keeps
 those whose exit code matches the original run. The command is a script that has this process
-(`bugs.check_server.CheckServer`) ask the same-bug check (`oracle.interesting.passes`) with the
+(`bugs.check_server.CheckServer`) ask the same-bug check (`oracle.same_bug.passes`) with the
 bug's check spec (`bugs.replay.check_spec`: its kind, blamed solver and signature, its stored
 command lines, and the campaign's timeout) and a reference that must read every candidate.
 The same check decides before ddSMT, after it, and for every option left out. The result goes
@@ -50,7 +50,7 @@ from sphinxfuzz.bugs.replay import CheckSpecError, check_spec, find_bug
 from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.oracle import Verdict
-from sphinxfuzz.oracle.interesting import CheckSpec, accepts, check, first_reader, passes
+from sphinxfuzz.oracle.same_bug import CheckSpec, accepts, check, first_reader, passes
 from sphinxfuzz.smtlib import SmtParseError, parse_nodes, walk
 from sphinxfuzz.solvers import Family, SolverResult, parse_specs, reaper
 from sphinxfuzz.solvers.families import UNKNOWN_VERSION

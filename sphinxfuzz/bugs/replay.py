@@ -15,8 +15,8 @@ from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.oracle import Judgement, Verdict, VerdictKind, judge_again
 from sphinxfuzz.oracle.backtrace import gdb_backtrace, identified
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.oracle.interesting import CheckSpec, reproduces
 from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.oracle.same_bug import CheckSpec, reproduces
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 
 DEFAULT_CAMPAIGNS = Path("campaigns")
@@ -85,7 +85,7 @@ class Replay:
 
     @property
     def reproduced(self) -> bool:
-        """The stored bug shows again (`oracle.interesting.reproduces`)."""
+        """The stored bug shows again (`oracle.same_bug.reproduces`)."""
         return reproduces(self.original, self.judgement)
 
 
@@ -94,7 +94,7 @@ class CheckSpecError(InputError):
 
 
 def check_spec(root: Path, record: BugRecord) -> CheckSpec:
-    """The same-bug check (`oracle.interesting`) of a stored bug of the campaign in `root`:
+    """The same-bug check (`oracle.same_bug`) of a stored bug of the campaign in `root`:
     its verdict and command lines, under the campaign's timeout and memory limit. Reduce,
     refresh and bisect ask it."""
     with Store(root) as store:

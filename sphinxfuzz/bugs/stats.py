@@ -64,7 +64,7 @@ class Stats:
     # were undecided and more than the campaign's share (`campaign.budget.SeedBudget`)
     seeds_left_early: int = 0
     seed_findings: int = 0
-    # cases drawn while the case before ran (`campaign.tester`); of them, those drawn again
+    # cases drawn while the case before ran (`campaign.case_tester`); of them, those drawn again
     # at their turn (drawn on an answer heard otherwise) and those the budget did not want
     drawn_ahead: int = 0
     drawn_again: int = 0

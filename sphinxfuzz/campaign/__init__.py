@@ -2,8 +2,8 @@
 
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.config import Budget, CampaignConfig, parse_duration
+from sphinxfuzz.campaign.coordinator import run_campaign
 from sphinxfuzz.campaign.exit_reason import ExitReason
-from sphinxfuzz.campaign.runner import run_campaign
 from sphinxfuzz.campaign.targets import CampaignError
 
 __all__ = [

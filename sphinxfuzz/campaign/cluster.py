@@ -24,9 +24,9 @@ from typing import Any, cast
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign
 from sphinxfuzz.campaign.config_text import read_solvers
-from sphinxfuzz.campaign.loop import Event, Worker
 from sphinxfuzz.campaign.sink import Forwarding, Snapshot, Write, apply
 from sphinxfuzz.campaign.targets import CampaignError
+from sphinxfuzz.campaign.worker import Event, Worker
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.solvers import reaper, scratch
 from sphinxfuzz.solvers.installs import install_releases

@@ -26,9 +26,9 @@ from sphinxfuzz.campaign.config_text import (
     read_strategies,
     read_trusted,
 )
-from sphinxfuzz.campaign.mix import StrategyMix
-from sphinxfuzz.campaign.options import OptionPlan
+from sphinxfuzz.campaign.position_options import OptionPlan
 from sphinxfuzz.campaign.seeds import SeedsError, seed_paths
+from sphinxfuzz.campaign.strategy_bench import StrategyMix
 from sphinxfuzz.campaign.targets import CampaignError, generator_entries, theory_options
 from sphinxfuzz.campaign.values import check_values
 from sphinxfuzz.datafiles import data_dir
@@ -89,11 +89,11 @@ class CampaignConfig:
     # Seeds larger than this are skipped (counted as malformed, with a message): a 50 MB
     # seed took minutes and gigabytes to parse and mutate.
     max_seed_bytes: int = MAX_SEED_BYTES
-    # Strategies with weights (`campaign/mix.py`): "sphinx,fusion=2,storm" mixes the seed
+    # Strategies with weights (`campaign/strategy_bench.py`): "sphinx,fusion=2,storm" mixes the seed
     # papers' strategies into sphinx's skeleton filling.
     strategies: str = DEFAULT_STRATEGY
     scheduler: str = "fixed"  # "bandit": choose strategies by what they found
-    # Solver options per seed position (campaign/options.py): "random" or "random:K" draws
+    # Solver options per seed position (campaign/position_options.py): "random" or "random:K" draws
     # from each target's option table ("compare[:K]": each target plain and with those);
     # "z3: smt.arith.solver=2; cvc5: --nl-ext-tplanes" fixes them; "none" (or "") sets none.
     # They go on the targets' command lines, so stored bugs carry them. Drawn by default:
@@ -244,7 +244,9 @@ class Campaign:
     mix: StrategyMix = StrategyMix(((DEFAULT_STRATEGY, 1.0),))
     # labels, models and doubts (`CampaignConfig.trusted`, "z3;cvc5": several)
     trusted: tuple[SolverSpec, ...] = ()
-    options: OptionPlan = OptionPlan()  # the targets' options per position (`campaign.options`)
+    options: OptionPlan = (
+        OptionPlan()
+    )  # the targets' options per position (`campaign.position_options`)
 
 
 # The floor of a calibrated limit before the campaign's answers move it (`case_limits`): at

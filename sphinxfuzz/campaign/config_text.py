@@ -15,9 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from sphinxfuzz.bugs.option_use import sets_options
-from sphinxfuzz.campaign.mix import SCHEDULERS, StrategyMix
-from sphinxfuzz.campaign.options import OptionPlan
+from sphinxfuzz.campaign.position_options import OptionPlan
 from sphinxfuzz.campaign.seeds import SeedsError, collect_seeds, seed_paths
+from sphinxfuzz.campaign.strategy_bench import SCHEDULERS, StrategyMix
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.solvers import Family, SolverSpec, parse_specs

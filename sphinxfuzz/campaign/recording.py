@@ -14,9 +14,9 @@ from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.known import recognise
 from sphinxfuzz.bugs.record import VERDICT, Origin
 from sphinxfuzz.bugs.refresh import RefreshError, newest_specs, refresh_bug
-from sphinxfuzz.campaign.calls import SolverCalls
-from sphinxfuzz.campaign.cases import Finding
+from sphinxfuzz.campaign.judging import Finding
 from sphinxfuzz.campaign.sink import Findings
+from sphinxfuzz.campaign.solver_calls import SolverCalls
 
 
 class Recorder:

@@ -1,6 +1,6 @@
 """The campaign's own reduction: once its fuzzing ends, every stored bug and seed finding that
 has no reduction yet is reduced (`bugs.reduce.reduce_bug`: ddSMT, the same-bug check of
-`oracle.interesting` that a reduction by hand, refresh, bisect and replay ask too, the options
+`oracle.same_bug` that a reduction by hand, refresh, bisect and replay ask too, the options
 the bug does not need left out), each for at most the campaign's `reduce_time`.
 
 After the fuzzing, not beside it: a reduction runs solvers as hard as the fuzzer does (each
@@ -48,7 +48,7 @@ class Reductions:
     current: str | None = None  # the finding being reduced now
 
     def to_json(self) -> dict[str, object]:
-        """The status document's `reduction` (`campaign.status`)."""
+        """The status document's `reduction` (`campaign.status_file`)."""
         return {**asdict(self), "seconds": round(self.seconds, 3)}
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.stats import Stats
-from sphinxfuzz.campaign.calls import SolverCalls, cause, rejection
-from sphinxfuzz.campaign.cases import Judging
 from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck
+from sphinxfuzz.campaign.judging import Judging
 from sphinxfuzz.campaign.sink import Findings
+from sphinxfuzz.campaign.solver_calls import SolverCalls, cause, rejection
 from sphinxfuzz.mutate import Seed, SeedError, load_seed
 from sphinxfuzz.mutate.declare import declared
 from sphinxfuzz.mutate.mutant import NeededOptions, with_needed_options

@@ -27,14 +27,15 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
-# Command groups, in the order `--help` lists them.
+# Command modules, in the order `--help` lists their commands (a module whose name another
+# package uses for something else carries `_command`)
 _COMMAND_MODULES = (
     "fuzz",
-    "status",
+    "status_command",
     "bugs",
-    "reduce",
-    "bisect",
-    "report",
+    "reduce_command",
+    "bisect_command",
+    "report_command",
     "solvers",
     "generators",
     "build",

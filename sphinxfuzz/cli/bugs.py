@@ -14,7 +14,7 @@ from rich.markup import escape
 from sphinxfuzz import api
 from sphinxfuzz.api import PER_WEEK, CampaignFolder, ShownBug, TextTable
 from sphinxfuzz.api import describe_verdict as describe
-from sphinxfuzz.cli.options import (
+from sphinxfuzz.cli.parameters import (
     CampaignOption,
     JsonOption,
     OldCampaignArgument,

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
-from sphinxfuzz.generators.folder import GeneratorFolder
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 from sphinxfuzz.visible import visible
 
 if TYPE_CHECKING:  # the build pipeline is imported when a build runs, not for every command

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from sphinxfuzz.cli.options import first_sentence, name_values
+from sphinxfuzz.cli.parameters import first_sentence, name_values
 from sphinxfuzz.errors import SphinxfuzzError, Step, StepKind
 from sphinxfuzz.visible import visible
 

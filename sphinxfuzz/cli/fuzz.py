@@ -23,7 +23,7 @@ from sphinxfuzz.campaign.config import (
     parse_duration,
 )
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
-from sphinxfuzz.cli.options import duration
+from sphinxfuzz.cli.parameters import duration
 from sphinxfuzz.cli.progress import Progress, progress_mode
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.oracle import VerdictKind

@@ -10,16 +10,16 @@ from rich.console import Console
 from rich.table import Table
 
 from sphinxfuzz.cli.errors import UNCONFINED_HELP
-from sphinxfuzz.cli.options import JsonOption, print_json
+from sphinxfuzz.cli.parameters import JsonOption, print_json
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.catalogue import (
     Catalogue,
     default_generators_dir,
     load_catalogue,
 )
-from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 from sphinxfuzz.visible import visible
 
 generators_app = typer.Typer(
@@ -216,7 +216,7 @@ def validate(
     (90% for extension theories), at least 90% of the document's operators are used, and a
     term takes under 5 ms. The exit status is 1 when a generator misses a target."""
     # Imported here: validation runs solvers, the other commands do not need that layer.
-    from sphinxfuzz.synthesis.validation import validate_generators
+    from sphinxfuzz.synthesis.catalogue_validation import validate_generators
 
     catalogue = _catalogue(generators, strict=True)
     console = Console(stderr=as_json)  # the progress spinner stays off a JSON stdout

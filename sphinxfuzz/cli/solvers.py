@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sphinxfuzz.cli.options import JsonOption, print_json
+from sphinxfuzz.cli.parameters import JsonOption, print_json
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers import BUILTINS, SolverSpecError, parse_specs, solver_version
 from sphinxfuzz.solvers.families import PACKAGES, Family

@@ -1,6 +1,6 @@
 """The generator runtime: checking, sandboxing, hosting and validating generator modules.
 
-Importing this package does not import the solver layer; `sphinxfuzz.generators.validate`
+Importing this package does not import the solver layer; `sphinxfuzz.generators.theory_validation`
 (which runs solvers) is imported on its own.
 """
 

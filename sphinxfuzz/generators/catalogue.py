@@ -14,8 +14,8 @@ from typing import Any
 
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.errors import InputError
-from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.static_check import UnsafeGenerator, read_header, require_safe
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 
 
 class CatalogueError(InputError):
@@ -73,7 +73,7 @@ def served_families(
 ) -> tuple[str, ...]:
     """The families a generator serves: its SOLVERS (what its build checked), then each
     family its build did not name whose last validation found the generator fit for it
-    (the entry's `serves`, `synthesis.validation`)."""
+    (the entry's `serves`, `synthesis.catalogue_validation`)."""
     more = [
         family
         for family, entry in family_validations(manifest).items()

@@ -26,9 +26,9 @@ from sphinxfuzz.generators.child_process import (
     stderr_tail,
     unconfined_error,
 )
-from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.protocol import DEFAULT_LIMITS, Limits, ProtocolViolation, Reader
 from sphinxfuzz.generators.static_check import require_safe
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 
 # "refused": the kernel confinement killed the child for a forbidden system call.
 KINDS = ("ok", "exception", "timeout", "memory", "bad-output", "refused")

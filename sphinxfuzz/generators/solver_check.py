@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sphinxfuzz.generators.term_text import is_balanced, only_declarations
-from sphinxfuzz.generators.verdict import TermVerdict
+from sphinxfuzz.generators.term_verdict import TermVerdict
 from sphinxfuzz.smtlib.lexer import error_message, lexemes
 from sphinxfuzz.smtlib.vocabulary import HIGHER_ORDER_SYMBOLS
 from sphinxfuzz.solvers import Outcome, SolverResult, SolverSpec, run_solver

@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from sphinxfuzz.errors import InputError
-from sphinxfuzz.generators.folder import GeneratorFolder
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 
 ALLOW_LIST = Path(__file__).with_name("allowed_names.json")
 _ALLOWED = json.loads(ALLOW_LIST.read_text(encoding="utf-8"))

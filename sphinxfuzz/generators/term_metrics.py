@@ -12,8 +12,8 @@ from lark.exceptions import LarkError
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.term_text import symbols
+from sphinxfuzz.generators.term_verdict import TermVerdict
 from sphinxfuzz.generators.theory_docs import TheoryDoc
-from sphinxfuzz.generators.verdict import TermVerdict
 
 MAX_MESSAGE = 200
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from sphinxfuzz.oracle.crash import bare_signal, crash_signature
 from sphinxfuzz.oracle.verdict import Verdict, VerdictKind
 from sphinxfuzz.solvers import SolverResult, SolverSpec
-from sphinxfuzz.solvers.runner import run_command
+from sphinxfuzz.solvers.fresh_process import run_command
 
 # frames of the signature (after the runtime's own frames are skipped)
 DEPTH = 3

@@ -1,8 +1,8 @@
 """Running SMT solvers: specs (command lines), limits, and the classification of answers."""
 
 from sphinxfuzz.solvers.families import BUILTINS, Family, parse_version
+from sphinxfuzz.solvers.fresh_process import run_command, run_solver
 from sphinxfuzz.solvers.result import DECIDED, Answer, Outcome, SolverResult
-from sphinxfuzz.solvers.runner import run_command, run_solver
 from sphinxfuzz.solvers.spec import SolverSpec, SolverSpecError, parse_specs
 from sphinxfuzz.solvers.versions import solver_version
 

@@ -54,10 +54,10 @@ from sphinxfuzz.smtlib.lexer import blotted
 from sphinxfuzz.solvers import reaper
 from sphinxfuzz.solvers.classify import classify
 from sphinxfuzz.solvers.families import options_argv, program_argv
-from sphinxfuzz.solvers.literals import misread
+from sphinxfuzz.solvers.fresh_process import output_limit, run_solver
 from sphinxfuzz.solvers.result import SolverResult
-from sphinxfuzz.solvers.runner import output_limit, run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
+from sphinxfuzz.solvers.string_escapes import misread
 from sphinxfuzz.solvers.vanished import SolverVanished, check_started
 from sphinxfuzz.solvers.versions import solver_version
 
@@ -211,7 +211,7 @@ class PersistentSolver:
 
     def serve(self, spec: SolverSpec) -> None:
         """Answer as `spec` from now on: the same solver with another position's options on
-        its command line (`campaign.options`). The shim takes options with each script, so
+        its command line (`campaign.position_options`). The shim takes options with each script, so
         its process stays; a z3 process of another command line is retired (its options are
         the process's own and survive `(reset)`), so the next script starts one of `spec`."""
         self.settle()

@@ -15,9 +15,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
+from sphinxfuzz.solvers.fresh_process import run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.result import SolverResult
-from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
 
 

@@ -7,8 +7,8 @@ each spec first and refuses to start, naming the spec and the solver's own words
 
 from __future__ import annotations
 
+from sphinxfuzz.solvers.fresh_process import run_solver
 from sphinxfuzz.solvers.result import Answer, Outcome, SolverResult
-from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.vanished import SolverVanished
 

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sphinxfuzz.solvers.families import BUILTINS, Family, program_argv
+from sphinxfuzz.solvers.fresh_process import run_solver
 from sphinxfuzz.solvers.options.table import table_summary
 from sphinxfuzz.solvers.result import Outcome, SolverResult
-from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.vanished import SolverVanished
 from sphinxfuzz.solvers.versions import solver_version

@@ -27,7 +27,7 @@ from lark.lexer import PatternStr, TerminalDef
 from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.capabilities import Capabilities, term_features
-from sphinxfuzz.generators.folder import GeneratorFolder
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 from sphinxfuzz.mutate.mutant import MutationError, mutate
 from sphinxfuzz.mutate.seed import Seed
 from sphinxfuzz.smtlib import (

@@ -18,8 +18,8 @@ from sphinxfuzz.errors import InputError, Step, StepKind
 from sphinxfuzz.fileio import write_atomic
 from sphinxfuzz.generators.catalogue import CatalogueEntry, CatalogueError, load_entry
 from sphinxfuzz.generators.child_process import probe_confinement
-from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc, default_docs_dir, load_corpus
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 from sphinxfuzz.generators.theory_solvers import builtin_families, solvers_for_theory
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, solver_version
 from sphinxfuzz.synthesis.freshness import stale_inputs

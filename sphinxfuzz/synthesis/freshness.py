@@ -30,8 +30,8 @@ from sphinxfuzz.generators.catalogue import (
     family_validations,
     served_families,
 )
-from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.theory_docs import TheoryDoc
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 from sphinxfuzz.generators.theory_solvers import builtin_families, spec_text_for
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs, solver_version
 from sphinxfuzz.solvers.families import UNKNOWN_VERSION, parse_version
@@ -189,7 +189,7 @@ def catalogue_staleness(
 ) -> dict[str, Staleness]:
     """Each generator's staleness against today's documents, templates and the newest
     release of each built-in family it is validated on: its SOLVERS' and those no generator
-    of the catalogue names (`synthesis.validation`'s candidates)."""
+    of the catalogue names (`synthesis.catalogue_validation`'s candidates)."""
     newest = newest_releases(BUILTINS)
     named = {family for entry in catalogue.entries.values() for family in entry.solvers}
     return {
@@ -220,7 +220,7 @@ def record_validation(
 ) -> dict[str, Any]:
     """Append a validation entry to `folder`'s manifest (atomically) and return it. `serves`:
     the families outside its SOLVERS the generator proved fit for; `judged`: the terms a
-    solver judged when it stopped short of `terms` (`generators.validate.candidate_share`)."""
+    solver judged when it stopped short of `terms` (`generators.theory_validation.candidate_share`)."""
     manifest = read_manifest(folder)
     entry: dict[str, Any] = {
         "date": date or datetime.now(UTC).isoformat(timespec="seconds"),

@@ -17,7 +17,7 @@ from typing import Any
 
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
-from sphinxfuzz.generators.folder import GeneratorFolder
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 from sphinxfuzz.synthesis.output import validate_manifest
 from sphinxfuzz.synthesis.pipeline import extract_block
 from sphinxfuzz.synthesis.transcript import read_transcript

@@ -15,7 +15,7 @@ import jsonschema
 from sphinxfuzz import __version__
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.fileio import write_atomic
-from sphinxfuzz.generators.folder import GeneratorFolder
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
 from sphinxfuzz.synthesis.pipeline import BuildResult
 
 

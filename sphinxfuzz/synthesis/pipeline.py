@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sphinxfuzz.errors import ExternalError
-from sphinxfuzz.generators.folder import GeneratorFolder
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.static_check import ALLOWED_MODULES, check_source
 from sphinxfuzz.generators.term_metrics import load_grammar
 from sphinxfuzz.generators.theory_docs import TheoryDoc
-from sphinxfuzz.generators.validate import (
+from sphinxfuzz.generators.theory_folder import GeneratorFolder
+from sphinxfuzz.generators.theory_validation import (
     GrammarLoadError,
     check_terms,
     error_counts,

@@ -16,7 +16,7 @@ from typing import Any
 
 from sphinxfuzz.generators.catalogue import CatalogueEntry
 from sphinxfuzz.generators.theory_docs import TheoryDoc
-from sphinxfuzz.generators.validate import validate_theory
+from sphinxfuzz.generators.theory_validation import validate_theory
 from sphinxfuzz.smtlib.lexer import lexemes
 from sphinxfuzz.solvers import SolverSpec, solver_version
 

@@ -1,5 +1,5 @@
 """The script ddSMT runs on each candidate asks the reducing process (`CheckServer`), which
-judges it with the test it is given (`oracle.interesting.passes`): exit codes as the check
+judges it with the test it is given (`oracle.same_bug.passes`): exit codes as the check
 says, checks at once kept apart, a killed script costing nothing, a check that raises
 reported."""
 
@@ -20,7 +20,7 @@ from campaign_helpers import CRASHER
 from sphinxfuzz.bugs.check_server import CheckServer, CheckServerError
 from sphinxfuzz.oracle import judge
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.oracle.interesting import CheckSpec, passes
+from sphinxfuzz.oracle.same_bug import CheckSpec, passes
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs, run_solver
 
 QUIET = """(set-option :produce-models true)

@@ -16,9 +16,9 @@ from sphinxfuzz.bugs import Origin, Store
 from sphinxfuzz.bugs.option_drop import bug_standing, drop_options, lower_standing
 from sphinxfuzz.bugs.record import load_record, load_reduction
 from sphinxfuzz.oracle import VerdictKind
-from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.oracle.judge import judge
 from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.oracle.same_bug import CheckSpec, check
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 from sphinxfuzz.solvers.options.standing import Standing
 

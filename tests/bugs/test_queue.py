@@ -24,7 +24,7 @@ from sphinxfuzz.bugs.reduce import formula_size
 from sphinxfuzz.bugs.refresh import refresh_bug
 from sphinxfuzz.bugs.replay import check_spec
 from sphinxfuzz.cli import app
-from sphinxfuzz.oracle.interesting import accepts, check
+from sphinxfuzz.oracle.same_bug import accepts, check
 from sphinxfuzz.solvers import Family, parse_specs
 from sphinxfuzz.solvers.options.standing import Standing
 from tests.bugs.test_known import MATCH_AFTER_RESET, store_seed_finding

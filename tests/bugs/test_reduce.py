@@ -17,7 +17,7 @@ from sphinxfuzz.bugs import reduce as reduce_module
 from sphinxfuzz.bugs.record import load_reduction
 from sphinxfuzz.bugs.reduce import ReduceError, formula_size, reduce_bug
 from sphinxfuzz.cli import app
-from sphinxfuzz.oracle.interesting import CheckSpec, check
+from sphinxfuzz.oracle.same_bug import CheckSpec, check
 from sphinxfuzz.solvers import Outcome, parse_specs, reaper, run_solver
 
 runner = CliRunner()

@@ -17,9 +17,9 @@ from sphinxfuzz.bugs.record import load_record
 from sphinxfuzz.bugs.reduce import reduce_bug
 from sphinxfuzz.cli import app
 from sphinxfuzz.oracle import VerdictKind
-from sphinxfuzz.oracle.interesting import CheckSpec, check
 from sphinxfuzz.oracle.judge import judge
 from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.oracle.same_bug import CheckSpec, check
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 from sphinxfuzz.solvers.options.standing import Standing
 

@@ -12,7 +12,7 @@ from campaign_helpers import SEEDS, TESTS, config_for
 
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.config_text import read_options
-from sphinxfuzz.campaign.options import PositionOptions
+from sphinxfuzz.campaign.position_options import PositionOptions
 from sphinxfuzz.solvers import Family, Outcome, parse_specs, run_solver
 
 WRAPPER = TESTS / "fixtures" / "hostile" / "solvers" / "cvc5-dev"

@@ -13,7 +13,7 @@ import pytest
 from campaign_helpers import SEEDS, config_for
 
 from sphinxfuzz.bugs.stats import Stats
-from sphinxfuzz.campaign.calls import SolverCalls, SolverClock, Stopped
+from sphinxfuzz.campaign.solver_calls import SolverCalls, SolverClock, Stopped
 from sphinxfuzz.solvers import Answer, Outcome, parse_specs, reaper
 from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
 

@@ -23,8 +23,8 @@ from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.config import CampaignConfig
 from sphinxfuzz.campaign.config_text import read_options
-from sphinxfuzz.campaign.options import OptionPlan, PositionOptions
-from sphinxfuzz.campaign.status import options_field, read_status
+from sphinxfuzz.campaign.position_options import OptionPlan, PositionOptions
+from sphinxfuzz.campaign.status_file import options_field, read_status
 from sphinxfuzz.cli.fuzz import summary_table
 from sphinxfuzz.oracle import Verdict, VerdictKind
 from sphinxfuzz.oracle.judge import judge

@@ -29,9 +29,9 @@ from sphinxfuzz.bugs.record import (
 from sphinxfuzz.bugs.reduce import formula_size
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.reduction import waiting
-from sphinxfuzz.campaign.status import read_status
+from sphinxfuzz.campaign.status_file import read_status
 from sphinxfuzz.cli import app
-from sphinxfuzz.oracle.interesting import CheckSpec, check
+from sphinxfuzz.oracle.same_bug import CheckSpec, check
 
 # a mutant of crash.smt2 crashes the stand-in in one place: one bug, one reduction
 SOLVERS = f"z3;{CRASHER}"

@@ -12,8 +12,8 @@ from campaign_helpers import config_for
 
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import Budget, run_campaign
-from sphinxfuzz.campaign import calls as calls_module
-from sphinxfuzz.campaign import tester as tester_module
+from sphinxfuzz.campaign import case_tester as tester_module
+from sphinxfuzz.campaign import solver_calls as calls_module
 
 SEEDS = {
     "lia.smt2": """(set-logic QF_LIA)

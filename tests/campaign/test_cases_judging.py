@@ -1,4 +1,4 @@
-"""Judging a case in one place (`campaign.cases.Judging.case`): a verdict from long-lived
+"""Judging a case in one place (`campaign.judging.Judging.case`): a verdict from long-lived
 processes is confirmed in fresh ones, then passes the doubt gate, and only what stands is
 yielded for the recorder. A wrong construction (an expected sat on an unsat formula, as a
 strategy with a bad rule would claim) is the verdict here: real solvers answer it."""
@@ -11,8 +11,8 @@ from campaign_helpers import SEEDS, config_for
 
 from sphinxfuzz.bugs.record import Origin
 from sphinxfuzz.bugs.stats import Stats
-from sphinxfuzz.campaign.calls import SolverCalls
-from sphinxfuzz.campaign.cases import Judging
+from sphinxfuzz.campaign.judging import Judging
+from sphinxfuzz.campaign.solver_calls import SolverCalls
 from sphinxfuzz.mutate import Formula
 from sphinxfuzz.mutate.mutant import ready_to_run
 from sphinxfuzz.oracle import VerdictKind

@@ -1,5 +1,5 @@
 """A sphinx case is drawn while the case before runs its solvers (`strategies.DrawsAhead`,
-`campaign.tester`): the campaign tests the cases it would have drawn at their turn, a
+`campaign.case_tester`): the campaign tests the cases it would have drawn at their turn, a
 drawn-ahead case chained on one that turned out undecided is drawn again, and one the seed's
 budget does not want is dropped."""
 

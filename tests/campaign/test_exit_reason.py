@@ -14,7 +14,7 @@ from campaign_helpers import SEEDS, config_for
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.exit_reason import ExitReason
-from sphinxfuzz.campaign.status import StatusWriter, read_status
+from sphinxfuzz.campaign.status_file import StatusWriter, read_status
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "sphinxfuzz" / "schemas" / "status.schema.json").read_text())

@@ -13,7 +13,7 @@ from campaign_helpers import config_for
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.config_text import read_options
-from sphinxfuzz.campaign.options import PositionOptions
+from sphinxfuzz.campaign.position_options import PositionOptions
 from sphinxfuzz.campaign.seedcheck import SEED_OK, SEED_PARTIAL
 from sphinxfuzz.solvers import parse_specs
 from sphinxfuzz.solvers.options.declared import Declared, Kind

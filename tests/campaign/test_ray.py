@@ -113,7 +113,7 @@ def test_a_killed_actor_is_replaced_and_nothing_stored_is_lost(
 
 
 def test_the_coordinator_writes_the_status_of_a_ray_campaign(both: tuple[Path, Path]) -> None:
-    from sphinxfuzz.campaign.status import read_status
+    from sphinxfuzz.campaign.status_file import read_status
 
     written = json.loads((both[1] / "status.json").read_text())
     assert written["ray"] is not None and written["jobs"] == 2 and written["running"] is False

@@ -19,7 +19,7 @@ from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.campaign.config import SeedCheck
 from sphinxfuzz.campaign.config_text import read_strategies
-from sphinxfuzz.campaign.mix import StrategyBench
+from sphinxfuzz.campaign.strategy_bench import StrategyBench
 from sphinxfuzz.mutate import load_seed
 
 # `int.pow2` is cvc5's alone: z3 rejects it ("unknown constant")

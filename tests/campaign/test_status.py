@@ -19,7 +19,7 @@ from campaign_helpers import SEEDS
 
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.stats import Stats
-from sphinxfuzz.campaign.status import STATUS_PERIOD, StatusWriter
+from sphinxfuzz.campaign.status_file import STATUS_PERIOD, StatusWriter
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "sphinxfuzz" / "schemas" / "status.schema.json").read_text())

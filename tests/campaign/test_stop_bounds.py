@@ -12,7 +12,7 @@ from pathlib import Path
 
 from campaign_helpers import GENERATORS, SEEDS, TESTS
 
-from sphinxfuzz.campaign.runner import JOBS_PER_CORE, STOP_GRACE, STOPPED_HARD
+from sphinxfuzz.campaign.coordinator import JOBS_PER_CORE, STOP_GRACE, STOPPED_HARD
 
 ENV = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
 
@@ -39,7 +39,7 @@ def test_a_stop_ends_the_process_even_when_the_main_thread_is_blocked(tmp_path: 
     program = textwrap.dedent(
         """
         import os, threading
-        from sphinxfuzz.campaign.runner import _StopOnSignal
+        from sphinxfuzz.campaign.coordinator import _StopOnSignal
         read_end, write_end = os.pipe()
         with _StopOnSignal(threading.Event()):
             print("blocked", flush=True)

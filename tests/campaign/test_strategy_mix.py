@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from sphinxfuzz.bugs import Store, load_record
 from sphinxfuzz.bugs.replay import replay
 from sphinxfuzz.bugs.report import render_report
-from sphinxfuzz.campaign import Budget, CampaignError, loop, run_campaign
+from sphinxfuzz.campaign import Budget, CampaignError, run_campaign, worker
 from sphinxfuzz.campaign.config_text import read_strategies, read_weights
 from sphinxfuzz.cli import app
 from sphinxfuzz.datafiles import data_dir
@@ -196,7 +196,7 @@ def test_a_mix_without_generated_terms_opens_no_generator_pool(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("a generator pool was opened")
 
-    monkeypatch.setattr(loop, "GeneratorPool", refuse)
+    monkeypatch.setattr(worker, "GeneratorPool", refuse)
     config = replace(
         config_for([SEEDS / "plain.smt2", *SHIPPED], "z3;cvc5", seed=3, per_seed=2),
         strategies="opfuzz,typefuzz",

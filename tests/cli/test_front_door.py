@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from sphinxfuzz.cli import app
 from sphinxfuzz.cli.fuzz import closing_line
-from sphinxfuzz.cli.options import first_sentence
+from sphinxfuzz.cli.parameters import first_sentence
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -144,7 +144,7 @@ def test_kernel_stops_sample_and_validate(name: str, target: Path) -> None:
 
 @pytest.mark.usefixtures("no_static_check")
 def test_kernel_stops_validation(target: Path) -> None:
-    from sphinxfuzz.generators.validate import validate_theory
+    from sphinxfuzz.generators.theory_validation import validate_theory
 
     entry = Entry("Hostile", hostile("escape_match", target), "h/generator.py")
     report = validate_theory(entry, None, parse_specs("z3"), n=5, sample_timeout=20)  # type: ignore[arg-type]

@@ -10,8 +10,8 @@ from sphinxfuzz.generators.term_metrics import (
     operator_coverage,
 )
 from sphinxfuzz.generators.term_text import command_heads, is_balanced, only_declarations, symbols
+from sphinxfuzz.generators.term_verdict import TermVerdict
 from sphinxfuzz.generators.theory_docs import parse_theory_doc
-from sphinxfuzz.generators.verdict import TermVerdict
 
 GRAMMAR = r"""
 start: bool_term

@@ -11,7 +11,7 @@ from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.solver_check import check_terms
 from sphinxfuzz.generators.term_metrics import distinct_errors
 from sphinxfuzz.generators.theory_docs import parse_theory_doc
-from sphinxfuzz.generators.validate import candidate_share, validate_theory
+from sphinxfuzz.generators.theory_validation import candidate_share, validate_theory
 from sphinxfuzz.solvers import SolverSpec, parse_specs
 
 INVALID = [

@@ -22,8 +22,8 @@ from sphinxfuzz.oracle import (
     judge_expected,
     judge_related,
 )
-from sphinxfuzz.oracle.interesting import check
 from sphinxfuzz.oracle.run import run_in_dialect
+from sphinxfuzz.oracle.same_bug import check
 from sphinxfuzz.solvers import SolverResult, SolverSpec, parse_specs
 
 MODELS = "(set-option :produce-models true)\n"

@@ -13,7 +13,7 @@ from campaign_helpers import CRASHER, FIXTURES, LIAR_SAT, LIAR_UNSAT
 
 from sphinxfuzz.oracle import Expected, Judgement, Verdict, VerdictKind, judge
 from sphinxfuzz.oracle.dialect import for_family
-from sphinxfuzz.oracle.interesting import CheckSpec, check, reproduces
+from sphinxfuzz.oracle.same_bug import CheckSpec, check, reproduces
 from sphinxfuzz.solvers import Answer, SolverResult, SolverSpec, parse_specs, run_solver
 
 SAT = """(set-option :produce-models true)
@@ -94,7 +94,7 @@ def test_crash_needs_the_same_signature_and_the_script_says_so_by_exit_code(
     for name, text in (("crash.smt2", formula), ("quiet.smt2", SAT)):
         (tmp_path / name).write_text(text)
         codes.append(subprocess.run(
-            [sys.executable, "-m", "sphinxfuzz.oracle.interesting", str(spec_file),
+            [sys.executable, "-m", "sphinxfuzz.oracle.same_bug", str(spec_file),
              str(tmp_path / name)], capture_output=True, text=True,
         ))  # fmt: skip
     assert [c.returncode for c in codes] == [0, 1], codes

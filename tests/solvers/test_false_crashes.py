@@ -12,8 +12,8 @@ import pytest
 from sphinxfuzz.oracle import VerdictKind, judge
 from sphinxfuzz.solvers import Family, Outcome, SolverResult, SolverSpec, parse_specs
 from sphinxfuzz.solvers.classify import classify
+from sphinxfuzz.solvers.fresh_process import run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver
-from sphinxfuzz.solvers.runner import run_solver
 
 ABORTED_MODEL = """(set-option :produce-models true)
 (declare-const Aborted Int)

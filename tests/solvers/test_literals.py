@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from sphinxfuzz.solvers import Outcome, parse_specs, run_solver
-from sphinxfuzz.solvers.literals import (
+from sphinxfuzz.solvers.persistent import PersistentSolver
+from sphinxfuzz.solvers.spec import with_options
+from sphinxfuzz.solvers.string_escapes import (
     REASON,
     _reads_unicode_escapes,
     escapes,
     reads_unicode_escapes,
 )
-from sphinxfuzz.solvers.persistent import PersistentSolver
-from sphinxfuzz.solvers.spec import with_options
 
 # sat in SMT-LIB 2.6 (one character, code point 0); unsat where `\u{0}` is five characters
 ZERO = (

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 import sphinxfuzz.solvers.options.declared as declared_module
 from sphinxfuzz.cli import app
 from sphinxfuzz.solvers import Family, Outcome, parse_specs
+from sphinxfuzz.solvers.fresh_process import run_solver
 from sphinxfuzz.solvers.options.choose import RULES, choose, load_rules
 from sphinxfuzz.solvers.options.declared import (
     Declared,
@@ -50,7 +51,6 @@ from sphinxfuzz.solvers.options.table import (
     release_standings,
     save_table,
 )
-from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.spec import with_options
 
 # as z3 5.4.1 prints them (`z3 -pm:sat`, `z3 -pm:smt`), one of each shape

@@ -57,7 +57,7 @@ def test_a_positions_options_run_in_one_process_per_target() -> None:
         processes.run(with_options(plain[0], ["pp.decimal=false"]), SCRIPTS[0], timeout=20)
         assert processes.serving["z3"] is position and position.starts == 2
         seen.append(position.process)
-        # a compared copy (`campaign.options` compare) is a target with a process of its own
+        # a compared copy (`campaign.position_options` compare) is a target with a process of its own
         copy = parse_specs(";".join(s.text for s in (*plain, optioned[0])))[2]
         assert copy.name == "z3#2"
         processes.run(copy, SCRIPTS[0], timeout=20)

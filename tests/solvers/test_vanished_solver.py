@@ -13,8 +13,8 @@ from sphinxfuzz.bugs import Store
 from sphinxfuzz.campaign import Budget, run_campaign
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.solvers import parse_specs, reaper
+from sphinxfuzz.solvers.fresh_process import run_solver
 from sphinxfuzz.solvers.persistent import PersistentSolver
-from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.smoke import smoke_test
 from sphinxfuzz.solvers.vanished import SolverVanished, exec_failure
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from sphinxfuzz.cli import app
 from sphinxfuzz.generators.catalogue import default_generators_dir, load_entry
 from sphinxfuzz.generators.theory_docs import default_docs_dir, load_corpus
-from sphinxfuzz.generators.validate import validate_theory
+from sphinxfuzz.generators.theory_validation import validate_theory
 from sphinxfuzz.solvers import parse_specs, solver_version
 from tests.synthesis.fake_openai import FakeOpenAI
 from tests.synthesis.test_misbehaving_models import CORPUS

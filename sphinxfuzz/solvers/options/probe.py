@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from sphinxfuzz.solvers.families import Family, program_argv
+from sphinxfuzz.solvers.fresh_process import run_solver
 from sphinxfuzz.solvers.options.choose import Candidate
 from sphinxfuzz.solvers.persistent import PersistentSolver, supports_persistence
 from sphinxfuzz.solvers.result import Answer, Outcome, SolverResult
-from sphinxfuzz.solvers.runner import run_solver
 from sphinxfuzz.solvers.spec import SolverSpec, with_options
 
 Setting = tuple[str, str]  # (option name, value as the solver spells it)

@@ -25,21 +25,21 @@ from pathlib import Path
 
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.bugs.store import Store
-from sphinxfuzz.campaign.calls import SolverCalls, Stopped
-from sphinxfuzz.campaign.cases import Judging
+from sphinxfuzz.campaign.case_tester import CaseTester
 from sphinxfuzz.campaign.config import Budget, Campaign
 from sphinxfuzz.campaign.exit_reason import ExitReason
+from sphinxfuzz.campaign.judging import Judging
 from sphinxfuzz.campaign.learnt_weights import LearntWeights
-from sphinxfuzz.campaign.mix import StrategyBench
-from sphinxfuzz.campaign.options import PositionOptions
+from sphinxfuzz.campaign.position_options import PositionOptions
 from sphinxfuzz.campaign.recording import Recorder
 from sphinxfuzz.campaign.repeats import RepeatedMessages
 from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.seedcheck import USABLE, SeedChecker, UsableSeed
 from sphinxfuzz.campaign.seeds import SeedOrder
 from sphinxfuzz.campaign.sink import Findings
+from sphinxfuzz.campaign.solver_calls import SolverCalls, Stopped
+from sphinxfuzz.campaign.strategy_bench import StrategyBench
 from sphinxfuzz.campaign.targets import CampaignError
-from sphinxfuzz.campaign.tester import CaseTester
 from sphinxfuzz.campaign.theory_probe import DECIDE_LIMIT, probe_theories
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.generators.pool import GeneratorPool
@@ -47,9 +47,9 @@ from sphinxfuzz.mutate import Seed, SeedError, load_seed
 from sphinxfuzz.mutate.mutant import MAX_PLACEHOLDERS, with_needed_options
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.solvers import SolverSpec, reaper
+from sphinxfuzz.solvers.fresh_process import remove_scratch_dir
 from sphinxfuzz.solvers.options import needed_options
 from sphinxfuzz.solvers.persistent import SCRIPTS_PER_PROCESS
-from sphinxfuzz.solvers.runner import remove_scratch_dir
 from sphinxfuzz.solvers.versions import solver_version
 from sphinxfuzz.strategies import (
     StrategyContext,

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from sphinxfuzz import api
 from sphinxfuzz.api import Bisection
-from sphinxfuzz.cli.options import TrustFolderOption
+from sphinxfuzz.cli.parameters import TrustFolderOption
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.solvers.families import PACKAGES, Family
 from sphinxfuzz.visible import visible

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from sphinxfuzz.solvers import scratch
 from sphinxfuzz.solvers.classify import Classified, classify
-from sphinxfuzz.solvers.literals import misread
 from sphinxfuzz.solvers.reaper import OUTPUT_LIMIT, run_bounded
 from sphinxfuzz.solvers.result import Outcome, SolverResult
 from sphinxfuzz.solvers.spec import SolverSpec
+from sphinxfuzz.solvers.string_escapes import misread
 from sphinxfuzz.solvers.vanished import SolverVanished, check_started
 from sphinxfuzz.solvers.versions import solver_version
 

@@ -4,7 +4,7 @@ let solvers judge the terms, and measure grammar fit and document coverage.
 The building blocks live in `solver_check` (solver verdicts) and `term_metrics` (errors,
 conformance, coverage); this module re-exports them and ties them together. Which theories a
 run covers, with which solvers, and the record in each manifest are
-`synthesis.validation`'s.
+`synthesis.catalogue_validation`'s.
 
 A candidate solver (a family the generator's build did not name) is asked whether the
 generator serves it: the first `CANDIDATE_TERMS` terms are judged in growing batches, and
@@ -29,8 +29,8 @@ from sphinxfuzz.generators.term_metrics import (
     normalise_error,
     operator_coverage,
 )
+from sphinxfuzz.generators.term_verdict import TermVerdict
 from sphinxfuzz.generators.theory_docs import TheoryDoc
-from sphinxfuzz.generators.verdict import TermVerdict
 from sphinxfuzz.solvers import SolverSpec
 
 __all__ = [

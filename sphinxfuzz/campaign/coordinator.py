@@ -27,11 +27,11 @@ from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, with_run_settings
 from sphinxfuzz.campaign.exit_reason import ExitReason
 from sphinxfuzz.campaign.lock import CampaignLock
-from sphinxfuzz.campaign.loop import Event, Worker, worker_main
-from sphinxfuzz.campaign.options import PositionOptions
+from sphinxfuzz.campaign.position_options import PositionOptions
 from sphinxfuzz.campaign.reduction import Reductions, reduce_stored
-from sphinxfuzz.campaign.status import StatusWriter
+from sphinxfuzz.campaign.status_file import StatusWriter
 from sphinxfuzz.campaign.targets import CampaignError
+from sphinxfuzz.campaign.worker import Event, Worker, worker_main
 from sphinxfuzz.generators.child_process import probe_confinement
 from sphinxfuzz.generators.confine import ConfinementError
 from sphinxfuzz.solvers import reaper
@@ -288,7 +288,7 @@ def run_campaign(
     `validate`) is run as it is, without checking it again. `ray`: run the `jobs` workers as
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
     `status_every`: seconds between rewrites of the folder's `status.json` while its counters
-    stay; within a second of their change otherwise (`campaign.status`; 0: only at the start
+    stay; within a second of their change otherwise (`campaign.status_file`; 0: only at the start
     and the end).
 
     The story: the config read and checked once (`validate`), the folder locked and

@@ -1,6 +1,6 @@
 """Is a candidate formula still the stored bug? The check ddSMT runs on every candidate.
 
-    python -m sphinxfuzz.oracle.interesting CHECK.json CANDIDATE.smt2
+    python -m sphinxfuzz.oracle.same_bug CHECK.json CANDIDATE.smt2
 
 exits 0 when the candidate still shows the bug and 1 when it does not, printing nothing, so
 ddSMT keeps exactly the candidates whose exit code matches the original's. "Still the bug"
@@ -319,7 +319,7 @@ def _still_unsolved(
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python -m sphinxfuzz.oracle.interesting CHECK.json FILE", file=sys.stderr)
+        print("usage: python -m sphinxfuzz.oracle.same_bug CHECK.json FILE", file=sys.stderr)
         return 2
     # ddSMT (or its time limit) may stop a check: exit so the running solver is killed too
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))

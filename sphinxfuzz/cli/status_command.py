@@ -12,7 +12,7 @@ from rich.console import Console
 
 from sphinxfuzz import api
 from sphinxfuzz.campaign import ExitReason
-from sphinxfuzz.cli.options import CampaignOption, JsonOption, print_json
+from sphinxfuzz.cli.parameters import CampaignOption, JsonOption, print_json
 
 HELP = (
     "Show a campaign's live status, or what a stopped one did.\n\n"

@@ -19,7 +19,7 @@
 The options of a position go on the targets' command lines (`solvers.spec.with_options`), so
 every result carries them in its spec and every stored bug, replay, reduction and bisection
 runs the same command. The targets keep long-lived processes all the same: a position's
-command line retires the last one (`campaign.calls.SolverCalls`), so its mutants share one
+command line retires the last one (`campaign.solver_calls.SolverCalls`), so its mutants share one
 start. A release whose table says it honours options only by `set-option`
 gets none drawn (z3 and cvc5 releases so far all take them on the command line).
 """

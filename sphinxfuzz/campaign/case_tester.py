@@ -24,16 +24,16 @@ from dataclasses import dataclass, field
 from sphinxfuzz.bugs.record import Origin
 from sphinxfuzz.bugs.stats import Stats
 from sphinxfuzz.campaign.budget import SeedBudget
-from sphinxfuzz.campaign.calls import Running, SolverCalls
 from sphinxfuzz.campaign.case_limits import CaseLimits
-from sphinxfuzz.campaign.cases import Judging
 from sphinxfuzz.campaign.config import CampaignConfig, SeedCheck
-from sphinxfuzz.campaign.mix import StrategyBench
-from sphinxfuzz.campaign.options import PositionOptions
+from sphinxfuzz.campaign.judging import Judging
+from sphinxfuzz.campaign.position_options import PositionOptions
 from sphinxfuzz.campaign.recording import Recorder
 from sphinxfuzz.campaign.rngs import rng_for
 from sphinxfuzz.campaign.seedcheck import SEED_SET_ASIDE
 from sphinxfuzz.campaign.sink import Findings
+from sphinxfuzz.campaign.solver_calls import Running, SolverCalls
+from sphinxfuzz.campaign.strategy_bench import StrategyBench
 from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.mutate import Formula, Seed
@@ -83,7 +83,7 @@ class CaseTester:
         self.scripts: list[Script] = []
         # why the position's only strategy set its seed aside (`SeedUnusable.cause`), if it did
         self.set_aside: str | None = None
-        # the targets' command lines per position (`campaign.options`)
+        # the targets' command lines per position (`campaign.position_options`)
         self.options = options
 
     def seed_cases(

@@ -257,7 +257,7 @@ class SolverCalls:
 
     def use_specs(self, specs: Sequence[SolverSpec]) -> None:
         """Run the targets as `specs` from now on (a position's options on their command
-        lines, `campaign.options`); the list is shared, so every user sees the change."""
+        lines, `campaign.position_options`); the list is shared, so every user sees the change."""
         self.specs[:] = specs
 
     def trusted_run(self, spec: SolverSpec) -> TrustedRun:

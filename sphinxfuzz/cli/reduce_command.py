@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from sphinxfuzz import api
 from sphinxfuzz.api import REDUCED, ReductionResult
-from sphinxfuzz.cli.options import TrustFolderOption, duration
+from sphinxfuzz.cli.parameters import TrustFolderOption, duration
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.visible import visible
 

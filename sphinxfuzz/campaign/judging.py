@@ -31,8 +31,8 @@ from dataclasses import dataclass, field, replace
 
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.record import Origin
-from sphinxfuzz.campaign.calls import SolverCalls, keep_example
 from sphinxfuzz.campaign.sink import Findings
+from sphinxfuzz.campaign.solver_calls import SolverCalls, keep_example
 from sphinxfuzz.mutate import Formula
 from sphinxfuzz.mutate.mutant import NeededOptions, ready_to_run
 from sphinxfuzz.oracle import (

@@ -1,6 +1,6 @@
 """Validating a catalogue's generators: which theories, checked by which solvers, and the
 record of a validation on the newest releases in each theory's manifest. One theory's
-report is `generators.validate.validate_theory`'s.
+report is `generators.theory_validation.validate_theory`'s.
 
 The solvers of a theory are, in this order: the ones the caller names; with
 `against="newest"`, the newest installed release of each of the theory's families
@@ -23,7 +23,7 @@ from sphinxfuzz.errors import InputError
 from sphinxfuzz.generators.catalogue import Catalogue
 from sphinxfuzz.generators.theory_docs import TheoryDoc
 from sphinxfuzz.generators.theory_solvers import solvers_for_theory
-from sphinxfuzz.generators.validate import ValidationReport, validate_theory
+from sphinxfuzz.generators.theory_validation import ValidationReport, validate_theory
 from sphinxfuzz.solvers import BUILTINS, SolverSpec, parse_specs
 from sphinxfuzz.synthesis.freshness import (
     Release,

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from sphinxfuzz import api
-from sphinxfuzz.cli.options import CampaignOption, OldCampaignArgument, campaign_from
+from sphinxfuzz.cli.parameters import CampaignOption, OldCampaignArgument, campaign_from
 
 HELP = (
     "Write an HTML report of a campaign: summary, throughput and bugs over time, validity "
