@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from sphinxfuzz.smtlib.lexer import blotted, error_message, lexemes
-from sphinxfuzz.solvers.families import Family
+from sphinxfuzz.solvers.families import Family, FamilyRecord
 from sphinxfuzz.solvers.result import Answer, Outcome
 from sphinxfuzz.solvers.sanitizer_reports import memory_exhausted
 
@@ -295,6 +295,15 @@ def classify(
             _MODEL_CHECK, stderr
         )
         return Classified(outcome, answers, model, failure, True)
+    return _no_crash(stdout, stderr, exit_code, record, answers, model, errors, serious)
+
+
+def _no_crash(
+    stdout: str, stderr: str, exit_code: int, record: FamilyRecord, answers: list[Answer],
+    model: str | None, errors: list[str], serious: list[str],
+) -> Classified:  # fmt: skip
+    """How a run ended that neither crashed, ran out of time or memory, nor failed its own
+    model check: it could not solve, refused the input or the command line, or answered."""
     if serious and all(_CANNOT_SOLVE.search(e) for e in serious):
         return Classified(Outcome.UNKNOWN, answers, model, serious[0], False)
     if serious:
