@@ -16,11 +16,14 @@ def builtin_families(families: Iterable[str]) -> tuple[str, ...]:
 
 def spec_text_for(families: Iterable[str], doc: TheoryDoc | None) -> str:
     """The solver specs that check a theory: each family's built-in solver, with the options
-    the theory's document says cvc5 needs (`sets-exp=true` -> `--sets-exp=true`)."""
+    the theory's document says it needs when its record takes them (`theory_options`), in
+    its option syntax (cvc5's `sets-exp=true` -> `--sets-exp=true`)."""
     parts = []
     for family in families:
-        if family == Family.CVC5 and doc is not None and doc.options:
-            parts.append("cvc5 " + " ".join(f"--{option}" for option in doc.options))
+        record = Family.read(family).record
+        if record.theory_options and doc is not None and doc.options:
+            dashes = "--" if record.option_syntax == "dashes" else ""
+            parts.append(" ".join([family, *(dashes + option for option in doc.options)]))
         else:
             parts.append(family)
     return ";".join(parts)

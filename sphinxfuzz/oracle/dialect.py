@@ -7,10 +7,11 @@ every solver still answers the same number of queries)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from sphinxfuzz.smtlib import Atom, Script, SList, parse_script, print_node
-from sphinxfuzz.solvers.families import RECORDS, Family
+from sphinxfuzz.solvers.families import RECORDS, Family, FamilyRecord
 
 # Options every SMT-LIB solver knows.
 STANDARD_OPTIONS = {
@@ -29,113 +30,72 @@ STANDARD_OPTIONS = {
     ":reproducible-resource-limit",
     ":verbosity",
 }
-# z3 parameters written without a module prefix.
-_Z3_PLAIN_OPTIONS = {
-    ":timeout",
-    ":rlimit",
-    ":auto-config",
-    ":auto_config",
-    ":model_validate",
-    ":model-validate",
-    ":unsat_core",
-    ":proof",
-    ":well_sorted_check",
-    ":model",
-    ":memory_max_size",
-    ":max_memory",
-    ":type_check",
-    ":dump_models",
-    ":trace",
-    ":trace_file_name",
-    ":smtlib2_compliant",
-    ":encoding",
-    ":stats",
-    ":model_evaluator.completion",
-    ":pp.decimal",
-    ":unicode",
-    ":relevancy",
-    ":mbqi",
-    ":macro-finder",
-    ":pull-nested-quantifiers",
-    ":elim-quantifiers",
-    ":ematching",
-    ":soft_timeout",
-    ":opt.priority",
-    ":string_solver",
-    ":core.minimize",
-}
-_Z3_COMMANDS = {
-    "check-sat-using",
-    "apply",
-    "simplify",
-    "eval",
-    "display",
-    "assert-soft",
-    "minimize",
-    "maximize",
-    "get-objectives",
-    "declare-rel",
-    "declare-var",
-    "rule",
-    "query",
-    "help",
-    "get-proof-graph",
-    "set-initial-value",
-    "get-consequences",
-}
-_CVC5_COMMANDS = {
-    "declare-heap",
-    "get-abduct",
-    "get-abduct-next",
-    "get-interpolant",
-    "get-interpolant-next",
-    "block-model",
-    "block-model-values",
-    "declare-pool",
-    "get-learned-literals",
-    "get-difficulty",
-    "get-timeout-core",
-    "get-qe",
-    "get-qe-disjunct",
-    "declare-codatatype",
-    "declare-codatatypes",
-    "get-instantiations",
-    "find-synth",
-    "declare-oracle-fun",
-}
 
 
-def option_family(option: str) -> Family | None:
+@dataclass(frozen=True)
+class Dialects:
+    """Who owns each solver-only line, read from the family records (`dialect_commands`,
+    `dialect_options`, `dialect_option_marks`, `dialect_other_options`), and whose lines
+    each family reads (`dialect`)."""
+
+    commands: Mapping[str, Family]
+    options: Mapping[str, Family]
+    marks: tuple[tuple[str, Family], ...]  # in the records' order: the first match owns
+    other_options: Family | None
+    reads: Mapping[Family, Family | None]
+
+    @classmethod
+    def of(cls, records: Mapping[Family, FamilyRecord]) -> Dialects:
+        items = records.items()
+        return cls(
+            commands={c: f for f, r in items for c in r.dialect_commands},
+            options={o: f for f, r in items for o in r.dialect_options},
+            marks=tuple((m, f) for f, r in items for m in r.dialect_option_marks),
+            other_options=next((f for f, r in items if r.dialect_other_options), None),
+            reads={f: r.dialect for f, r in items},
+        )
+
+
+DIALECTS = Dialects.of(RECORDS)
+
+
+def option_family(option: str, dialects: Dialects = DIALECTS) -> Family | None:
     """Which family a `set-option` keyword belongs to (None: standard, every solver)."""
     if option in STANDARD_OPTIONS:
         return None
-    if "." in option or "_" in option or option in _Z3_PLAIN_OPTIONS:
-        return Family.Z3
-    return Family.CVC5
+    if option in dialects.options:
+        return dialects.options[option]
+    for mark, family in dialects.marks:
+        if mark in option:
+            return family
+    return dialects.other_options
 
 
-def command_family(command: SList) -> Family | None:
+def command_family(command: SList, dialects: Dialects = DIALECTS) -> Family | None:
     """The only family that understands `command`, or None when every solver does."""
     head = command.head_name()
-    if head in _Z3_COMMANDS:
-        return Family.Z3
-    if head in _CVC5_COMMANDS:
-        return Family.CVC5
+    if head is not None and head in dialects.commands:
+        return dialects.commands[head]
     if head == "set-option" and len(command.items) >= 2 and isinstance(command.items[1], Atom):
-        return option_family(command.items[1].text)
+        return option_family(command.items[1].text, dialects)
     return None
 
 
-def for_family(script: Script | str, family: str, printed: Sequence[str] | None = None) -> str:
+def for_family(
+    script: Script | str,
+    family: str,
+    printed: Sequence[str] | None = None,
+    dialects: Dialects = DIALECTS,
+) -> str:
     """The script's text as a solver of `family` (a stored name is fine) should see it:
     the lines of the dialect its record names kept, other families' dropped (`printed`:
     its commands printed already, so that a mutant is printed once for every family)."""
     if isinstance(script, str):
         script = parse_script(script)
-    reads = RECORDS[Family.read(family)].dialect
+    reads = dialects.reads[Family.read(family)]
     lines: list[str] = []
     for index, command in enumerate(script.commands):
-        owner = command_family(command)
+        owner = command_family(command, dialects)
         if owner is None or owner == reads:
             lines.append(print_node(command) if printed is None else printed[index])
         elif command.head_name() == "check-sat-using":

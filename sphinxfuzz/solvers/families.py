@@ -72,6 +72,17 @@ class FamilyRecord:
     check_limit: str | None = None
     # whose solver-only lines (set-option keywords, commands; oracle/dialect.py) it reads
     dialect: Family | None = None
+    # the lines of a script only this family understands (oracle/dialect.py): its commands,
+    # its set-option keywords written as they are (z3's `:timeout`), the characters that
+    # make any keyword its own (z3's module prefix `smt.`, its `_`), and whether it owns
+    # every other keyword that is not standard SMT-LIB (one family at most: cvc5)
+    dialect_commands: frozenset[str] = frozenset()
+    dialect_options: frozenset[str] = frozenset()
+    dialect_option_marks: tuple[str, ...] = ()
+    dialect_other_options: bool = False
+    # a theory document's `options:` (what its theory needs) are given to its built-in
+    # solver, in its `option_syntax`; the documents name cvc5's options
+    theory_options: bool = False
     # the family whose newest release is an independent reader of its bugs' formulas
     reference: Family = Family.Z3
     # the package's release numbers carry a fourth part, almost always `.0`, specs omit
@@ -146,7 +157,8 @@ class FamilyRecord:
 
 
 _FAMILY_FIELDS = ("dialect", "reference")
-_TUPLE_FIELDS = ("marks", "options", "crash_messages")
+_TUPLE_FIELDS = ("marks", "options", "crash_messages", "dialect_option_marks")
+_SET_FIELDS = ("dialect_commands", "dialect_options")
 
 
 def _record(row: dict[str, Any]) -> FamilyRecord:
@@ -157,6 +169,9 @@ def _record(row: dict[str, Any]) -> FamilyRecord:
     for name in _TUPLE_FIELDS:
         if name in fields:
             fields[name] = tuple(str(v) for v in fields[name])
+    for name in _SET_FIELDS:
+        if name in fields:
+            fields[name] = frozenset(str(v) for v in fields[name])
     if "trackers" in fields:
         fields["trackers"] = tuple((str(k), str(v)) for k, v in fields["trackers"].items())
     if "error_exits" in fields:
@@ -174,6 +189,9 @@ def load_records(path: Path = DATA) -> dict[Family, FamilyRecord]:
     missing = [f.value for f in Family if f not in records]
     if missing:
         raise ValueError(f"{path}: no record of {', '.join(missing)}")
+    owners = [f.value for f, r in records.items() if r.dialect_other_options]
+    if len(owners) > 1:
+        raise ValueError(f"{path}: {' and '.join(owners)} both own other set-option keywords")
     return records
 
 
