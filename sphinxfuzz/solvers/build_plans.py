@@ -37,6 +37,11 @@ def read_sanitizers(text: str | None) -> tuple[str, ...]:
     return tuple(s for s in SANITIZERS if s in asked)
 
 
+# the recipes a family's record names in `build` (`FamilyRecord.build`)
+Z3_CMAKE, CVC5_CONFIGURE = "z3-cmake", "cvc5-configure"
+RECIPES = (Z3_CMAKE, CVC5_CONFIGURE)
+
+
 def build_marks(assertions: bool, sanitizers: Sequence[str]) -> str:
     """The marks a build's name carries: `+assert`, `+asan`, `+assert+asan`, `+ubsan`."""
     sanitized = ASAN_MARK if "address" in sanitizers else UBSAN_MARK if sanitizers else ""
@@ -61,7 +66,7 @@ class BuildPlan:
 
     def cxx_flags(self) -> list[str]:
         """CMAKE_CXX_FLAGS (z3), or configure.sh's switches (cvc5)."""
-        if self.family == Family.CVC5:
+        if self.family.record.build == CVC5_CONFIGURE:
             sanitized = {"address": "--asan", "undefined": "--ubsan"}
             return ["configure.sh production", *["--assertions"] * self.assertions,
                     *(sanitized[s] for s in self.sanitizers)]  # fmt: skip
@@ -73,7 +78,7 @@ class BuildPlan:
 
     def lines(self) -> list[str]:
         """The plan as `--dry-run` prints it."""
-        z3 = self.family == Family.Z3
+        z3 = self.family.record.build == Z3_CMAKE
         cache = (
             f"{self.launcher} (objects in {self.cache_dir or 'its default folder'})"
             if self.launcher

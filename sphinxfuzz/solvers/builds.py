@@ -58,7 +58,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinxfuzz.solvers.build_plans import Z3_OPTIMISE, BuildPlan, build_marks
+from sphinxfuzz.solvers.build_plans import (
+    CVC5_CONFIGURE,
+    RECIPES,
+    Z3_CMAKE,
+    Z3_OPTIMISE,
+    BuildPlan,
+    build_marks,
+)
 from sphinxfuzz.solvers.cvc5_deps import missing_dependencies
 from sphinxfuzz.solvers.families import GIT_PREFIX, PACKAGES, Family, short_version, split_build
 from sphinxfuzz.solvers.installs import (
@@ -304,7 +311,7 @@ def z3_tree(source: Path) -> Path:
 def source_version(family: Family, tree: Path) -> str:
     """The release a source tree says it is: z3's `project(Z3 VERSION ...)`, cvc5's
     `CVC5_LAST_RELEASE` (a trunk checkout names the release it follows)."""
-    if family == Family.Z3:
+    if family.record.build == Z3_CMAKE:
         where, pattern = tree / "CMakeLists.txt", r"project\(\s*Z3\s+VERSION\s+([0-9.]+)"
     else:
         where, pattern = tree / "cmake" / "version-base.cmake", r'CVC5_LAST_RELEASE\s+"([0-9.]+)'
@@ -402,7 +409,7 @@ def _name(request: Request) -> tuple[str, Path | None, bool]:
         release = short_version(family, release_of(family, split_build(request.version)[0]))
         return release + marks, None, False
     source = request.source.resolve()
-    tree = z3_tree(source) if family == Family.Z3 else source
+    tree = z3_tree(source) if family.record.build == Z3_CMAKE else source
     commit = git_commit(source)
     if commit is None:
         return source_version(family, tree) + marks, tree, True
@@ -423,7 +430,8 @@ def build(
     request = _check(Request(family, version, source, assertions, tuple(sanitizers), download))
     tools = toolchain()
     name, tree, changed = _name(request)
-    missing = missing_dependencies(tree) if tree and family == Family.CVC5 and not download else []
+    checked = family.record.build == CVC5_CONFIGURE and not download
+    missing = missing_dependencies(tree) if tree and checked else []
     if missing:  # named before building, never half-way in cmake's log
         raise BuildError(f"{tree}: this cvc5 tree needs what this machine lacks:\n  - "
                          + "\n  - ".join(missing))  # fmt: skip
@@ -440,11 +448,12 @@ def build(
 
 def _check(request: Request) -> Request:
     family = request.family
-    if family not in PACKAGES:
-        raise BuildError(f"{family}: builds know {', '.join(PACKAGES)}")
+    if family not in PACKAGES or family.record.build not in RECIPES:
+        known = (f for f in PACKAGES if f.record.build in RECIPES)
+        raise BuildError(f"{family}: builds know {', '.join(known)}")
     if (request.version is None) == (request.source is None):
         raise BuildError("name a release (z3==4.12.2) or a source tree (--source DIR), not both")
-    if family == Family.CVC5 and request.source is None:
+    if family.record.build == CVC5_CONFIGURE and request.source is None:
         raise BuildError(
             "cvc5 builds from a source tree only: clone https://github.com/cvc5/cvc5, check "
             "out the release's tag (cvc5-1.1.2) and build that folder",
@@ -473,7 +482,7 @@ def _plan(request: Request, name: str, tree: Path, source: str, tools: Toolchain
     who = f"{request.family}@{name} ({source})"
     compiler = choose_compiler(tree, request.sanitizers, who)
     cmake, described = choose_cmake(tree, tools.cmake, say, install)
-    checked = request.family == Family.CVC5 and not request.download
+    checked = request.family.record.build == CVC5_CONFIGURE and not request.download
     notes = missing_dependencies(tree) if checked else []
     commit = git_commit(tree)
     if commit is not None:
@@ -512,7 +521,7 @@ def _build(request: Request, name: str, tree: Path | None, tools: Toolchain, say
     kind = " and ".join(["assertions"] * plan.assertions + ["sanitizers"] * bool(plan.sanitizers))
     say(f"building {family}@{name} with {kind} by {plan.compiler.name} ({jobs} jobs; "
         f"log: {work / 'build.log'})")  # fmt: skip
-    if family == Family.Z3:
+    if family.record.build == Z3_CMAKE:
         made, flags = _z3(tree, objects, tools, plan, work, say, jobs)
     else:
         _cvc5(tree, objects, tools, work, say, jobs, plan, request.download)

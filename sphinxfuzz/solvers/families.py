@@ -80,6 +80,10 @@ class FamilyRecord:
     dialect_options: frozenset[str] = frozenset()
     dialect_option_marks: tuple[str, ...] = ()
     dialect_other_options: bool = False
+    # the recipe `solvers build` makes it by (solvers/builds.py): "z3-cmake" (a release's
+    # sdist or a tree, by cmake), "cvc5-configure" (a tree, by its configure.sh); None: it
+    # is not built
+    build: str | None = None
     # a theory document's `options:` (what its theory needs) are given to its built-in
     # solver, in its `option_syntax`; the documents name cvc5's options
     theory_options: bool = False

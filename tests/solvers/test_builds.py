@@ -190,6 +190,12 @@ def test_without_the_tools_the_build_names_the_debian_packages(
         build(Family.CVC5, "1.1.2")
 
 
+def test_only_a_family_whose_record_names_a_recipe_is_built() -> None:
+    # yices's record names no build recipe: refused before anything is fetched
+    with pytest.raises(BuildError, match="yices: builds know z3, cvc5$"):
+        build(Family.YICES, "2.6.5")
+
+
 def test_build_progress_is_read_from_ninja_and_make_lines() -> None:
     assert progress_of("[12/830] Building CXX object src/util/CMakeFiles/util.dir/a.cpp.o") == (
         12,
