@@ -59,10 +59,10 @@ def test_the_cli_calls_the_api() -> None:
     for module, names in (
         ("fuzz", {"run_campaign"}),
         ("bugs", {"replay", "list_bugs", "show", "issue", "queue", "refresh", "reindex"}),
-        ("reduce", {"reduce", "reducible", "reduce_each"}),
-        ("bisect", {"bisect", "bisect_each"}),
-        ("report", {"report"}),
-        ("status", {"status"}),
+        ("reduce_command", {"reduce", "reducible", "reduce_each"}),
+        ("bisect_command", {"bisect", "bisect_each"}),
+        ("report_command", {"report"}),
+        ("status_command", {"status"}),
     ):
         assert names <= _api_names(module), module
 

@@ -33,6 +33,8 @@ NOT_RUN = {
     "--llm exchange:": "waits for a model to answer the prompts",
     "sphinxfuzz bisect ": "installs solver releases from PyPI",
     "reduce --all": "runs ddSMT on every bug for minutes (reduce is run on one bug above)",
+    "--commits": "builds the solver at each probed commit (tests/bugs/test_commit_bisect.py"
+    " bisects a stand-in's commits)",
 }
 PLACEHOLDER_BUGS = ("17-3-cvc5-crash", "4-2-z3-soundness")
 

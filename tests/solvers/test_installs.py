@@ -59,8 +59,9 @@ def test_a_release_not_installed_says_how_to_install_it(cache: Path) -> None:
     assert refused.value.step == Step(
         StepKind.INSTALL_RELEASE, {"family": "z3", "version": "4.12.2"}
     )
+    # cvc4 is Debian's binary: its releases are not installed side by side
     with pytest.raises(SolverSpecError, match="NAME@VERSION"):
-        parse_specs("yices@2.6.4")
+        parse_specs("cvc4@1.8")
 
 
 def test_requirements_and_versions_pip_cannot_find() -> None:
@@ -177,7 +178,8 @@ def test_the_releases_specs_name_are_installed_and_nothing_else(
     monkeypatch.setattr(installs, "install", lambda family, version, say: asked.append(
         (family, version)))  # fmt: skip
     installs.install_releases(
-        "z3@4.8.8 smt.arith.solver=2;cvc5;/usr/bin/cvc5 --check-models;cvc5@1.3.2;yices@2.6",
+        "z3@4.8.8 smt.arith.solver=2;cvc5;/usr/bin/cvc5 --check-models;cvc5@1.3.2;cvc4@1.8;"
+        "yices@2.6.4",
         say=lambda _: None,
     )
-    assert asked == [(Family.Z3, "4.8.8"), (Family.CVC5, "1.3.2")]
+    assert asked == [(Family.Z3, "4.8.8"), (Family.CVC5, "1.3.2"), (Family.YICES, "2.6.4")]
