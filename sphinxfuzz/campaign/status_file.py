@@ -99,7 +99,8 @@ class StatusWriter:
     """Rewrites `<root>/status.json` from a timer thread (so a long solver call does not
     freeze it) with the counters `latest()` returns: within `period` (`STATUS_PERIOD` at
     most) of their change, and every `every` seconds when they stay (the clock and rates
-    move on); `every` 0 writes it only at the start and the end. Use as a context manager;
+    move on); `every` 0 rewrites it on a change alone (a watcher still sees the counters
+    move, only the clock's figures wait for the next change). Use as a context manager;
     the last write says `running: false`."""
 
     def __init__(
@@ -118,7 +119,7 @@ class StatusWriter:
         """`options_of`: the solvers setting of a campaign with solver options, whose stored
         bugs are then counted per option (`bugs.option_use`)."""
         self.root, self.latest, self.every = root, latest, every
-        self.period = min(every, STATUS_PERIOD)
+        self.period = min(every, STATUS_PERIOD) if every > 0 else STATUS_PERIOD
         self.clock = clock
         self.options_of = options_of
         self.head = {
@@ -155,7 +156,7 @@ class StatusWriter:
 
     def write(self, *, running: bool = True, unless_same: bool = False) -> bool:
         """Write the document; `unless_same`: not when its counters are those written last,
-        fewer than `every` seconds ago. True when written."""
+        fewer than `every` seconds ago (`every` 0: ever). True when written."""
         now = self.clock()
         elapsed = self._fuzzed if self._fuzzed is not None else now - self._started
         counters = figures(self.latest(), elapsed, self.seed_count)
@@ -167,7 +168,7 @@ class StatusWriter:
         with self._lock:  # the timer and the last write never interleave their renames
             last = self._written
             if unless_same and last is not None and last[1] == unclocked:
-                if now - last[0] < self.every:
+                if self.every <= 0 or now - last[0] < self.every:
                     return False
             if self.options_of is not None:  # read from the store: its bugs are counted above
                 counters["options"] = options_field(self.root, self.options_of)
@@ -178,9 +179,8 @@ class StatusWriter:
 
     def __enter__(self) -> StatusWriter:
         self.write()
-        if self.every > 0:
-            self._thread = threading.Thread(target=self._tick, daemon=True, name="status")
-            self._thread.start()
+        self._thread = threading.Thread(target=self._tick, daemon=True, name="status")
+        self._thread.start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:

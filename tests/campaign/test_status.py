@@ -138,3 +138,26 @@ def test_the_status_file_follows_the_counters_within_a_second_whatever_the_log_p
     # a period shorter than a second stays
     short = StatusWriter(tmp_path, Stats, every=0.5, seed_count=1, jobs=1, budget=(None, None))
     assert short.period == 0.5
+
+
+def test_a_log_period_of_0_still_shows_the_counters_move(tmp_path: Path) -> None:
+    # `--log-every 0` (no statistics line) once left status.json as written at the start, and
+    # `status --watch` showed a campaign that never moved: now it follows every change, on
+    # the writer's own thread, and only an unchanged document is never rewritten
+    stats, now = Stats(), [0.0]
+    writer = StatusWriter(
+        tmp_path, lambda: stats, every=0, seed_count=1, jobs=1, budget=(None, None),
+        clock=lambda: now[0],
+    )  # fmt: skip
+    status = tmp_path / "status.json"
+    assert writer.period == STATUS_PERIOD
+    with writer:
+        assert json.loads(status.read_text())["mutants"] == 0
+        stats.mutants = 5
+        deadline = time.monotonic() + 10 * STATUS_PERIOD
+        while json.loads(status.read_text())["mutants"] != 5:
+            assert time.monotonic() < deadline, "status.json did not follow the counters"
+            time.sleep(0.1)
+        now[0] += 3600.0
+        assert not writer.write(unless_same=True)  # the same counters an hour on: left
+    assert json.loads(status.read_text())["running"] is False
