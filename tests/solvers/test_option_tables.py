@@ -382,6 +382,69 @@ def test_z3_descriptions_mark_expert_parameters() -> None:
         assert parse_z3_parameters(line, "m")[0].standing == Standing.EXPERT, about
 
 
+# as z3 5.4.1 prints them (`z3 -pm:sat`, `z3 -pm:algebraic`, `z3 -pm:fp`, `z3 -pm:nlsat`)
+Z3_MARKED = {
+    "sat": """[module] sat, description: propositional SAT solver
+    euf (bool) enable euf solver (this feature is preliminary and not ready for general consumption) (default: false)
+    local_search_dbg_flips (bool) write debug information for number of flips (default: false)
+    force_cleanup (bool) force cleanup to remove tautologies and simplify clauses (default: false)
+    drat.check_unsat (bool) build up internal proof and check (default: false)
+""",
+    "algebraic": """[module] algebraic, description: real algebraic number package. Non-default parameter settings are not supported
+    factor (bool) use polynomial factorization to simplify polynomials representing algebraic numbers (default: true)
+""",
+    "fp": """[module] fp, description: fixedpoint parameters
+    spacer.keep_proxy (bool) keep proxy variables (internal parameter) (default: true)
+""",
+    "nlsat": """[module] nlsat, description: nonlinear solver
+    inline_vars (bool) inline variables that can be isolated from equations (not supported in incremental mode) (default: false)
+""",
+}
+
+
+def test_z3_marks_preliminary_internal_and_unsupported_modules_expert() -> None:
+    """sat.euf, "preliminary and not ready for general consumption", stood regular, and a
+    campaign stored a failed assertion needing it as a bug a maintainer would take."""
+    found = {d.name: d.standing for m, text in Z3_MARKED.items()
+             for d in parse_z3_parameters(text, m)}  # fmt: skip
+    assert found == {
+        "sat.euf": Standing.EXPERT,
+        "sat.local_search_dbg_flips": Standing.EXPERT,
+        "sat.force_cleanup": Standing.REGULAR,
+        "sat.drat.check_unsat": Standing.REGULAR,  # "internal proof" is no mark (a note is)
+        "algebraic.factor": Standing.EXPERT,  # its module's "not supported"
+        "fp.spacer.keep_proxy": Standing.EXPERT,  # "(internal parameter)"
+        "nlsat.inline_vars": Standing.REGULAR,  # not supported in one mode only
+    }
+    # the installed z3 says the same of itself
+    standings = standings_of(Family.Z3, declared_options(parse_specs("z3")[0]))
+    assert standings["sat.euf"] == standings["algebraic.factor"] == Standing.EXPERT
+    assert command_standing(Family.Z3, ["sat.euf=true"], standings) == Standing.EXPERT
+
+
+def test_a_table_made_by_older_standing_rules_is_restood_without_a_probe(
+    tmp_path: Path,
+) -> None:
+    """A rule change reaches the tables users' machines already hold."""
+    z3 = parse_specs("z3")[0]
+    euf = Declared("sat.euf", Kind.BOOL, "false", type_name="bool", standing=Standing.REGULAR)
+    made = build_table(z3, declared=[*_z3_handful(), euf])
+    older = dataclasses.replace(
+        made,
+        rules=f"{load_rules().digest}-older0standing",
+        standings={**made.standings, "sat.euf": Standing.REGULAR},
+    )
+    save_table(z3, older, tmp_path)
+    loaded = load_table(z3, tmp_path)
+    assert loaded is not None and loaded.standings["sat.euf"] == Standing.EXPERT
+    assert loaded.rules == made.rules
+    # the probe's findings are kept as they were
+    assert (loaded.options, loaded.rejected, loaded.probe_runs) == (
+        made.options, made.rejected, made.probe_runs,
+    )  # fmt: skip
+    assert load_table(z3, tmp_path) == loaded  # stored: read once
+
+
 def test_cvc5_binary_help_marks_expert_options() -> None:
     # as cvc5's help generator prints them: the mark ends the text, wrapped or not
     text = (

@@ -84,10 +84,11 @@ def _z3_symbol_choices(about: str, default: str | None) -> tuple[str, ...]:
     return choices if default in choices and len(choices) > 1 else ()
 
 
-def _z3_option(name: str, type_name: str, about: str, default: str | None) -> Declared:
-    return replace(
-        _z3_typed(name, type_name, about, default), standing=z3_description_standing(about)
-    )
+def _z3_option(
+    name: str, type_name: str, about: str, default: str | None, module: str = ""
+) -> Declared:
+    standing = z3_description_standing(about, module)
+    return replace(_z3_typed(name, type_name, about, default), standing=standing)
 
 
 def _z3_typed(name: str, type_name: str, about: str, default: str | None) -> Declared:
@@ -108,15 +109,19 @@ def _z3_typed(name: str, type_name: str, about: str, default: str | None) -> Dec
 def parse_z3_parameters(text: str, module: str | None) -> list[Declared]:
     """The parameters of one `z3 -p` (module None: the globals) or `z3 -pm:MODULE` text."""
     found: list[Declared] = []
+    about_module = ""  # `[module] sls, description: Experimental ...` speaks for them all
     for line in text.splitlines():
-        if module is None and _MODULE.match(line):
-            break  # the module list follows the globals
+        if _MODULE.match(line):
+            if module is None:
+                break  # the module list follows the globals
+            about_module = line.partition("description:")[2]
+            continue
         matched = _Z3_LINE.match(line)
         if matched is None:
             continue
         name, type_name, about, default = matched.groups()
         full = f"{module}.{name}" if module else name
-        found.append(_z3_option(full, type_name, about, default))
+        found.append(_z3_option(full, type_name, about, default, about_module))
     return found
 
 

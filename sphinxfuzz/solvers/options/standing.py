@@ -6,8 +6,9 @@ bugs that need a regular option or none; those needing an expert option they oft
 A release says it itself (`declared.py` reads it):
 - a cvc5 wheel: `getOptionInfo(name)["category"]`, REGULAR/COMMON or EXPERT/UNDOCUMENTED;
 - a cvc5 binary: its `--help` lists the expert options apart;
-- z3: a parameter's description, `[internal]`, "for debugging", "experimental"; and a run
-  that sets one for debugging may warn "Users should not set ..." (`warned`).
+- z3: a parameter's description, `[internal]`, "for debugging", "experimental",
+  "preliminary", or its module's ("Non-default parameter settings are not supported"); and a
+  run that sets one for debugging may warn "Users should not set ..." (`warned`).
 What the solvers do not say is in `standing.json`, each entry with its reason and source.
 """
 
@@ -89,13 +90,26 @@ def cvc5_category_standing(category: str | None) -> Standing:
         raise ValueError(f"unknown cvc5 option category {category!r}") from None
 
 
-# z3's marks in a parameter's description; "internalize" is not "[internal]"
-_Z3_EXPERT = re.compile(r"\[internal\]|\bdebug(?:ging)?\b|\bexperimental\b", re.IGNORECASE)
+# z3's marks in a parameter's description, as z3 4.8.7 to 5.4.1 write them: "[internal]",
+# "(internal parameter)", "debug(ging)", "experimental", "preliminary and not ready for
+# general consumption" (sat.euf), "hack for VCC" (nnf.sk_hack), "(broken)" (a value of
+# fp.spacer.iuc.arith). "internalize", "internal trace" and "(incomplete)" are no marks.
+_Z3_EXPERT = re.compile(
+    r"\[internal\]|\binternal parameter\b|\bdebug(?:ging)?\b|\bexperimental\b"
+    r"|\bpreliminary\b|\bnot ready\b|\bhack\b|\bbroken\b",
+    re.IGNORECASE,
+)
+# a module's description marks all its parameters the same way: "Experimental Stochastic
+# Local Search Solver" (sls, z3 4.x), "Non-default parameter settings are not supported"
+# (algebraic); a parameter's own "not supported in incremental mode" is no mark
+_Z3_EXPERT_MODULE = re.compile(rf"{_Z3_EXPERT.pattern}|\bnot supported\b", re.IGNORECASE)
 
 
-def z3_description_standing(description: str) -> Standing:
-    """`z3 -pm:MODULE`'s description of one parameter."""
-    return Standing.EXPERT if _Z3_EXPERT.search(description) else Standing.REGULAR
+def z3_description_standing(description: str, module: str = "") -> Standing:
+    """`z3 -pm:MODULE`'s description of one parameter, and its `[module]` line's of the
+    module."""
+    marked = _Z3_EXPERT.search(description) or _Z3_EXPERT_MODULE.search(module)
+    return Standing.EXPERT if marked else Standing.REGULAR
 
 
 # -- what the solvers do not say ------------------------------------------------------------
@@ -192,9 +206,13 @@ def command_standing(
     return top
 
 
-def notes_digest(path: Path = NOTES) -> str:
-    """Of the data file: a table made under other notes is made again."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+def standing_digest(path: Path = NOTES) -> str:
+    """Of what standings are read by, the data file and the marks above: a table made under
+    others has its standings read again (`table.load_table`)."""
+    marks = [_Z3_EXPERT.pattern, _Z3_EXPERT_MODULE.pattern, sorted(_CVC5_CATEGORIES.items())]
+    digest = hashlib.sha256(path.read_bytes())
+    digest.update(json.dumps(marks).encode("utf-8"))
+    return digest.hexdigest()[:16]
 
 
 class Marked(Protocol):

@@ -1,8 +1,9 @@
 """A release's option table: the options a campaign may set on it, each with the values the
 release accepted in the probe, and how to hand them over. Built once per release and command
 line, cached like the capability cache (`<cache>/options/`), and built again when the rules
-file or the standing notes change. It also holds the standing of every option the release
-declares (`standing.py`), drawn or not."""
+file changes. It also holds the standing of every option the release declares
+(`standing.py`), drawn or not, read again (one listing, no probe) when what standings are
+read by changes (`standing_digest`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import fcntl
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from sphinxfuzz.solvers.installs import cache_root
 from sphinxfuzz.solvers.options.choose import choose, load_rules
 from sphinxfuzz.solvers.options.declared import Declared, Kind, ListingError, declared_options
 from sphinxfuzz.solvers.options.probe import find_delivery, probe
-from sphinxfuzz.solvers.options.standing import Standing, notes_digest, standings_of
+from sphinxfuzz.solvers.options.standing import Standing, standing_digest, standings_of
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.versions import cache_name, solver_version
 
@@ -48,7 +49,7 @@ class OptionTable:
     rejected: dict[str, str] = field(default_factory=dict)  # by the probe: name=value -> why
     probe_runs: int = 0
     seconds: float = 0.0
-    rules: str = ""  # digest of the rules (and standing notes) the table was made by
+    rules: str = ""  # digests of the choice rules and the standing rules it was made by
     # every declared option's standing on this release (`standing.standings_of`)
     standings: dict[str, Standing] = field(default_factory=dict)
 
@@ -108,18 +109,36 @@ def table_path(spec: SolverSpec, folder: Path | None = None) -> Path:
 
 
 def load_table(spec: SolverSpec, folder: Path | None = None) -> OptionTable | None:
-    """The cached table of `spec`, or None (none yet, unreadable, or made by other rules)."""
+    """The cached table of `spec`, or None (none yet, unreadable, or made by other choice
+    rules); one made by other standing rules gets its standings read again."""
     try:
         data = json.loads(table_path(spec, folder).read_text(encoding="utf-8"))
         table = OptionTable.from_json(data)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return table if table.rules == rules_digest() else None
+    if table.rules == rules_digest():
+        return table
+    return _restood(spec, table, folder)
 
 
 def rules_digest() -> str:
-    """What a table is made by: the choice rules and the standing notes."""
-    return f"{load_rules().digest}-{notes_digest()}"
+    """What a table is made by: the choice rules, then the standing rules."""
+    return f"{load_rules().digest}-{standing_digest()}"
+
+
+def _restood(spec: SolverSpec, table: OptionTable, folder: Path | None) -> OptionTable | None:
+    """`table` with the standings of today's rules (a word z3 marks experts by, a note), stored;
+    None when other choice rules made it: its options are chosen and probed again."""
+    if table.rules.partition("-")[0] != load_rules().digest:
+        return None
+    release = release_spec(spec)
+    try:
+        standings = standings_of(release.family, declared_options(release))
+    except (ListingError, OSError):
+        return None  # building it again says why
+    table = replace(table, rules=rules_digest(), standings=standings)
+    save_table(spec, table, folder)
+    return table
 
 
 def release_standings(spec: SolverSpec, folder: Path | None = None) -> dict[str, Standing]:
