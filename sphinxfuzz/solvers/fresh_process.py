@@ -58,11 +58,19 @@ def run_command(
     )
 
 
-def output_limit() -> Classified:
-    """What a solver killed for printing too much answered: nothing that counts (its
-    output is not even read: scanning 64 MB for answers would take longer than the run)."""
-    line = f"output limit ({OUTPUT_LIMIT // (1024 * 1024)} MB per stream)"
-    return Classified(Outcome.UNKNOWN, [], None, line, False)
+def read_output(
+    spec: SolverSpec, stdout: str, stderr: str, exit_code: int, *, timed_out: bool,
+    over_limit: bool,
+) -> Classified:  # fmt: skip
+    """What a run of `spec` that ended answered, fresh or persistent: `SolverVanished` when
+    its program never started; nothing that counts when it was killed for printing too much
+    (its output is not even read: scanning 64 MB for answers would take longer than the
+    run); else its output as `solvers.classify` reads it."""
+    check_started(spec, exit_code, stderr)
+    if over_limit:
+        line = f"output limit ({OUTPUT_LIMIT // (1024 * 1024)} MB per stream)"
+        return Classified(Outcome.UNKNOWN, [], None, line, False)
+    return classify(stdout, stderr, exit_code, timed_out, spec.family)
 
 
 def run_solver(
@@ -85,23 +93,10 @@ def run_solver(
         os.unlink(path)
     stdout, stderr = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
     code, elapsed = done.exit_code, done.elapsed
-    check_started(spec, code, stderr)
-    found = (
-        output_limit()
-        if done.over_limit
-        else classify(stdout, stderr, code, done.timed_out, spec.family)
+    found = read_output(
+        spec, stdout, stderr, code, timed_out=done.timed_out, over_limit=done.over_limit
     )
-    return SolverResult(
-        spec=spec,
-        outcome=found.outcome,
-        answers=found.answers,
-        stdout=stdout,
-        stderr=stderr,
-        exit_code=code,
-        elapsed=elapsed,
-        model=found.model,
+    return SolverResult.classified(
+        spec, found, stdout=stdout, stderr=stderr, exit_code=code, elapsed=elapsed,
         version=solver_version(spec),
-        failure_line=found.failure_line,
-        model_check_failed=found.model_check_failed,
-        annotation_conflict=found.annotation_conflict,
-    )
+    )  # fmt: skip

@@ -52,13 +52,12 @@ from pathlib import Path
 
 from sphinxfuzz.smtlib.lexer import blotted
 from sphinxfuzz.solvers import reaper
-from sphinxfuzz.solvers.classify import classify
 from sphinxfuzz.solvers.families import options_argv, program_argv
-from sphinxfuzz.solvers.fresh_process import output_limit, run_solver
+from sphinxfuzz.solvers.fresh_process import read_output, run_solver
 from sphinxfuzz.solvers.result import SolverResult
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.string_escapes import misread
-from sphinxfuzz.solvers.vanished import SolverVanished, check_started
+from sphinxfuzz.solvers.vanished import SolverVanished
 from sphinxfuzz.solvers.versions import solver_version
 
 EXIT_WAIT = 1.0  # seconds an idle process is given to exit when closed, before it is killed
@@ -330,27 +329,13 @@ class PersistentSolver:
         self._after(text, complete, timed_out)
         stdout = out.decode("utf-8", "replace")
         stderr = err.decode("utf-8", "replace")
-        check_started(self.spec, exit_code, stderr)  # its program is gone: no answer of it
-        found = (
-            output_limit()
-            if self.over_limit
-            else classify(stdout, stderr, exit_code, timed_out, self.spec.family)
+        found = read_output(  # its program gone: SolverVanished, no answer of it
+            self.spec, stdout, stderr, exit_code, timed_out=timed_out, over_limit=self.over_limit
         )
-        return SolverResult(
-            spec=self.spec,
-            outcome=found.outcome,
-            answers=found.answers,
-            stdout=stdout,
-            stderr=stderr,
-            exit_code=exit_code,
-            elapsed=elapsed,
-            starting=starting,
-            model=found.model,
-            version=solver_version(self.spec),
-            failure_line=found.failure_line,
-            model_check_failed=found.model_check_failed,
-            annotation_conflict=found.annotation_conflict,
-        )
+        return SolverResult.classified(
+            self.spec, found, stdout=stdout, stderr=stderr, exit_code=exit_code,
+            elapsed=elapsed, version=solver_version(self.spec), starting=starting,
+        )  # fmt: skip
 
     def _process_ready(self, started: float) -> tuple[subprocess.Popen[bytes], float]:
         """The process to answer the next script, ready, and the seconds since `started`

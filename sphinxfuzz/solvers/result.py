@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from sphinxfuzz.solvers.classify import Classified
     from sphinxfuzz.solvers.spec import SolverSpec
 
 
@@ -64,6 +65,29 @@ class SolverResult:
     # script alone, and so is what a seed's check calibrates its cases' limit on (last:
     # results are made with positional fields)
     starting: float = 0.0
+
+    @classmethod
+    def classified(
+        cls, spec: SolverSpec, found: Classified, *, stdout: str, stderr: str, exit_code: int,
+        elapsed: float, version: str, starting: float = 0.0,
+    ) -> SolverResult:  # fmt: skip
+        """The result of a run that ended, fresh or persistent, from what `solvers.classify`
+        read of its output: every field `found` holds is carried here alone."""
+        return cls(
+            spec=spec,
+            outcome=found.outcome,
+            answers=found.answers,
+            stdout=stdout,
+            stderr=stderr,
+            exit_code=exit_code,
+            elapsed=elapsed,
+            model=found.model,
+            version=version,
+            failure_line=found.failure_line,
+            model_check_failed=found.model_check_failed,
+            annotation_conflict=found.annotation_conflict,
+            starting=starting,
+        )
 
     @property
     def solving(self) -> float:

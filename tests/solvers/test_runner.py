@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ import pytest
 from sphinxfuzz.oracle.backtrace import gdb_backtrace
 from sphinxfuzz.oracle.crash import crash_signature
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs, run_solver
+from sphinxfuzz.solvers.classify import Classified, classify
+from sphinxfuzz.solvers.persistent import PersistentSolver
+from sphinxfuzz.solvers.result import SolverResult
 
 FAKES = Path(__file__).resolve().parent.parent / "fixtures" / "fake_solvers"
 SAT = "(set-option :produce-models true)(set-logic QF_LIA)\n(declare-const x Int)(assert (> x 41))(check-sat)(get-model)\n"
@@ -189,3 +193,24 @@ def test_a_problem_the_build_cannot_solve_is_unknown_not_rejected() -> None:
     if result.outcome in (Outcome.SAT, Outcome.UNSAT):  # a cvc5 built with CoCoA just answers
         return
     assert result.outcome == Outcome.UNKNOWN and "cocoa" in (result.failure_line or "").lower()
+
+
+def test_a_fresh_and_a_persistent_result_carry_all_that_classify_read() -> None:
+    # one constructor for both runners (`SolverResult.classified`): every field of
+    # `Classified`, a field added there later included, reaches the result of either; z3's
+    # answer against the script's `:status`, with a model, sets the rarer ones
+    spec = parse_specs("z3")[0]
+    script = "(set-info :status unsat)\n" + SAT
+    fresh = run_solver(spec, script, timeout=30)
+    with PersistentSolver(spec) as persistent:
+        kept = persistent.run(script, timeout=30)
+    assert fresh.annotation_conflict and fresh.model and fresh.outcome is Outcome.SAT
+    for result in (fresh, kept):
+        found = classify(result.stdout, result.stderr, result.exit_code, False, spec.family)
+        made = SolverResult.classified(
+            spec, found, stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code,
+            elapsed=result.elapsed, version=result.version, starting=result.starting,
+        )  # fmt: skip
+        assert made == result
+        for field in fields(Classified):
+            assert getattr(result, field.name) == getattr(found, field.name), field.name
