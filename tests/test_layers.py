@@ -84,3 +84,22 @@ def test_the_drawing_names_every_package() -> None:
     drawing = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
     block = drawing.split("## Layers", 1)[1].split("```")[1]
     assert {p for p in ALLOWED if p not in ("__main__", "__init__")} <= set(block.split()), block
+
+
+def test_no_module_imports_another_modules_private_name() -> None:
+    # a name with a leading underscore is its module's own: another module that needs it
+    # needs a public name in the module that holds it (one home, named for what it is)
+    private = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("sphinxfuzz")
+            ):
+                private += [
+                    f"{path.relative_to(PACKAGE)}: {node.module}.{alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    assert private == []

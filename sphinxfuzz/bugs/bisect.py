@@ -79,7 +79,7 @@ def built_versions(family: Family, mark: str) -> list[str]:
     return built
 
 
-def _build_mark(spec: CheckSpec, family: Family) -> str:
+def blamed_build_mark(spec: CheckSpec, family: Family) -> str:
     """The build mark of the blamed solver's spec (`z3@4.12.2+assert`: "+assert"), or ""."""
     index, _ = _blamed(spec, family)
     program = shlex.split(spec.solvers[index])[0]
@@ -172,7 +172,7 @@ def bisect_bug(
         spec = check_spec(root, record)
     except CheckSpecError as exc:
         raise BisectError(str(exc)) from None
-    mark = _build_mark(spec, family)  # fail before installing anything
+    mark = blamed_build_mark(spec, family)  # fail before installing anything
     setup = installer or (lambda f, v: install(f, v, say=say))
     try:
         everything = versions or (

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sphinxfuzz.bugs.bisect import BisectError, _build_mark, try_version
+from sphinxfuzz.bugs.bisect import BisectError, blamed_build_mark, try_version
 from sphinxfuzz.bugs.record import BUG, Tried, load_record
 from sphinxfuzz.bugs.replay import CheckSpecError, check_spec
 from sphinxfuzz.fileio import write_atomic
@@ -67,7 +67,7 @@ def bisect_commits(
         spec = check_spec(folder.parent.parent, record)
     except CheckSpecError as exc:
         raise BisectError(str(exc)) from None
-    assertions, sanitizers = marks_of(_build_mark(spec, family))
+    assertions, sanitizers = marks_of(blamed_build_mark(spec, family))
     commits = commits_between(checkout, span)
     make = builder or (lambda tree: build(family, source=tree, say=say, assertions=assertions,
                                           sanitizers=sanitizers))  # fmt: skip

@@ -53,7 +53,7 @@ class FillReport:
     rejected: list[str] = field(default_factory=list)  # why a generated term was not used
 
 
-class _Names:
+class FreshNames:
     """Allocates symbol names that clash with nothing in the script or allocated before."""
 
     def __init__(self, used: set[str]) -> None:
@@ -195,7 +195,7 @@ def adapt(
     decls_text: str,
     term_text: str,
     visible: dict[str, Sort],
-    names: _Names,
+    names: FreshNames,
     rng: random.Random,
     rename_prob: float,
 ) -> Generated:
@@ -252,7 +252,7 @@ def _names_for(
     declared: dict[str, str],
     constants: Mapping[str, Sort],
     by_sort: dict[Sort, list[str]],
-    names: _Names,
+    names: FreshNames,
     rng: random.Random,
     rename_prob: float,
 ) -> tuple[dict[str, str], set[str]]:

@@ -11,9 +11,9 @@ from functools import cached_property
 from sphinxfuzz.errors import InputError
 from sphinxfuzz.mutate.fill import (
     FillReport,
+    FreshNames,
     Insertion,
     TermSource,
-    _Names,
     adapt,
     symbol_names,
     visible_at,
@@ -174,7 +174,7 @@ def _mutate(
     # every chosen site found (the lists above it copied) before any is replaced
     fresh: set[int] = set()
     atoms = [skeleton.site_in(script.commands, index, fresh) for index in chosen]
-    names = _Names(set(names_used))
+    names = FreshNames(set(names_used))
     filled, pick = _Filled(), _Pick(theories, _uneven(theories, theory_weights), rename_prob)
     # Sites are recorded after their children, so walking the chosen ones backwards meets an
     # enclosing atom before the atoms inside it; those are then skipped (already gone).
@@ -215,7 +215,7 @@ class _Filled:
         site: TermSite,
         terms: TermSource,
         visible: dict[str, Sort],
-        names: _Names,
+        names: FreshNames,
         rng: random.Random,
         pick: _Pick,
     ) -> None:
@@ -240,7 +240,7 @@ class _Filled:
         self.report.insertions.append(Insertion(theory, generated.renamed, generated.fresh))
 
 
-def _with_insertions(script: Script, filled: _Filled, names: _Names) -> Script:
+def _with_insertions(script: Script, filled: _Filled, names: FreshNames) -> Script:
     """`script` (its sites filled) with the inserted declarations before their commands, its
     logic widened to the new terms and models asked for."""
     commands: list[SList] = []
@@ -365,7 +365,7 @@ def _logic_name(script: Script) -> str | None:
     return None if index is None else script.commands[index].items[1].text  # type: ignore[union-attr]
 
 
-def _rename_reserved_sorts(script: Script, inserted: list[Node], names: _Names) -> None:
+def _rename_reserved_sorts(script: Script, inserted: list[Node], names: FreshNames) -> None:
     """A widened logic must not turn the seed's own sorts into clashes with built-in ones:
     those are renamed in the seed's commands (the inserted terms mean the built-in ones)."""
     reserved = reserved_sort_names(script.commands)

@@ -510,8 +510,8 @@ def test_a_seed_asserting_nothing_gets_one_hole_its_terms_fill(tmp_path) -> None
 
 def test_a_fresh_constant_renamed_apart_leaves_a_literal_of_the_same_name() -> None:
     # a generator declared `bv0` beside the literal `(_ bv0 4)`: cvc5 rejected `(_ bv_1 4)`
-    from sphinxfuzz.mutate.fill import _Names, adapt
+    from sphinxfuzz.mutate.fill import FreshNames, adapt
 
     pair = ("(declare-const bv0 (_ BitVec 4))", "(bvsgt bv0 (_ bv0 4))")
-    generated = adapt(*pair, {}, _Names({"bv0"}), random.Random(1), 0.0)
+    generated = adapt(*pair, {}, FreshNames({"bv0"}), random.Random(1), 0.0)
     assert print_node(generated.term) == "(bvsgt bv_1 (_ bv0 4))"
