@@ -8,7 +8,6 @@ strategy mix with its weights, the seed files. Each refusal is a `CampaignError`
 
 from __future__ import annotations
 
-import math
 import re
 import shlex
 from dataclasses import replace
@@ -22,7 +21,7 @@ from sphinxfuzz.campaign.targets import CampaignError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.solvers import Family, SolverSpec, parse_specs
 from sphinxfuzz.strategies import names
-from sphinxfuzz.strategies.scheduler import SchedulerError
+from sphinxfuzz.strategies.scheduler import SchedulerError, check_weights
 
 DEFAULT_DRAWN = 3  # options per target and position with `random`
 _DRAWN = re.compile(r"(random|compare)(?::(\d+))?")
@@ -86,7 +85,8 @@ def read_options(text: str) -> OptionPlan:
 
 
 def read_weights(text: str) -> dict[str, float]:
-    """`fusion=2,opfuzz,storm=0.5` -> {fusion: 2, opfuzz: 1, storm: 0.5}."""
+    """`fusion=2,opfuzz,storm=0.5` -> {fusion: 2, opfuzz: 1, storm: 0.5}, weights a draw can
+    use (`strategies.scheduler.check_weights`); {} for a text that names none."""
     weights: dict[str, float] = {}
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -96,14 +96,8 @@ def read_weights(text: str) -> dict[str, float]:
             weights[name.strip()] = float(value) if value else 1.0
         except ValueError:
             raise SchedulerError(f"weight of {name.strip()!r} is not a number: {value!r}") from None
-        if not 0 <= weights[name.strip()] < math.inf:  # NaN too
-            raise SchedulerError(
-                f"weight of {name.strip()!r} is {value}: a weight is a finite number, 0 or more"
-            )
-    if not math.isfinite(sum(weights.values())):  # drawing needs a finite total
-        raise SchedulerError(f"weights {text!r} add up past the largest number")
-    if weights and not any(weights.values()):  # as `Scheduler` refuses them: nothing to draw
-        raise SchedulerError("weights must be non-negative and not all zero")
+    if weights:
+        check_weights(weights)
     return weights
 
 

@@ -16,6 +16,7 @@ The reward of a position is new crash signatures, verdicts and newly covered ope
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -162,14 +163,29 @@ class Scheduler:
         }
 
 
+def check_weights(weights: Mapping[str, float]) -> None:
+    """Weights a draw can use, else SchedulerError saying what is wrong: each a finite
+    number, 0 or more (0: never drawn), their total finite and more than 0 (the one home of
+    the rule; the campaign's `strategies` setting is checked with it before anything runs)."""
+    for arm, weight in weights.items():
+        if not 0 <= weight < math.inf:  # NaN too
+            raise SchedulerError(
+                f"weight of {arm!r} is {weight:g}: a weight is a finite number, 0 or more"
+            )
+    total = sum(weights.values())
+    if not math.isfinite(total):  # drawing needs a finite total
+        raise SchedulerError("the weights add up past the largest number")
+    if total == 0:
+        raise SchedulerError("the weights are all 0: nothing would be drawn")
+
+
 def _check_weights(arms: list[str], weights: Mapping[str, float]) -> list[float]:
     unknown = sorted(set(weights) - set(arms))
     if unknown:
         raise SchedulerError(f"weights for unknown arms: {', '.join(unknown)}")
-    values = [float(weights.get(arm, 0.0)) for arm in arms]
-    if any(v < 0 for v in values) or not any(v > 0 for v in values):
-        raise SchedulerError("weights must be non-negative and not all zero")
-    return values
+    values = {arm: float(weights.get(arm, 0.0)) for arm in arms}
+    check_weights(values)
+    return list(values.values())
 
 
 class PairCoverage:

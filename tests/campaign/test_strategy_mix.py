@@ -19,7 +19,7 @@ from sphinxfuzz.campaign import Budget, CampaignError, run_campaign, worker
 from sphinxfuzz.campaign.config_text import read_strategies, read_weights
 from sphinxfuzz.cli import app
 from sphinxfuzz.datafiles import data_dir
-from sphinxfuzz.strategies.scheduler import SchedulerError
+from sphinxfuzz.strategies.scheduler import Scheduler, SchedulerError
 
 EXPECTED = "fusion,storm,sae,janus,strings"
 # shipped seeds of several theories, sat and unsat, quantifier-free (storm) and not
@@ -127,11 +127,26 @@ def test_the_mix_is_checked_before_the_campaign_starts(tmp_path: Path) -> None:
     assert read_weights("fusion=3,opfuzz") == {"fusion": 3.0, "opfuzz": 1.0}
     with pytest.raises(SchedulerError, match="not a number"):
         read_weights("fusion=x")
-    with pytest.raises(CampaignError, match="not all zero"):  # nothing left to draw
+    with pytest.raises(CampaignError, match="all 0: nothing would be drawn") as zero:
         read_strategies("sphinx=0,fusion=0")
+    assert zero.value.setting == "strategies"
     result = CliRunner().invoke(app, ["fuzz", "--strategies", "fusoin", "-c", str(tmp_path / "x")])
     assert result.exit_code == 2
     assert "fusoin" in result.output and "fusion" in result.output
+
+
+@pytest.mark.parametrize(
+    "text", ["sphinx=0,fusion=0", "sphinx=nan,fusion=1", "sphinx=inf", "fusion=1e308,sphinx=1e308"]
+)
+def test_the_setting_and_the_scheduler_refuse_weights_by_one_rule(text: str) -> None:
+    # the campaign checks its `strategies` setting before it starts with the rule the
+    # scheduler draws by: the same refusal, word for word, from either
+    with pytest.raises(SchedulerError) as setting:
+        read_weights(text)
+    weights = dict((n, float(w)) for n, _, w in (part.partition("=") for part in text.split(",")))
+    with pytest.raises(SchedulerError) as scheduler:
+        Scheduler(list(weights), weights)
+    assert str(setting.value) == str(scheduler.value)
 
 
 def test_stats_and_bug_folders_of_a_mix_read_back(tmp_path: Path) -> None:

@@ -32,8 +32,13 @@ def test_fixed_weights_are_kept_whatever_is_found() -> None:
     assert scheduler.reproducible
     with pytest.raises(SchedulerError, match="unknown arms: sae"):
         Scheduler(["fusion"], {"sae": 1.0})
-    with pytest.raises(SchedulerError):
+    with pytest.raises(SchedulerError, match="all 0"):
         Scheduler(["fusion"], {"fusion": 0.0})
+    # a weight no draw can use is refused, never drawn on (NaN weighed as if absent, an
+    # infinite one a ValueError from `random.choices` mid-campaign)
+    for weight in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(SchedulerError, match="a finite number, 0 or more"):
+            Scheduler(["fusion", "opfuzz"], {"fusion": weight, "opfuzz": 1.0})
 
 
 def _run(order: list[int], finds: dict[str, int], epoch: int = 10) -> tuple[list[str], Scheduler]:
