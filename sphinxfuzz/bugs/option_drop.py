@@ -23,14 +23,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from sphinxfuzz.bugs.option_use import added_options, solver_texts
-from sphinxfuzz.bugs.record import BugRecord, load_reduction
+from sphinxfuzz.bugs.record import BugRecord, Reduction, load_reduction
 from sphinxfuzz.bugs.store import Store, StoreError
 from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.oracle import Verdict
 from sphinxfuzz.oracle.same_bug import CheckSpec, check_options
 from sphinxfuzz.solvers import Family, SolverResult, SolverSpec, parse_specs
 from sphinxfuzz.solvers.families import program_argv
-from sphinxfuzz.solvers.options.standing import Standing, command_standing, warned
+from sphinxfuzz.solvers.options.standing import Standing, command_standing, highest, warned
 from sphinxfuzz.solvers.options.table import release_standings
 
 # what counts as an option word after the program: `-x`, `--x[=v]` (cvc5, yices), `a.b=v`
@@ -145,6 +145,20 @@ def lower_standing(
     return Lowered(replace(lower, words=(*gone, *lower.words)), standing)
 
 
+def _raised(reduction: Reduction, stored: Standing) -> Standing:
+    """A reduction's `stored` standing, raised to what today's standings make of the options
+    the blamed solver kept (a mark the standing rules learnt since, `sat.euf`'s
+    "preliminary"); never lowered: a warning of the reducing run may have raised it."""
+    summary = next((r for r in reduction.results if r.name == reduction.verdict.solver), None)
+    if summary is None or not summary.argv:
+        return stored
+    family, argv = Family.read(summary.family), tuple(summary.argv)
+    words = [w for w in argv[len(program_argv(argv)) :] if _OPTION.fullmatch(w)]
+    standings = _standings(family, argv)
+    now = None if standings is None else command_standing(family, words, standings)
+    return stored if now is None else highest([stored, now])
+
+
 def _without(spec: CheckSpec, index: int, leave_out: Callable[[str], bool]) -> CheckSpec:
     """`spec` with the option words of solver `index` that `leave_out` picks left out."""
     words = shlex.split(spec.solvers[index])
@@ -183,7 +197,7 @@ def bug_standing(record: BugRecord, specs: Sequence[str] | None = None) -> Stand
     longer names, a release that does not say)."""
     reduction = load_reduction(record.folder)
     if reduction is not None and reduction.standing is not None:
-        return reduction.standing
+        return _raised(reduction, reduction.standing)
     summary = record.summary_of(record.verdict.solver)
     if summary is None:
         return None

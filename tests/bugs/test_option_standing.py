@@ -142,3 +142,35 @@ def test_a_stored_bug_tells_its_standing(tmp_path: Path) -> None:
     loaded = load_reduction(folders[EXPERT])
     assert loaded is not None and loaded.standing is None
     assert bug_standing(expert) == Standing.EXPERT
+
+
+def test_a_reduction_stored_under_older_standing_rules_stands_as_today_s_say(
+    tmp_path: Path,
+) -> None:
+    """A z3 5.4.1+assert failed assertion needed only `sat.euf=true` ("preliminary and not
+    ready for general consumption") and was stored as regular before the rules read that."""
+    euf = "sat.euf=true"
+    program = _stand_in(tmp_path, f"{euf!r} in words")
+    root = tmp_path / "campaign"
+    with Store(root, create=True) as store:
+        store.save_config({"timeout": 10.0, "memory_mb": 4096, "solvers": program})
+        results = [_run(s, FORMULA) for s in parse_specs(f"{program} {euf}")]
+        [verdict] = judge(FORMULA, results, _run).verdicts
+        ident = store.record_bug(verdict, Origin(1, "seed.smt2", 0, 0, "opfuzz"), FORMULA,
+                                 results)  # fmt: skip
+    record = load_record(root / "bugs" / str(ident))
+    assert bug_standing(record) == Standing.EXPERT  # unreduced: today's standings
+    reduction = {
+        "bug": record.id, "before": {"bytes": 1, "nodes": 1}, "after": {"bytes": 1, "nodes": 1},
+        "verdict": record.verdict.to_json(), "standing": "regular",
+        "results": [s.to_json() for s in record.solvers],
+    }  # fmt: skip
+    (record.folder / "reduce.json").write_text(json.dumps(reduction))
+    (record.folder / "reduced.smt2").write_text(FORMULA)
+    assert bug_standing(record) == Standing.EXPERT  # raised, not the stored "regular"
+    # a stored standing is never lowered (a warning of the reducing run may have raised it)
+    reduction["standing"] = "expert"
+    results_regular = [{**s.to_json(), "argv": [program, REGULAR]} for s in record.solvers]
+    reduction["results"] = results_regular
+    (record.folder / "reduce.json").write_text(json.dumps(reduction))
+    assert bug_standing(record) == Standing.EXPERT
