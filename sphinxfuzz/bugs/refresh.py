@@ -33,6 +33,7 @@ from sphinxfuzz.bugs.record import (
     write_today,
 )
 from sphinxfuzz.bugs.replay import CheckSpecError, check_spec
+from sphinxfuzz.errors import SphinxfuzzError
 from sphinxfuzz.oracle import VerdictKind
 from sphinxfuzz.oracle.crash import assertion_title
 from sphinxfuzz.solvers import Family, SolverSpecError, parse_specs
@@ -62,9 +63,12 @@ def replay_target(
     """(spec, version) of the solver that says whether a bug is alive today: the newest
     release of `family`, or, for a failed assertion that a build with assertions (`blamed` =
     `z3@4.8.11+assert`) showed, the newest such build newer than it, since a release checks
-    no assertions and would call every one fixed. The version is None when there is no such
-    build (the bug stays undecided); "" when the release must be asked for it."""
-    release, mark = split_build(blamed.split()[0].rpartition("@")[2])
+    no assertions and would call every one fixed; the blamed build itself when it is the
+    newest of its kind (no newer one, and a release no older than the newest release's).
+    The version is None when there is no such build (the bug stays undecided); "" when the
+    release must be asked for it."""
+    version = blamed.split()[0].rpartition("@")[2]
+    release, mark = split_build(version)
     # a release has no sanitizer either: every report of one needs such a build to be seen
     checked = assertion_title(signature) is not None or ASAN_MARK in mark or UBSAN_MARK in mark
     if not mark or kind != VerdictKind.CRASH or not checked:
@@ -73,13 +77,26 @@ def replay_target(
     if split_build(named)[1] == mark:  # a build of that kind named the newest (a checkout's)
         return newest[family], named
     try:
-        builds = [v for v in built_versions(family, mark)
-                  if parse_version(split_build(v)[0]) > parse_version(release)]  # fmt: skip
+        built = built_versions(family, mark)
     except BisectError:  # none with that mark at all
-        builds = []
+        built = []
+    builds = [v for v in built if parse_version(split_build(v)[0]) > parse_version(release)]
+    if not builds and version in built and _newest_release(release, newest[family]):
+        builds = [version]
     if not builds:
         return newest[family], None
     return f"{family}@{builds[-1]}", builds[-1]  # a build's binary says its release alone
+
+
+def _newest_release(release: str, newest: str) -> bool:
+    """Whether `release` is a release number no older than that of the newest release
+    (`newest`, a spec: asked for its version)."""
+    mine = parse_version(release)
+    try:
+        theirs = parse_version(solver_version(parse_specs(newest)[0]))
+    except (SphinxfuzzError, ValueError, IndexError):  # not installed, not parsed: unknown
+        return False
+    return bool(mine and theirs) and mine >= theirs
 
 
 def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today:
@@ -94,8 +111,9 @@ def refresh_bug(root: Path, folder: Path, newest: Mapping[Family, str]) -> Today
     solver, known = replay_target(family, str(verdict.solver), verdict.signature, verdict.kind,
                                   newest)  # fmt: skip
     if known is None:
-        today = Today(UNDECIDED, solver, "", f"{solver} checks no assertions, and no build with "
-                      f"them of a release newer than {verdict.solver}'s is installed", time.time())  # fmt: skip
+        today = Today(UNDECIDED, solver, "", f"{solver} checks no assertions, no build with them "
+                      f"of a release newer than {verdict.solver}'s is installed, and "
+                      f"{verdict.solver} is no build of the newest release", time.time())  # fmt: skip
         write_today(record, today)
         return today
     try:

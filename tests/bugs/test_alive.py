@@ -22,6 +22,8 @@ from sphinxfuzz.bugs.record import ALIVE, FIXED, UNDECIDED
 from sphinxfuzz.bugs.refresh import refresh_bug
 from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.cli import app
+from sphinxfuzz.solvers import parse_specs
+from sphinxfuzz.solvers.versions import solver_version
 
 NEWEST = str(FIXTURES / "crash_fixed_later.py")
 SEED = """(set-logic ALL)
@@ -125,16 +127,8 @@ def test_a_failed_assertion_of_a_build_is_replayed_on_a_newer_build(
             "mutant.smt2").read_text())  # fmt: skip
     # the bug as a z3 build with assertions stores it (the crashing stand-in as that build)
     monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
-    old = _fake_build(tmp_path / "cache", "4.8.11+assert", CRASHER)
-    stored = json.loads((folder / "verdict.json").read_text())
-    blamed = stored["verdict"]["solver"]
-    for solver in stored["solvers"]:
-        if solver["name"] == blamed:
-            solver.update(name="z3@4.8.11+assert", spec="z3@4.8.11+assert", family="z3",
-                          argv=[str(old)])  # fmt: skip
-    stored["verdict"]["solver"] = "z3@4.8.11+assert"
-    (folder / "verdict.json").write_text(json.dumps(stored))
-    today = refresh_bug(root, folder, newest_specs())
+    _blame_build(folder, "4.8.11+assert", _fake_build(tmp_path / "cache", "4.8.11+assert", CRASHER))
+    today = refresh_bug(root, folder, newest_specs())  # older than the newest release
     assert today.status == UNDECIDED and "checks no assertions" in today.detail, today
     # a newer build with assertions (the stand-in that fixed the crash) is what it replays on
     _fake_build(tmp_path / "cache", "4.9.1+assert", NEWEST)
@@ -142,6 +136,41 @@ def test_a_failed_assertion_of_a_build_is_replayed_on_a_newer_build(
     assert (today.solver, today.version, today.status) == (
         "z3@4.9.1+assert", "4.9.1+assert", FIXED,
     ), today  # fmt: skip
+
+
+def _blame_build(folder: Path, version: str, binary: Path) -> None:
+    """The stored bug as the z3 build `version` stored it, that build running `binary`."""
+    stored = json.loads((folder / "verdict.json").read_text())
+    for solver in stored["solvers"]:
+        if solver["name"] == stored["verdict"]["solver"]:
+            solver.update(name=f"z3@{version}", spec=f"z3@{version}", family="z3",
+                          argv=[str(binary)])  # fmt: skip
+    stored["verdict"]["solver"] = f"z3@{version}"
+    (folder / "verdict.json").write_text(json.dumps(stored))
+
+
+def test_a_failed_assertion_of_the_newest_build_of_its_kind_is_replayed_on_it(
+    campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found on a build with assertions of the newest release (z3@5.4.1+assert, z3 5.4.1 the
+    newest installed): no newer build can exist, so that build's own run says alive or
+    fixed, not "undecided"."""
+    root = tmp_path / "campaign"
+    shutil.copytree(campaign, root)
+    with Store(root) as store:
+        folder = next(r.folder for r in store.bugs() if "fixed_later" in r.folder.joinpath(
+            "mutant.smt2").read_text())  # fmt: skip
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    newest = solver_version(parse_specs("z3")[0])  # the installed wheel's
+    build = f"{newest}+assert"
+    binary = _fake_build(tmp_path / "cache", build, CRASHER)
+    _blame_build(folder, build, binary)
+    today = refresh_bug(root, folder, newest_specs())
+    assert (today.solver, today.version, today.status) == (f"z3@{build}", build, ALIVE), today
+    # a run decides it, not the blame: the same build, crashing no more, calls it fixed
+    binary.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{NEWEST}" "$@"\n')
+    today = refresh_bug(root, folder, newest_specs())
+    assert (today.solver, today.status) == (f"z3@{build}", FIXED), today
 
 
 def _fake_build(cache: Path, version: str, script: str) -> Path:

@@ -231,9 +231,13 @@ def test_a_sanitizer_report_is_alive_or_fixed_by_the_newest_sanitizer_build(
     )
     ubsan = "z3: UndefinedBehaviorSanitizer: signed integer overflow at a.cpp:3"
     assert replay_target(Family.Z3, "z3@5.4.1+asan", ubsan, VerdictKind.CRASH, newest) == (
+        "z3@5.4.1+asan",
+        "5.4.1+asan",
+    )  # no newer build, and it is one of the newest release (the wheel's): it says
+    assert replay_target(Family.Z3, "z3@4.12.2+ubsan", ubsan, VerdictKind.CRASH, newest) == (
         "z3",
         None,
-    )  # no newer build: undecided, never "fixed"
+    )  # no build of its kind at all: undecided, never "fixed"
     # a build of the same kind named the newest (a trunk checkout's) is the one asked
     trunk = {Family.Z3: "z3@git-1a2b3c4+asan"}
     assert replay_target(Family.Z3, "z3@5.4.1+asan", ubsan, VerdictKind.CRASH, trunk) == (
