@@ -67,7 +67,8 @@ class FuzzActor:
         return str(ray.get_runtime_context().get_node_id())
 
     def prepare(self) -> str | None:
-        """Resolve the solver specs on this node; why they cannot be used here, or None."""
+        """Resolve the solver specs (and their option tables) on this node; why they cannot
+        be used here, or None."""
         config = self.campaign.config
         try:
             install_releases(config.solvers, say=lambda line: None)
@@ -78,7 +79,14 @@ class FuzzActor:
             problem = smoke_test(spec, timeout=max(config.timeout, 5.0), memory_mb=config.memory_mb)
             if problem is not None:
                 return f"solver {spec.text!r} fails on a trivial script: {problem}"
-        self.campaign = replace(self.campaign, specs=tuple(specs))
+        # the coordinator's option tables are of its command lines: a node that resolves
+        # others reads or builds its own
+        if tuple(specs) != self.campaign.specs:
+            fresh = replace(self.campaign, specs=tuple(specs), option_tables=None)
+            try:
+                self.campaign = fresh.with_option_tables()
+            except (SphinxfuzzError, OSError) as exc:
+                return f"no option tables for its solvers: {exc}"
         return None
 
     def _report(self, event: Event) -> None:

@@ -13,7 +13,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from typing import Any
 
@@ -26,7 +26,7 @@ from sphinxfuzz.campaign.config_text import (
     read_strategies,
     read_trusted,
 )
-from sphinxfuzz.campaign.position_options import OptionPlan
+from sphinxfuzz.campaign.position_options import OptionPlan, PositionOptions
 from sphinxfuzz.campaign.seeds import SeedsError, seed_paths
 from sphinxfuzz.campaign.strategy_bench import StrategyMix
 from sphinxfuzz.campaign.targets import CampaignError, generator_entries, theory_options
@@ -35,6 +35,7 @@ from sphinxfuzz.datafiles import data_dir
 from sphinxfuzz.generators.catalogue import CatalogueEntry, default_generators_dir
 from sphinxfuzz.mutate.seed import MAX_SEED_BYTES
 from sphinxfuzz.solvers import Family, SolverSpec
+from sphinxfuzz.solvers.options.table import OptionTable
 from sphinxfuzz.strategies import DEFAULT as DEFAULT_STRATEGY
 
 # A mutant answered by all target solvers within this many seconds counts as fast: the wall
@@ -247,6 +248,26 @@ class Campaign:
     options: OptionPlan = (
         OptionPlan()
     )  # the targets' options per position (`campaign.position_options`)
+    # the targets' option tables by spec name (`with_option_tables`): built once, before any
+    # worker, and carried to every worker (pickled to spawned ones); None: not built yet
+    option_tables: dict[str, OptionTable] | None = None
+
+    def with_option_tables(self, say: Callable[[str], None] | None = None) -> Campaign:
+        """This campaign with its targets' option tables, read from the cache or built first
+        for a release that has none (`PositionOptions.prepare`, which tells `say`)."""
+        if self.option_tables is not None:
+            return self
+        prepared = PositionOptions.prepare(self.options, self.specs, self.config.campaign_seed, say)
+        return replace(self, option_tables=prepared.tables)
+
+    def position_options(self) -> PositionOptions:
+        """The targets' specs per position, drawn over the option tables this campaign
+        carries (`with_option_tables` gives them)."""
+        if self.option_tables is None:
+            raise ValueError("the campaign's option tables are not built (with_option_tables)")
+        return PositionOptions(
+            self.options, self.specs, self.config.campaign_seed, self.option_tables
+        )
 
 
 # The floor of a calibrated limit before the campaign's answers move it (`case_limits`): at

@@ -9,13 +9,14 @@ counters, never a bug.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import queue as queue_module
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -27,7 +28,6 @@ from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign.config import Budget, Campaign, CampaignConfig, with_run_settings
 from sphinxfuzz.campaign.exit_reason import ExitReason
 from sphinxfuzz.campaign.lock import CampaignLock
-from sphinxfuzz.campaign.position_options import PositionOptions
 from sphinxfuzz.campaign.reduction import Reductions, reduce_stored
 from sphinxfuzz.campaign.status_file import StatusWriter
 from sphinxfuzz.campaign.targets import CampaignError
@@ -105,17 +105,18 @@ def validate(
 ) -> Campaign:  # fmt: skip
     """Fail before any process starts: solvers, seeds and generators must all be usable,
     and generator code must run confined (unless `unconfined`). Returns the resolved
-    campaign; a `Campaign` given is taken as resolved and checked already. `say` hears of
-    option tables built (once per release, seconds each)."""
+    campaign with its targets' option tables (`Campaign.with_option_tables`: built here
+    once, before any worker; `say` hears of a table built, once per release, seconds each);
+    a `Campaign` given is taken as resolved and checked already, and only gets its tables."""
     if isinstance(config, Campaign):
-        return config
+        return config.with_option_tables(say)
     campaign = config.resolve()
     try:
         probe_confinement(unconfined=unconfined)
     except ConfinementError as exc:
         raise CampaignError(str(exc), setting="unconfined") from None
-    # random options need the targets' option tables: built here once, before any worker
-    options = PositionOptions.prepare(campaign.options, campaign.specs, config.campaign_seed, say)
+    campaign = campaign.with_option_tables(say)
+    options = campaign.position_options()
     fixed = options.specs_for(0) if options.plan.fixed else []  # the same at every position
     for spec, setting in [
         *((s, "solvers") for s in campaign.specs),
@@ -250,12 +251,13 @@ def check_jobs(jobs: int, ray: str | None = None) -> None:
 
 
 @dataclass(frozen=True)
-class _Run:
+class RunSettings:
     """This run's settings beside the campaign's config: `run_campaign`'s arguments."""
 
     root: Path
     budget: Budget
     jobs: int
+    resume: bool
     persistent: int
     unconfined: bool
     ray: str | None
@@ -289,149 +291,189 @@ def run_campaign(
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
     `status_every`: seconds between rewrites of the folder's `status.json` while its counters
     stay; within a second of their change otherwise (`campaign.status_file`; 0: only at the start
-    and the end).
-
-    The story: the config read and checked once (`validate`), the folder locked and
-    prepared, then `_phases`."""
+    and the end). The story is `CampaignRun.run`'s."""
     if isinstance(persistent, bool):  # True would mean one script a process
         raise TypeError(f"persistent: scripts a process serves (0: fresh), not {persistent}")
-    check_jobs(jobs, ray)
-    check_folder(root, resume=resume)
-    campaign = validate(config, unconfined=unconfined, say=on_message)
-    run = _Run(root, budget, jobs, persistent, unconfined, ray, status_every, on_progress,
-               on_message)  # fmt: skip
-    with (
-        CampaignLock(root, create=not resume),
-        prepare(root, campaign.config, resume=resume) as store,
-    ):
-        return _phases(campaign, store, run)
+    settings = RunSettings(root, budget, jobs, resume, persistent, unconfined, ray,
+                           status_every, on_progress, on_message)  # fmt: skip
+    return CampaignRun(config, settings).run()
 
 
-def _phases(campaign: Campaign, store: Store, run: _Run) -> Stats:
-    """Fuzz: every worker probes the theories once, then checks each of its positions' seed
-    and fuzzes it, until its budget or the seeds end (`loop.Worker.run`). Summary: the
-    counters summed with why the fuzzing ended, in the store and `status.json`. Reduce: the
-    stored findings (unless stopped), their counts added to the summary."""
-    aggregator = _Aggregator(store, store.start_run(run.jobs), run.on_progress, time.monotonic())
-    deadline = None if run.budget.seconds is None else time.time() + run.budget.seconds
-    status = StatusWriter(
-        run.root, aggregator.total, every=run.status_every, seed_count=len(campaign.seed_files),
-        jobs=run.jobs, budget=(run.budget.seconds, run.budget.mutants), ray=run.ray,
-        options_of=campaign.config.solvers if campaign.config.sets_options else None,
-    )  # fmt: skip
-    with status:
-        reason = _fuzz(campaign, store, run, deadline, aggregator)
-        stats = aggregator.flush(reason)
-        status.ended(reason)
-        if campaign.config.reduce and reason is not ExitReason.STOPPED:  # a stop leaves them
-            _reduce_after(store, run, campaign.config.reduce_time, stats, status)
-            store.save_stats(aggregator.run, aggregator.minute, stats)
+class CampaignRun:
+    """One run of a campaign, after Hypothesis's `ConjectureRunner`: it holds the config and
+    this run's settings, and once the folder is open (`_prepared`) the resolved campaign,
+    the store, the deadline, the counters' aggregator and the status writer; each phase of
+    `run` is a method that reads them."""
+
+    campaign: Campaign  # resolved and checked (`_validate`)
+    # while the folder is open (`_prepared`)
+    store: Store
+    aggregator: _Aggregator
+    deadline: float | None
+    status: StatusWriter
+
+    def __init__(self, config: CampaignConfig | Campaign, settings: RunSettings) -> None:
+        self.config = config
+        self.settings = settings
+
+    def run(self) -> Stats:
+        """Validate: the settings, the folder and the config checked before anything is
+        written, the config read once. Prepare: the folder locked and opened, the run
+        started. Fuzz: every worker probes the theories once, then checks each of its
+        positions' seed and fuzzes it, until its budget or the seeds end
+        (`worker.Worker.run`). Summary: the counters summed with why the fuzzing ended, in
+        the store and `status.json`. Reduce: the stored findings (unless stopped), their
+        counts added to the summary."""
+        self._validate()
+        with self._prepared():
+            reason = self._fuzz()
+            stats = self._summary(reason)
+            if self.campaign.config.reduce and reason is not ExitReason.STOPPED:
+                self._reduce(stats)  # a stop leaves the findings as they are
+            return stats
+
+    # -- the phases ------------------------------------------------------------------------
+    def _validate(self) -> None:
+        settings = self.settings
+        check_jobs(settings.jobs, settings.ray)
+        check_folder(settings.root, resume=settings.resume)
+        self.campaign = validate(
+            self.config, unconfined=settings.unconfined, say=settings.on_message
+        )
+
+    @contextlib.contextmanager
+    def _prepared(self) -> Iterator[None]:
+        """The folder locked and its store open (created, or checked against a resumed
+        campaign's config); this run's statistics, deadline and status document started."""
+        settings, campaign = self.settings, self.campaign
+        root, budget = settings.root, settings.budget
+        with (
+            CampaignLock(root, create=not settings.resume),
+            prepare(root, campaign.config, resume=settings.resume) as self.store,
+        ):
+            self.aggregator = _Aggregator(
+                self.store, self.store.start_run(settings.jobs), settings.on_progress,
+                time.monotonic(),
+            )  # fmt: skip
+            self.deadline = None if budget.seconds is None else time.time() + budget.seconds
+            self.status = StatusWriter(
+                root, self.aggregator.total, every=settings.status_every,
+                seed_count=len(campaign.seed_files), jobs=settings.jobs,
+                budget=(budget.seconds, budget.mutants), ray=settings.ray,
+                options_of=campaign.config.solvers if campaign.config.sets_options else None,
+            )  # fmt: skip
+            with self.status:
+                yield
+
+    def _fuzz(self) -> ExitReason:
+        """Run the workers (on Ray, in this process, or spawned) until they all end; why."""
+        if self.settings.ray is not None:
+            signalled = self._run_on_ray()
+        elif self.settings.jobs == 1:
+            signalled = self._run_inline()
+        else:
+            signalled = self._run_spawned()
+        return ExitReason.STOPPED if signalled else self.aggregator.exit_reason()
+
+    def _summary(self, reason: ExitReason) -> Stats:
+        """The workers' counters summed, with `reason`, in the store and `status.json`."""
+        stats = self.aggregator.flush(reason)
+        self.status.ended(reason)
         return stats
 
+    def _reduce(self, stats: Stats) -> None:
+        """The campaign's reduction of its stored bugs (`campaign.reduction`), counted in
+        `stats` (saved again) and shown in the status document; Ctrl-C or SIGTERM stops it
+        as they stop the fuzzing."""
+        halt, done = threading.Event(), Reductions()
+        self.status.reducing(done.to_json)
+        with _StopOnSignal(halt):
+            reduce_stored(
+                self.store, self.settings.root, per_bug=self.campaign.config.reduce_time,
+                halt=halt, say=self.settings.on_message, done=done,
+            )  # fmt: skip
+        stats.reduced += done.reduced
+        stats.not_reduced += done.not_reduced
+        stats.reduce_seconds += done.seconds
+        self.store.save_stats(self.aggregator.run, self.aggregator.minute, stats)
 
-def _fuzz(
-    campaign: Campaign, store: Store, run: _Run, deadline: float | None, aggregator: _Aggregator
-) -> ExitReason:
-    """Run the workers (on Ray, in this process, or spawned) until they all end; why."""
-    if run.ray is not None:
-        signalled = _run_on_ray(campaign, store, run, deadline, aggregator)
-    elif run.jobs == 1:
-        signalled = _run_inline(campaign, run, deadline, aggregator)
-    else:
-        signalled = _run_spawned(campaign, run, deadline, aggregator)
-    return ExitReason.STOPPED if signalled else aggregator.exit_reason()
+    # -- the three ways of running the workers; each returns whether a signal stopped them --
+    def _run_on_ray(self) -> bool:
+        from sphinxfuzz.campaign import cluster  # imports Ray: only for a campaign that asks
 
+        settings = self.settings
+        assert settings.ray is not None
+        budget = (settings.budget.seconds, settings.budget.mutants)
+        plans = [
+            cluster.WorkerPlan(
+                k, settings.jobs, budget, self.deadline, settings.persistent, settings.unconfined
+            )
+            for k in range(settings.jobs)
+        ]
+        stop = threading.Event()
+        with _StopOnSignal(stop) as guard:
+            cluster.run_on_ray(
+                settings.ray, self.campaign, self.store, plans, self.aggregator.update,
+                settings.on_message, stop,
+            )  # fmt: skip
+        return guard.signalled
 
-def _reduce_after(
-    store: Store, run: _Run, per_bug: float, stats: Stats, status: StatusWriter
-) -> None:
-    """The campaign's reduction of its stored bugs (`campaign.reduction`), counted in `stats`
-    and shown in the status document; Ctrl-C or SIGTERM stops it as they stop the fuzzing."""
-    halt, done = threading.Event(), Reductions()
-    status.reducing(done.to_json)
-    with _StopOnSignal(halt):
-        reduce_stored(store, run.root, per_bug=per_bug, halt=halt, say=run.on_message, done=done)
-    stats.reduced += done.reduced
-    stats.not_reduced += done.not_reduced
-    stats.reduce_seconds += done.seconds
+    def _run_inline(self) -> bool:
+        settings, stop = self.settings, threading.Event()
 
+        def report(event: Event) -> None:
+            if event.kind == "stats":
+                self.aggregator.update(event.worker, event.payload)  # type: ignore[arg-type]
+            elif event.kind == "message":
+                settings.on_message(str(event.payload))
 
-def _run_on_ray(
-    campaign: Campaign, store: Store, run: _Run, deadline: float | None, aggregator: _Aggregator
-) -> bool:
-    from sphinxfuzz.campaign import cluster  # imports Ray: only for a campaign that asks
+        with _StopOnSignal(stop) as guard:
+            Worker(
+                self.campaign, settings.root, budget=settings.budget, deadline=self.deadline,
+                report=report, stop_requested=stop.is_set, persistent=settings.persistent,
+                unconfined=settings.unconfined,
+            ).run()  # fmt: skip
+        return guard.signalled
 
-    budget = (run.budget.seconds, run.budget.mutants)
-    plans = [
-        cluster.WorkerPlan(k, run.jobs, budget, deadline, run.persistent, run.unconfined)
-        for k in range(run.jobs)
-    ]
-    stop = threading.Event()
-    with _StopOnSignal(stop) as guard:
-        assert run.ray is not None
-        cluster.run_on_ray(run.ray, campaign, store, plans, aggregator.update, run.on_message, stop)
-    return guard.signalled
-
-
-def _run_inline(
-    campaign: Campaign, run: _Run, deadline: float | None, aggregator: _Aggregator
-) -> bool:
-    stop = threading.Event()
-
-    def report(event: Event) -> None:
-        if event.kind == "stats":
-            aggregator.update(event.worker, event.payload)  # type: ignore[arg-type]
-        elif event.kind == "message":
-            run.on_message(str(event.payload))
-
-    with _StopOnSignal(stop) as guard:
-        Worker(
-            campaign, run.root, budget=run.budget, deadline=deadline, report=report,
-            stop_requested=stop.is_set, persistent=run.persistent, unconfined=run.unconfined,
-        ).run()  # fmt: skip
-    return guard.signalled
-
-
-def _run_spawned(
-    campaign: Campaign, run: _Run, deadline: float | None, aggregator: _Aggregator
-) -> bool:
-    # spawn, not fork: the coordinator may hold SQLite connections and threads
-    context = multiprocessing.get_context("spawn")
-    events = context.Queue()
-    stop = context.Event()
-    budget = (run.budget.seconds, run.budget.mutants)
-    processes = [
-        context.Process(
-            target=worker_main,
-            args=(
-                campaign,
-                str(run.root),
-                k,
-                run.jobs,
-                budget,
-                deadline,
-                events,
-                stop,
-                os.getpid(),
-                run.persistent,
-                run.unconfined,
-            ),
-            name=f"sphinxfuzz-worker-{k}",
-        )  # fmt: skip
-        for k in range(run.jobs)
-    ]
-    with _StopOnSignal(stop) as guard:
-        for process in processes:
-            process.start()
-        try:
-            failures = _follow(processes, events, stop, aggregator, run.on_message)
-        finally:
-            stop.set()
-            _join(processes)
-    if failures:  # one line when every worker failed alike (a full disk, a broken index)
-        distinct = list(dict.fromkeys(failures))
-        raise CampaignError(distinct[0] if len(distinct) == 1 else "\n".join(distinct))
-    return guard.signalled
+    def _run_spawned(self) -> bool:
+        # spawn, not fork: the coordinator may hold SQLite connections and threads
+        settings = self.settings
+        context = multiprocessing.get_context("spawn")
+        events = context.Queue()
+        stop = context.Event()
+        budget = (settings.budget.seconds, settings.budget.mutants)
+        processes = [
+            context.Process(
+                target=worker_main,
+                args=(
+                    self.campaign,
+                    str(settings.root),
+                    k,
+                    settings.jobs,
+                    budget,
+                    self.deadline,
+                    events,
+                    stop,
+                    os.getpid(),
+                    settings.persistent,
+                    settings.unconfined,
+                ),
+                name=f"sphinxfuzz-worker-{k}",
+            )  # fmt: skip
+            for k in range(settings.jobs)
+        ]
+        with _StopOnSignal(stop) as guard:
+            for process in processes:
+                process.start()
+            try:
+                failures = _follow(processes, events, stop, self.aggregator, settings.on_message)
+            finally:
+                stop.set()
+                _join(processes)
+        if failures:  # one line when every worker failed alike (a full disk, a broken index)
+            distinct = list(dict.fromkeys(failures))
+            raise CampaignError(distinct[0] if len(distinct) == 1 else "\n".join(distinct))
+        return guard.signalled
 
 
 def _follow(

@@ -30,7 +30,6 @@ from sphinxfuzz.campaign.config import Budget, Campaign
 from sphinxfuzz.campaign.exit_reason import ExitReason
 from sphinxfuzz.campaign.judging import Judging
 from sphinxfuzz.campaign.learnt_weights import LearntWeights
-from sphinxfuzz.campaign.position_options import PositionOptions
 from sphinxfuzz.campaign.recording import Recorder
 from sphinxfuzz.campaign.repeats import RepeatedMessages
 from sphinxfuzz.campaign.rngs import rng_for
@@ -138,7 +137,7 @@ class Worker:
             config, self.calls, self.judging, self.recorder, self.bench, self._needed_options,
             out_of_budget=self._out_of_budget, stop_requested=stop_requested,
             publish=lambda: self._publish(soon=True), say=self._say,
-            options=PositionOptions.prepare(campaign.options, self.calls.specs, config.campaign_seed),
+            options=campaign.position_options(),
         )  # fmt: skip
         self.pairs = PairCoverage()  # what the bandit rewards (operator pairs tried)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from sphinxfuzz.bugs.report import render_report
 from sphinxfuzz.campaign import Budget, CampaignError, run_campaign
 from sphinxfuzz.campaign.config import CampaignConfig
 from sphinxfuzz.campaign.config_text import read_options
+from sphinxfuzz.campaign.coordinator import validate
 from sphinxfuzz.campaign.position_options import OptionPlan, PositionOptions
 from sphinxfuzz.campaign.status_file import options_field, read_status
 from sphinxfuzz.cli.fuzz import summary_table
@@ -32,7 +34,7 @@ from sphinxfuzz.oracle.run import run_in_dialect
 from sphinxfuzz.solvers import Answer, Family, Outcome, parse_specs
 from sphinxfuzz.solvers.options.declared import Declared, Kind
 from sphinxfuzz.solvers.options.relevance import Relevance
-from sphinxfuzz.solvers.options.table import build_table, save_table
+from sphinxfuzz.solvers.options.table import build_table, cache_dir, save_table
 
 STATUS_SCHEMA = TESTS.parent / "sphinxfuzz" / "schemas" / "status.schema.json"
 
@@ -71,6 +73,11 @@ def small_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     save_table(z3, build_table(z3, declared=declared))
 
 
+# every option word the small table gives z3
+SMALL_TABLE_WORDS = {"auto_config=false", "smt.arith.solver=2", "smt.relevancy=0",
+                     "smt.relevancy=1", "rewriter.flat=false"}  # fmt: skip
+
+
 def test_random_options_depend_on_the_position_alone(small_tables: None) -> None:
     specs = parse_specs("z3 model_validate=true;" + CRASHER)
     options = PositionOptions.prepare(read_options("random:2"), specs, 7)
@@ -82,9 +89,7 @@ def test_random_options_depend_on_the_position_alone(small_tables: None) -> None
     assert all(d[specs[1].name] == () for d in draws)  # a stand-in has no table
     assert all(len(w) <= 2 and len({x.split("=")[0] for x in w}) == len(w) for w in z3_words)
     assert len(set(z3_words)) > 3  # positions differ
-    known = {"auto_config=false", "smt.arith.solver=2", "smt.relevancy=0", "smt.relevancy=1",
-             "rewriter.flat=false"}  # fmt: skip
-    assert {w for words in z3_words for w in words} <= known
+    assert {w for words in z3_words for w in words} <= SMALL_TABLE_WORDS
     spec = options.specs_for(3)[0]
     assert spec.name == "z3" and spec.argv[len(specs[0].argv) :] == z3_words[3]
     assert parse_specs(spec.text)[0].argv == spec.argv  # the text runs the same command
@@ -111,6 +116,24 @@ def _crash_campaign_bugs(root: Path, options: str, per_seed: int) -> list[BugRow
         bugs = store.bugs()
     assert bugs
     return bugs
+
+
+def test_option_tables_are_built_once_and_carried_to_spawned_workers(
+    small_tables: None, tmp_path: Path
+) -> None:
+    """`validate` reads the tables once and the campaign carries them: spawned workers draw
+    from those, with the cache gone, and read or build none of their own."""
+    config = config_for([SEEDS / "crash.smt2"], f"z3;{CRASHER}", per_seed=3)
+    campaign = validate(dataclasses.replace(config, options="random:2"))
+    assert campaign.option_tables is not None and set(campaign.option_tables) == {"z3"}
+    shutil.rmtree(cache_dir())  # a worker that looked for a table now builds the full one
+    stats = run_campaign(campaign, tmp_path / "campaign", Budget(), jobs=2)
+    assert stats.mutants == 3
+    assert not cache_dir().exists()
+    with Store(tmp_path / "campaign") as store:
+        z3_lines = [load_record(bug.folder).solvers[0].spec for bug in store.bugs()]
+    drawn = {word for line in z3_lines for word in line.split()[1:]} - {"model_validate=true"}
+    assert drawn and drawn <= SMALL_TABLE_WORDS  # the small table's options, as carried
 
 
 def test_fixed_options_reach_every_stored_bug_and_its_replay(tmp_path: Path) -> None:
