@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -14,6 +15,12 @@ from campaign_helpers import CRASHER, SEEDS, config_for
 
 from sphinxfuzz.bugs.store import Store
 from sphinxfuzz.campaign import Budget, Stats, run_campaign
+from sphinxfuzz.campaign.cluster import FuzzActor, WorkerPlan
+from sphinxfuzz.campaign.coordinator import validate
+from sphinxfuzz.campaign.sink import Snapshot
+from sphinxfuzz.solvers import parse_specs
+from sphinxfuzz.solvers.options.declared import Declared, Kind
+from sphinxfuzz.solvers.options.table import build_table, load_table, save_table
 
 cluster_utils = pytest.importorskip("ray.cluster_utils")  # the test extra installs Ray
 
@@ -122,3 +129,30 @@ def test_the_coordinator_writes_the_status_of_a_ray_campaign(both: tuple[Path, P
     # and why each worker ended: no budget, one pass over the seeds
     assert written["exit_reason"] == local["exit_reason"] == "seeds"
     assert read_status(both[1])["source"] == "store"
+
+
+def test_an_actor_keeps_the_carried_option_tables_only_where_its_node_runs_the_same_solvers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The campaign carries the coordinator's option tables to every actor; a node that
+    resolves other command lines (z3 at another path) reads or builds its own instead."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    z3 = parse_specs("z3")[0]
+    relevancy = Declared("smt.relevancy", Kind.ENUM, "2", ("0", "1", "2"))
+    save_table(z3, build_table(z3, declared=[relevancy]))
+    campaign = validate(config_for([SEEDS], "z3", options="random:1"))
+    node_tables = {"z3": load_table(z3)}
+    assert campaign.option_tables == node_tables
+    # told apart from what the node's cache holds
+    carried = {"z3": dataclasses.replace(node_tables["z3"], options=())}
+    with Store(tmp_path / "c", create=True) as store:
+        snapshot = Snapshot.of(store)
+    plan = WorkerPlan(0, 1, (None, None), None, 0, False)
+    here = FuzzActor(dataclasses.replace(campaign, option_tables=carried), plan, snapshot)
+    assert here.prepare() is None
+    assert here.campaign.option_tables is carried
+    moved = dataclasses.replace(z3, argv=("/elsewhere/z3",))
+    there = dataclasses.replace(campaign, specs=(moved,), option_tables=carried)
+    actor = FuzzActor(there, plan, snapshot)
+    assert actor.prepare() is None
+    assert actor.campaign.specs == (z3,) and actor.campaign.option_tables == node_tables
