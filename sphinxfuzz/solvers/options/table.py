@@ -111,18 +111,14 @@ def table_path(spec: SolverSpec, folder: Path | None = None) -> Path:
 def load_table(spec: SolverSpec, folder: Path | None = None) -> OptionTable | None:
     """The cached table of `spec`, or None (none yet, unreadable, or made by other choice
     rules); one made by other standing rules gets its standings read again."""
-    return _read_table(spec, table_path(spec, folder))
-
-
-def _read_table(spec: SolverSpec, path: Path) -> OptionTable | None:
-    """`load_table` from `spec`'s table file `path` (`table_path`: asked once per look-up)."""
     try:
-        table = OptionTable.from_json(json.loads(path.read_text(encoding="utf-8")))
+        data = json.loads(table_path(spec, folder).read_text(encoding="utf-8"))
+        table = OptionTable.from_json(data)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if table.rules == rules_digest():
         return table
-    return _restood(spec, table, path)
+    return _restood(spec, table, folder)
 
 
 def rules_digest() -> str:
@@ -130,7 +126,7 @@ def rules_digest() -> str:
     return f"{load_rules().digest}-{standing_digest()}"
 
 
-def _restood(spec: SolverSpec, table: OptionTable, path: Path) -> OptionTable | None:
+def _restood(spec: SolverSpec, table: OptionTable, folder: Path | None) -> OptionTable | None:
     """`table` with the standings of today's rules (a word z3 marks experts by, a note), stored;
     None when other choice rules made it: its options are chosen and probed again."""
     if table.rules.partition("-")[0] != load_rules().digest:
@@ -141,7 +137,7 @@ def _restood(spec: SolverSpec, table: OptionTable, path: Path) -> OptionTable | 
     except (ListingError, OSError):
         return None  # building it again says why
     table = replace(table, rules=rules_digest(), standings=standings)
-    _write_table(path, table)
+    save_table(spec, table, folder)
     return table
 
 
@@ -193,17 +189,17 @@ def option_table(
     """`spec`'s table from the cache, built and stored first when missing (or `rebuild`).
     One process builds it while the others wait (test workers, a cluster's node sharing a
     cache), then read what it stored."""
-    path = table_path(spec, folder)  # named once: the name asks the version, digests the program
-    table = None if rebuild else _read_table(spec, path)
+    table = None if rebuild else load_table(spec, folder)
     if table is not None:
         return table
+    path = table_path(spec, folder)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "a", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # dropped by the kernel however the holder ends
-        table = None if rebuild else _read_table(spec, path)
+        table = None if rebuild else load_table(spec, folder)
         if table is None:
             table = build_table(spec, say=say)
-            _write_table(path, table)
+            save_table(spec, table, folder)
     return table
 
 
@@ -253,9 +249,6 @@ def table_summary(spec: SolverSpec, say: Callable[[str], None] | None = None) ->
 
 
 def save_table(spec: SolverSpec, table: OptionTable, folder: Path | None = None) -> None:
-    _write_table(table_path(spec, folder), table)
-
-
-def _write_table(path: Path, table: OptionTable) -> None:
+    path = table_path(spec, folder)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(table.to_json(), indent=1))
