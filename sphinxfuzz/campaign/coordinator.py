@@ -334,6 +334,8 @@ class CampaignRun:
 
     # -- the phases ------------------------------------------------------------------------
     def _validate(self) -> None:
+        """The settings and the folder checked, then the config resolved and checked once
+        (`validate`), before anything is written."""
         settings = self.settings
         check_jobs(settings.jobs, settings.ray)
         check_folder(settings.root, resume=settings.resume)
