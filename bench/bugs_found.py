@@ -18,7 +18,8 @@ Each entry is replayed twice, judged as `sphinxfuzz bisect` judges a release
   or another crash), fixed (a clean answer), or undecided; it must agree with the page. A
   failed assertion of a build with assertions (`4.8.11+assert`, made by `sphinxfuzz solvers
   build z3==4.8.11 --assertions`) goes to the newest such build newer than its own instead,
-  as `bugs refresh` does: a release checks no assertions.
+  as `bugs refresh` does: a release checks no assertions. When the entry's own build is not
+  in the cache, the command that makes it is named (a failure) and the newest is still asked.
 A wrong answer (`soundness`) runs beside its entry's `referees`, judged as a campaign judges
 it. The newest release of the other family must also read the formula without an error (valid
 SMT-LIB, not a parser's error path). Exit status 1 when any entry fails one of these.
@@ -53,6 +54,7 @@ PAGE = REPO / "docs" / "bugs-found.md"
 BEGIN = "<!-- bugs-found: begin (written by python bench/bugs_found.py --write) -->"
 END = "<!-- bugs-found: end -->"
 TIMEOUT = 20.0
+NOT_BUILT = "not built"  # the entry's build with assertions is not in the solver cache
 
 
 @dataclass(frozen=True)
@@ -108,13 +110,18 @@ def _options(entry: Entry) -> str:
     return " ".join(f"`{o}`" for o in entry.options) or "none"
 
 
+def _newest_label(entry: Entry) -> str:
+    """A failed assertion is judged on the newest build with assertions, not a release."""
+    return "newest build" if split_build(entry.newest)[1] else "newest release"
+
+
 def render(entries: list[Entry]) -> str:
     """The page's generated part: a summary table, then each entry with its formula."""
     lines = [
         BEGIN,
         "",
-        "| # | bug | kind | solver | release | options, build | found by | newest release |",
-        "|---|-----|------|--------|---------|----------------|----------|----------------|",
+        "| # | bug | kind | solver | release | options, build | found by | newest release or build |",
+        "|---|-----|------|--------|---------|----------------|----------|-------------------------|",
     ]
     for number, e in enumerate(entries, 1):
         lines.append(
@@ -131,7 +138,7 @@ def render(entries: list[Entry]) -> str:
             f"- solver: {e.family} {e.release}, options: {_options(e)}, build: {e.build}",
             *([f"- judged beside: {', '.join(e.referees)}"] if e.referees else []),
             f"- found by: {e.strategy}, in `{e.campaign}`",
-            f"- newest release: {e.status} in {e.family} {e.newest}",
+            f"- {_newest_label(e)}: {e.status} in {e.family} {e.newest}",
             "",
             "```smt2",
             e.formula.rstrip("\n"),
@@ -169,7 +176,9 @@ class Replayed:
     @property
     def failures(self) -> list[str]:
         found = []
-        if self.on_release != BUG:
+        if self.on_release == NOT_BUILT:
+            found.append(self.detail)
+        elif self.on_release != BUG:
             found.append(
                 f"{self.entry.release} no longer shows it: {self.on_release} {self.detail}"
             )
@@ -180,29 +189,53 @@ class Replayed:
         return found
 
 
-def replay(entry: Entry, say: Callable[[str], object] = print) -> Replayed:
-    """Run the entry on its release (installed if missing) and on its family's newest one."""
-    family = Family.read(entry.family)
-    install(family, entry.release, say=say)
-    install_releases(";".join(entry.referees), say=say)  # as the entry's own release
-    solvers = (entry.solver, *entry.referees)
+def _check(entry: Entry, blamed: str) -> CheckSpec:
+    """The entry's check with `blamed` (`z3@5.4.1+assert`; the entry's options added) as
+    the blamed solver: each check names its own, since a spec that names a build not in
+    the cache does not resolve."""
+    solvers = (" ".join([blamed, *entry.options]), *entry.referees)
     names = tuple(s.name for s in parse_specs(";".join(solvers)))
-    spec = CheckSpec(VerdictKind(entry.kind), names[0], entry.signature, solvers, names, TIMEOUT)
+    return CheckSpec(VerdictKind(entry.kind), names[0], entry.signature, solvers, names, TIMEOUT)
+
+
+def _on_release(entry: Entry, say: Callable[[str], object]) -> tuple[str, str]:
+    """(status, detail) of the entry on its own release, installed if missing; a build with
+    assertions that is not in the cache is made, not downloaded: NOT_BUILT, with the command."""
+    family = Family.read(entry.family)
+    try:
+        install(family, entry.release, say=say)
+    except InstallError as exc:
+        release, mark = split_build(entry.release)
+        if not mark:
+            raise
+        return NOT_BUILT, f"{exc} (sphinxfuzz solvers build {family}=={release} --assertions)"
+    spec = _check(entry, f"{family}@{entry.release}")
     then = try_version(spec, family, entry.release, entry.formula)
+    return then.status, then.detail
+
+
+def replay(entry: Entry, say: Callable[[str], object] = print) -> Replayed:
+    """Run the entry on its release (installed if missing) and on its family's newest one;
+    the newest is asked even when the entry's own build is missing, so the page's word about
+    it is checked."""
+    family = Family.read(entry.family)
+    install_releases(";".join(entry.referees), say=say)  # as the entry's own release
+    on_release, detail = _on_release(entry, say)
     newest = newest_specs()
     # as `bugs refresh` picks it: a failed assertion of a build goes to a newer such build
-    target, known = replay_target(family, entry.solver, entry.signature, spec.kind, newest)
+    kind = VerdictKind(entry.kind)
+    target, known = replay_target(family, entry.solver, entry.signature, kind, newest)
     version = known or solver_version(parse_specs(target)[0]).split()[-1]
     today = UNDECIDED  # no newer build with assertions to tell
     if known is not None:
-        now = try_solver(spec, family, target, entry.formula, version)
+        now = try_solver(_check(entry, target), family, target, entry.formula, version)
         # as `bugs refresh` says it: a crash elsewhere is still a crash on this formula
         today = (ALIVE if now.status in (BUG, OTHER_CRASH)
                  else FIXED if now.status == CLEAN else UNDECIDED)  # fmt: skip
     reader = reference_candidates(entry.family, newest)[0]
     read_it, why = accepts(parse_specs(reader)[0], entry.formula, timeout=TIMEOUT)
     reader_version = solver_version(parse_specs(reader)[0]).split()[-1]
-    return Replayed(entry, then.status, then.detail, version, today, f"{reader} {reader_version}",
+    return Replayed(entry, on_release, detail, version, today, f"{reader} {reader_version}",
                     "" if read_it else why or "rejected")  # fmt: skip
 
 
@@ -237,9 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     for entry in entries:
         try:
             results.append(replay(entry, say=lambda _: None))
-        except InstallError as exc:  # a build with assertions is made, not downloaded
-            failed.append((entry.id, f"{exc} (sphinxfuzz solvers build {entry.family}=="
-                                     f"{split_build(entry.release)[0]} --assertions)"))  # fmt: skip
+        except InstallError as exc:  # a release (its own or a referee's) not downloaded
+            failed.append((entry.id, str(exc)))
     print(table(results))
     failed += [(r.entry.id, f) for r in results for f in r.failures]
     for entry_id, failure in failed:

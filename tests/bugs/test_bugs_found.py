@@ -12,6 +12,7 @@ import pytest
 from bench_helpers import load_bench
 
 from sphinxfuzz.smtlib import parse_script
+from sphinxfuzz.solvers import parse_specs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,3 +75,33 @@ def test_a_wrong_answer_is_listed_with_its_referees_and_only_then() -> None:
     crash = next(i for i in json.loads(bench.DATA.read_text()) if i["kind"] == "crash")
     with pytest.raises(ValueError, match="names its referees"):
         bench.Entry.from_json({**crash, "referees": ["z3"]})
+
+
+def test_an_entry_whose_build_is_missing_is_still_judged_on_the_newest_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """z3 4.8.11+assert is made, not downloaded: without it the replay names the command that
+    makes it and fails, yet still checks the page's word on the newest build with assertions
+    in the cache, newer than 4.8.11 (here `4.9.1+assert`, running the installed z3, which
+    answers sat: fixed)."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    build = tmp_path / "cache" / "solvers" / "z3-4.9.1+assert"
+    (build / "bin").mkdir(parents=True)
+    (build / "bin" / "z3").write_text(f'#!/bin/sh\nexec "{parse_specs("z3")[0].argv[0]}" "$@"\n')
+    (build / "bin" / "z3").chmod(0o755)
+    record = {"family": "z3", "version": "4.9.1+assert", "binary": "bin/z3"}
+    (build / "installed.json").write_text(json.dumps(record))
+    item = next(
+        i for i in json.loads(bench.DATA.read_text()) if i["options"] == ["sat.ddfw_search=true"]
+    )
+    data, page = tmp_path / "bugs.json", tmp_path / "bugs.md"
+    for status in ("fixed", "alive"):
+        data.write_text(json.dumps([{**item, "status": status}]))
+        page.write_text(f"intro\n{bench.BEGIN}\n{bench.END}\n")
+        assert bench.main(["--data", str(data), "--page", str(page), "--write"]) == 0
+        assert bench.main(["--data", str(data), "--page", str(page)]) == 1
+        captured = capsys.readouterr()
+        assert "z3 4.8.11+assert  no (not built)  z3 4.9.1+assert  fixed" in captured.out
+        assert "(sphinxfuzz solvers build z3==4.8.11 --assertions)" in captured.err
+        judged = "the page says alive, 4.9.1+assert is fixed" in captured.err
+        assert judged == (status == "alive"), captured.err
