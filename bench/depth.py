@@ -1,5 +1,5 @@
-"""Deeper bugs: the same seeds and old releases with default options, with drawn options, on
-a z3 build with assertions, and with both.
+"""Deeper bugs: the same seeds and old releases with no options, with drawn options, on a
+z3 build with assertions, and with both; the newest z3's builds with drawn options.
 
     python bench/depth.py [--minutes 20] [--z3 z3@4.12.2] [--cvc5 cvc5@1.1.2]
         [--rows a,b,c,d] [--options random] [--strategies MIX] [--sample 200] [--seed 1]
@@ -11,17 +11,21 @@ Seeds: the fixed sample bench/strategies.py draws (`--sample` files from each of
 of `--minutes` against `--z3` and `--cvc5` (old releases: `sphinxfuzz solvers install
 z3==4.12.2 cvc5==1.1.2`; Debian's /usr/bin/cvc5 is 1.0.3):
 
-- (a) default: the releases as they are;
+- (a) default: the releases as they are, `--options none`;
 - (b) options: `--options random` (each seed position draws options from the releases'
   option tables, `sphinxfuzz solvers options z3@4.12.2`);
-- (c) assertions: the z3 release replaced by its build with assertions (`z3@X+assert`);
+- (c) assertions: the z3 release replaced by its build with assertions (`z3@X+assert`),
+  `--options none`;
 - (d) both;
 - (e) the newest z3 with assertions: `--newest-z3` (z3@5.4.1) built with them,
   `z3@5.4.1+assert` (`sphinxfuzz solvers build z3==5.4.1 --assertions`: clang-19 and libc++
-  on Debian 12, the one apt line it prints);
-- (f) the newest z3 with sanitizers: `z3@5.4.1+asan` (`--sanitizers address,undefined`).
+  on Debian 12, the one apt line it prints), options drawn as in (b);
+- (f) the newest z3 with sanitizers: `z3@5.4.1+asan` (`--sanitizers address,undefined`),
+  options drawn as in (b).
 
-Rows (e) and (f) are run alone (`--rows e,f --minutes 30`), as issue 54 measures them.
+Every row passes `--options` (`sphinxfuzz fuzz` draws options when not told: `none` is said
+for rows a and c). Rows (e) and (f) are run alone (`--rows e,f --minutes 30`), as issue 54
+measures them, with options drawn as `sphinxfuzz fuzz` runs by default.
 
 A row whose build is not in the solver cache is skipped with the command that makes it
 (`sphinxfuzz solvers build z3==X --assertions`, most of an hour on two cores); the other
@@ -30,7 +34,8 @@ bench/strategies.py defines them (the blamed release shows it again, the newest 
 family no longer does; distinct = triage groups), and the bugs the newest release still
 shows (alive), with their distinct groups. `--lanes 2` runs two rows side by side. A JSON
 file with everything is written to `--out`; a row whose campaign folder is there already is
-read back, not run again.
+read back, not run again: its options column gives the options that campaign ran with, as
+its stored config holds them, and a kept row that ran others than the row now asks is said.
 """
 
 from __future__ import annotations
@@ -54,15 +59,17 @@ from strategies import (  # noqa: E402
     stored,
 )
 
+from sphinxfuzz.bugs import Store  # noqa: E402
+from sphinxfuzz.bugs.option_use import NO_OPTIONS, sets_options  # noqa: E402
 from sphinxfuzz.solvers import SolverSpecError, parse_specs  # noqa: E402
 from sphinxfuzz.solvers.families import ASAN_MARK, ASSERT_MARK, split_build  # noqa: E402
 
 
 @dataclass(frozen=True)
 class Row:
-    key: str  # a, b, c, d
+    key: str  # a to f
     name: str
-    options: bool  # --options drawn per position
+    options: bool  # --options drawn per position (`--options`), else `--options none`
     assertions: bool  # the z3 build with assertions in place of the release
     mark: str = ""  # the build's marks when not just assertions: "+asan"
     newest: bool = False  # the newest z3 (--newest-z3) in place of the old one
@@ -73,8 +80,8 @@ ROWS = (
     Row("b", "options", True, False),
     Row("c", "assertions", False, True),
     Row("d", "options + assertions", True, True),
-    Row("e", "newest + assertions", False, True, newest=True),
-    Row("f", "newest + sanitizers", False, False, ASAN_MARK, newest=True),
+    Row("e", "newest + assertions", True, True, newest=True),
+    Row("f", "newest + sanitizers", True, False, ASAN_MARK, newest=True),
 )
 NEWEST_Z3 = "z3@5.4.1"
 # what makes the build of each mark (after `solvers build z3==X`)
@@ -105,21 +112,38 @@ def missing_build(spec: str) -> str | None:
     return None
 
 
+def options_of(row: Row, drawn: str) -> str:
+    """The `--options` of a row: `drawn` (`random`) where it draws them, else none, said,
+    since `sphinxfuzz fuzz` draws them when not told."""
+    return drawn if row.options else NO_OPTIONS
+
+
+def ran_options(folder: Path) -> str:
+    """The `options` setting the campaign in `folder` ran with, as its stored config holds
+    it (none for a config stored before options existed)."""
+    with Store(folder) as store:
+        setting = str((store.config() or {}).get("options", ""))
+    return setting if sets_options(setting) else NO_OPTIONS
+
+
 def run_row(row: Row, args: argparse.Namespace, seeds: Path, work: Path) -> dict[str, Any]:
     solvers = f"{z3_of(row, args.z3, args.newest_z3)};{args.cvc5}"
     folder = work / f"{row.key}-{row.name.replace(' + ', '-')}"
+    asked = options_of(row, args.options)
     arguments = ["--solvers", solvers, "--seeds", str(seeds), "--time",
-                 f"{args.minutes * 60:g}s", "--seed", str(args.seed)]  # fmt: skip
-    if row.options:
-        arguments += ["--options", args.options]
+                 f"{args.minutes * 60:g}s", "--seed", str(args.seed), "--options", asked]  # fmt: skip
     if args.strategies:
         arguments += ["--strategies", args.strategies]
     wall, stats = run_fuzz(folder, arguments)
+    ran = ran_options(folder)  # a row kept from an earlier --out ran what it ran
+    if ran != asked:
+        print(f"kept: ({row.key}) {row.name} ran with options {ran}, not {asked}: its figures "
+              f"are of what ran (remove {folder} to run it as asked)", flush=True)  # fmt: skip
     result: dict[str, Any] = {
         "row": row.key,
         "name": row.name,
         "solvers": solvers,
-        "options": args.options if row.options else "",
+        "options": ran,
         "wall_seconds": round(wall, 1),
         "mutants": stats.mutants,
         "verdicts": dict(stats.bugs),
@@ -137,7 +161,7 @@ def table(results: list[dict[str, Any]], skipped: dict[str, str], minutes: float
              "|---|---|---|---:|---|---:|---:|---:|---:|"]  # fmt: skip
     for r in results:
         lines.append(
-            f"| ({r['row']}) {r['name']} | {r['solvers']} | {r['options'] or '-'} | "
+            f"| ({r['row']}) {r['name']} | {r['solvers']} | {r['options']} | "
             f"{r['mutants']} | {stored(r)} | {r['real']} | {r['distinct_real']} | "
             f"{r['alive']} | {r['distinct_alive']} |"
         )
@@ -174,7 +198,7 @@ def main() -> int:
     parser.add_argument("--newest-z3", default=NEWEST_Z3, help="the newest z3 of rows e and f")
     parser.add_argument("--cvc5", default="cvc5@1.1.2", help="cvc5@1.1.2, /usr/bin/cvc5, ...")
     parser.add_argument("--rows", default="a,b,c,d", help="which rows, e.g. a,b")
-    parser.add_argument("--options", default="random", help="as fuzz --options, rows b and d")
+    parser.add_argument("--options", default="random", help="as fuzz --options, rows b, d, e, f")
     parser.add_argument("--strategies", default="", help="as fuzz --strategies (default: its)")
     common_options(parser)
     args = parser.parse_args()
