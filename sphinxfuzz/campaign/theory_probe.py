@@ -10,8 +10,11 @@ A theory's terms are the same in every campaign (their seeds come from the theor
 so each solver's answers are cached per release and command line, next to its capabilities
 (`capabilities.cache_file`, section "theory_probe"), keyed by theory, generator source and
 limits: a campaign probes only what no campaign before it probed, and draws what the same
-answers give. A time-out is an answer of the machine that first probed; delete the cache
-file to probe again.
+answers give. The section says how its answers were made (`made_by`: `THEORY_PROBE`, the
+options a batch gets, the family record's fields a run reads); answers an older probe made
+are asked again, and the campaign says so once (`Probe.stale`): yices's were all undecided
+before the probe ran it incremental. A time-out is an answer of the machine that first
+probed; delete the cache file to probe again.
 
 A checked term is asked both ways, asserted and negated: a mutant holds a term under either
 polarity, and a solver splits on its atoms, so a term decided only one way leaves its mutants
@@ -35,15 +38,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sphinxfuzz.generators.capabilities import cache_file, load_section, save_section
+from sphinxfuzz.generators.capabilities import (
+    FEATURES,
+    cache_file,
+    features_made_by,
+    load_section,
+    save_section,
+    stale_section,
+)
 from sphinxfuzz.generators.pool import GeneratorFailure, GeneratorPool
 from sphinxfuzz.generators.solver_check import check_terms, incremental_argv, logic_for
 from sphinxfuzz.mutate.logic import operators_in
 from sphinxfuzz.smtlib import SList, SmtParseError, parse_nodes
 from sphinxfuzz.solvers import DECIDED, Outcome, SolverResult, SolverSpec, run_solver
 from sphinxfuzz.solvers.options import needed_options
+from sphinxfuzz.solvers.options.needed import load_rules
 from sphinxfuzz.solvers.options.probe import set_option_lines
-from sphinxfuzz.solvers.versions import solver_version
+from sphinxfuzz.solvers.versions import probe_digest, solver_version
 
 PROBE_TERMS = 20  # per theory: enough to see an operator that is missing in one term in ten
 # Of those, the first few are also checked for an answer (each a check-sat up to its limit):
@@ -69,6 +80,10 @@ STOPS_PER_THEORY = 2
 _NOT_ITS_OWN = (Outcome.TIMEOUT, Outcome.CRASH)
 _START_SECONDS = 5.0  # a solver's start-up, on a busy machine (the cvc5 shim is Python)
 SECTION = "theory_probe"
+# The version of how a term is asked and its answers read (`_answers`, `_undecided`): raise
+# it when either changes, and every release's cached answers are asked again once
+# (`made_by`). 2: yices runs in its command line's incremental mode.
+THEORY_PROBE = 2
 
 
 @dataclass
@@ -85,6 +100,8 @@ class Probe:
     # rejected term is split and re-run, and check_terms does not say how often.
     solver_seconds: float = 0.0
     probed: int = 0  # (theory, solver) pairs not found in the cache
+    # "solver (sections)" whose cached answers an older probe made: asked again, said once
+    stale: list[str] = field(default_factory=list)
 
     def weights(self) -> dict[str, float] | None:
         """Draw weights for `mutate`: a theory no term of which every solver decided is never
@@ -131,7 +148,9 @@ def probe_theories(
     cache (the capabilities' folder by default)."""
     probe = Probe()
     paths = {spec.name: cache_file(spec, folder) for spec in specs}
-    cached = {spec.name: load_section(paths[spec.name], SECTION) for spec in specs}
+    made = {spec.name: made_by(spec) for spec in specs}
+    probe.stale = _stale(specs, paths, made)
+    cached = {s.name: load_section(paths[s.name], SECTION, made[s.name]) for s in specs}
     keys = {t: _key(pool, t, terms, timeout, decide_timeout) for t in sorted(pool.theories)}
     todo = [t for t, key in keys.items() if any(key not in cached[s.name] for s in specs)]
     generated, failed = _generate(pool, todo, terms)
@@ -151,10 +170,41 @@ def probe_theories(
                 for seed in term_seeds(theory, terms)
             ]
         cached[spec.name].update(fresh)
-        save_section(paths[spec.name], spec, SECTION, fresh)
+        save_section(paths[spec.name], spec, SECTION, fresh, made[spec.name])
     for theory, key in keys.items():
         _weigh(probe, theory, {s.name: cached[s.name][key] for s in specs}, terms)
     return probe
+
+
+def made_by(spec: SolverSpec) -> str:
+    """How `spec`'s answers are made: `THEORY_PROBE` and the constants that pick the asked
+    terms, the options a batch may get on that release (`solvers.options.needed`), how its
+    terms are parsed (`capabilities.features_made_by`), and the record's fields a run reads
+    (`solvers.versions.probe_digest`: its incremental mode, its check-sat limit)."""
+    version = solver_version(spec)
+    needed = [
+        [r.operator_prefixes, sorted(r.operators), sorted(r.commands),
+         sorted(r.repeated_commands), r.options]
+        for r in load_rules() if r.applies(spec.family, version)
+    ]  # fmt: skip
+    rules = [THEORY_PROBE, DECIDE_TERMS, STOPS_PER_THEORY, needed, features_made_by(spec)]
+    return probe_digest(spec, rules)
+
+
+def _stale(specs: Sequence[SolverSpec], paths: dict[str, Path], made: dict[str, str]) -> list[str]:
+    """The solvers whose cache file holds answers an older probe made, with those sections:
+    this probe reads the file first in a campaign, so it says so for the capabilities too."""
+    stale = []
+    for spec in specs:
+        path = paths[spec.name]
+        sections = [
+            name
+            for name, by in ((SECTION, made[spec.name]), (FEATURES, features_made_by(spec)))
+            if stale_section(path, name, by)
+        ]
+        if sections:
+            stale.append(f"{spec.name} ({', '.join(sections)})")
+    return stale
 
 
 def _key(pool: GeneratorPool, theory: str, terms: int, timeout: float, decide: float) -> str:

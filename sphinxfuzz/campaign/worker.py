@@ -384,6 +384,8 @@ def _probe(
     counted in `stats`; the theories it leaves out or draws less often are told to `say`."""
     probe = probe_theories(pool, specs, timeout=timeout, decide_timeout=min(DECIDE_LIMIT, timeout))
     stats.solver_time += probe.solver_seconds
+    for stale in probe.stale:
+        say(f"theory probe: answers cached for {stale} by an older probe: probed again")
     weights = probe.weights()
     if weights is not None:
         for theory, share in sorted(probe.decided.items()):

@@ -10,7 +10,10 @@ solver: a small script built from the term, the operator applied to fresh consta
 arguments' sorts, parsed and type-checked (no check-sat) in one batched call. The answers
 are cached on disk per release (`<cache>/capabilities/`, keyed by family, version and
 command line), so they depend on the solvers alone, never on timing, and later campaigns
-probe nothing they probed before.
+probe nothing they probed before. Each section of the file says how its answers were made
+(`made_by`: `solvers.versions.probe_digest` of the probe's version and the family record's
+fields its runs read): answers an older probe made are probed again, never used. yices's
+were all "push is not allowed in non-incremental mode" before its probe ran it incremental.
 
 A solver that crashes on a probe has not refused the feature: the crash is its bug, not a
 capability. It is never cached, the feature is used (so mutants with it show the crash, and
@@ -41,10 +44,16 @@ from sphinxfuzz.smtlib.sorts import Sort
 from sphinxfuzz.smtlib.vocabulary import BINDERS, CORE_SYMBOLS, SORT_DECLARING, SYMBOL_DECLARING
 from sphinxfuzz.solvers import SolverSpec
 from sphinxfuzz.solvers.installs import cache_root
-from sphinxfuzz.solvers.versions import cache_name, solver_version
+from sphinxfuzz.solvers.versions import cache_name, probe_digest, solver_version
 
 REDRAWS = 8  # tries for a term every target takes, after the first
 PROBE_TIMEOUT = 20.0  # per batched probe call (parsing only)
+# The version of how a feature is probed and its answer read (the probe scripts
+# `term_features` writes, `check_terms`): raise it when either changes, and every release's
+# cached answers are probed again once (`features_made_by`).
+FEATURE_PROBE = 1
+FEATURES = "features"  # the cache file's section of feature answers
+MADE_BY = "made_by"  # the cache file's section -> how its answers were made
 
 # Every solver has these: probing them would only cost time.
 _CORE = CORE_SYMBOLS | {
@@ -329,26 +338,56 @@ def _read(path: Path) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def load_section(path: Path, section: str) -> dict[str, object]:
-    """One section of a release's cache file: key -> JSON value ({} when absent)."""
-    known = _read(path).get(section)
-    return dict(known) if isinstance(known, dict) else {}
-
-
-def save_section(path: Path, spec: SolverSpec, section: str, entries: dict[str, object]) -> None:
-    """Merged with what another worker wrote meanwhile, then renamed into place."""
+def load_section(path: Path, section: str, made_by: str) -> dict[str, object]:
+    """One section of a release's cache file: key -> JSON value; {} when absent, or when its
+    answers were made otherwise than `made_by` says (`solvers.versions.probe_digest`): a
+    stale answer is probed again, never used."""
     data = _read(path)
-    merged = {**load_section(path, section), **entries}
+    known = data.get(section)
+    if not isinstance(known, dict) or _made_by(data, section) != made_by:
+        return {}
+    return dict(known)
+
+
+def stale_section(path: Path, section: str, made_by: str) -> bool:
+    """Whether the file holds answers of `section` made otherwise than `made_by` says (by an
+    older probe, or before answers carried how they were made)."""
+    data = _read(path)
+    return bool(data.get(section)) and _made_by(data, section) != made_by
+
+
+def _made_by(data: dict[str, object], section: str) -> object:
+    stamps = data.get(MADE_BY)
+    return stamps.get(section) if isinstance(stamps, dict) else None
+
+
+def save_section(
+    path: Path, spec: SolverSpec, section: str, entries: dict[str, object], made_by: str
+) -> None:
+    """Merged with what another worker made the same way meanwhile (answers made otherwise
+    are dropped), then renamed into place."""
+    data = _read(path)
+    merged = {**load_section(path, section, made_by), **entries}
+    stamps = data.get(MADE_BY)
+    stamps = {**(stamps if isinstance(stamps, dict) else {}), section: made_by}
     data.update({"family": spec.family, "version": solver_version(spec),
-                 "argv": list(spec.argv), section: dict(sorted(merged.items()))})  # fmt: skip
+                 "argv": list(spec.argv), MADE_BY: dict(sorted(stamps.items())),
+                 section: dict(sorted(merged.items()))})  # fmt: skip
     try:
         write_atomic(path, json.dumps(data, indent=1))  # removes its temporary file on failure
     except OSError:
         pass  # a read-only cache costs a probe per run, nothing else
 
 
-def _load(path: Path) -> dict[str, str | None]:
-    known = load_section(path, "features")
+def features_made_by(spec: SolverSpec) -> str:
+    """How `spec`'s feature answers are made: `FEATURE_PROBE`, the batch's limit, and the
+    record's fields a run reads (its incremental mode: yices refused every feature outside
+    it)."""
+    return probe_digest(spec, [FEATURE_PROBE, PROBE_TIMEOUT])
+
+
+def _load(path: Path, made_by: str) -> dict[str, str | None]:
+    known = load_section(path, FEATURES, made_by)
     return {str(k): (None if v is None else str(v)) for k, v in known.items()}
 
 
@@ -369,7 +408,8 @@ class Capabilities:
         the campaign (`StrategyContext.spent`)."""
         self.specs = list(specs)
         self.paths = {spec.name: cache_file(spec, folder) for spec in self.specs}
-        self.known = {spec.name: _load(self.paths[spec.name]) for spec in self.specs}
+        self.made_by = {spec.name: features_made_by(spec) for spec in self.specs}
+        self.known = {s.name: _load(self.paths[s.name], self.made_by[s.name]) for s in self.specs}
         self.probes = 0  # features probed by this object (not found in the cache)
         self.spent = spent
         # solver -> feature -> how it crashed on the probe: asked no more, never cached
@@ -410,7 +450,9 @@ class Capabilities:
                 # the sorts (which need nothing) are answered before what needs them
                 blamed = error is not None and any(known.get(n) for n in feature.needs)
                 known[feature.qualified if blamed else feature.name] = error
-            save_section(self.paths[spec.name], spec, "features", dict(known))
+            save_section(
+                self.paths[spec.name], spec, FEATURES, dict(known), self.made_by[spec.name]
+            )
 
     def lacking(self, features: Sequence[Feature]) -> list[tuple[str, str]]:
         """(feature, solver) pairs of the features some target rejects."""

@@ -1,5 +1,5 @@
-"""Solver versions, asked once per command line, and the key a release's caches are filed
-under (`cache_key`)."""
+"""Solver versions, asked once per command line, the key a release's caches are filed under
+(`cache_key`), and the digest of how a cached probe answer was made (`probe_digest`)."""
 
 from __future__ import annotations
 
@@ -66,6 +66,33 @@ def cache_name(spec: SolverSpec, words: Sequence[str] | None = None) -> str:
     version = solver_version(spec)
     shown = f"{version}-" if _NAMEABLE.fullmatch(version) else ""
     return f"{spec.family}-{shown}{cache_key(spec, words)}.json"
+
+
+# The fields of a family's record a probe's runs depend on: how it enters the incremental
+# mode a probe's push scopes need, its check-sat limit, and how its output is read
+# (`solvers.classify`). A cached probe answer made under other values is asked again.
+PROBE_FIELDS = (
+    "incremental", "check_limit", "error_exits", "error_prefix", "crash_messages",
+    "crash_on_stdout",
+)  # fmt: skip
+
+
+def probe_digest(spec: SolverSpec, rules: object) -> str:
+    """What a cached probe answer about `spec` was made by: the probing code's `rules` (its
+    version and limits, JSON data) and `PROBE_FIELDS` of the family's record. Stored beside
+    the answers and compared when they are read (the idea of the option tables' rules
+    digest): a probe changed since is run again, once, without anyone deleting a file."""
+    record = spec.family.record
+    fields = {name: getattr(record, name) for name in PROBE_FIELDS}
+    made = json.dumps([rules, fields], sort_keys=True, default=_sorted)
+    return hashlib.sha256(made.encode("utf-8")).hexdigest()[:16]
+
+
+def _sorted(value: object) -> object:
+    """A set as a sorted list (JSON has none, and a set's order changes between runs)."""
+    if isinstance(value, frozenset | set):
+        return sorted(value, key=str)
+    return str(value)
 
 
 def _content(word: str) -> str:

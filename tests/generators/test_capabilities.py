@@ -11,9 +11,10 @@ from sphinxfuzz.generators.capabilities import (
     Capabilities,
     CapableTerms,
     cache_file,
+    features_made_by,
     term_features,
 )
-from sphinxfuzz.solvers import parse_specs
+from sphinxfuzz.solvers import parse_specs, solver_version
 
 FF = ("(declare-const a (_ FiniteField 7))", "(= (ff.add a a) (as ff1 (_ FiniteField 7)))")
 BAG = ("(declare-const a (Bag Int))", "(= (bag.count 1 a) 2)")  # cvc5's bags: z3 lacks them
@@ -178,3 +179,19 @@ def test_an_array_sort_is_probed_over_bool_so_a_solver_without_integers_keeps_ar
     assert bitwuzla.lacking(term_features(*bv)) == []
     ints = ("(declare-const a (Array Int Int))", "(= (select a 1) 0)")
     assert ("Int", "bitwuzla") in bitwuzla.lacking(term_features(*ints))
+
+
+def test_yices_features_an_older_probe_refused_are_probed_again(tmp_path):
+    """Before the probe ran yices incremental, it refused every feature ("push is not
+    allowed"): a cache file written then (no word on how its answers were made) is asked
+    again, not read, and stored with how the answers were made now."""
+    yices = parse_specs("yices")[0]
+    push = 'error: (error "push is not allowed in non-incremental mode")'
+    old = {"family": "yices", "version": solver_version(yices), "argv": list(yices.argv),
+           "features": {f.name: push for f in term_features(*BV)}}  # fmt: skip
+    cache_file(yices, tmp_path).write_text(json.dumps(old))
+    capabilities = Capabilities([yices], folder=tmp_path)
+    assert capabilities.lacking(term_features(*BV)) == [] and capabilities.probes == 5
+    stored = json.loads(cache_file(yices, tmp_path).read_text())
+    assert stored["made_by"] == {"features": features_made_by(yices)}
+    assert stored["features"]["bvadd"] is None

@@ -22,8 +22,8 @@ def test_a_hostile_version_line_is_digested_into_a_cache_name(tmp_path: Path, na
     folder = tmp_path / "cache" / "capabilities"
     path = cache_file(spec, folder)
     assert path.parent == folder and "/" not in cache_name(spec) and len(path.name) < 80
-    save_section(path, spec, "features", {"+": None})
-    assert load_section(path, "features") == {"+": None}
+    save_section(path, spec, "features", {"+": None}, "made-by")
+    assert load_section(path, "features", "made-by") == {"+": None}
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert written == [path.relative_to(tmp_path)]  # nothing escaped, no temporary file left
 
