@@ -268,10 +268,11 @@ def _print_notes(console: Console, reports: list[Any]) -> None:
 
 def _candidate_note(report: Any, name: str, judged: int) -> str:
     """What a family the build did not name made of the terms (`ValidationReport.serves`)."""
-    share = report.validity_by_solver[name]
+    share, within = report.validity_by_solver[name], report.within.get(name, 1.0)
+    judged_text = f"{judged} terms within its features ({within:.1%} of the sample)"
     if report.serves(name):
-        return f"serves {name} ({share:.1%} of {judged} terms accepted)"
-    return f"does not serve {name} ({share:.1%} of the {judged} terms it judged accepted)"
+        return f"serves {name} ({share:.1%} of {judged_text} accepted)"
+    return f"does not serve {name} ({share:.1%} of the {judged_text} it judged accepted)"
 
 
 def _report_json(report: Any) -> dict[str, Any]:
@@ -291,7 +292,11 @@ def _report_json(report: Any) -> dict[str, Any]:
         "sampling": {"kind": report.sample_kind, "failure": report.sample_failure},
         "grammar_error": report.grammar_error,
         "candidates": {
-            name: {"judged": judged, "serves": report.serves(name)}
+            name: {
+                "judged": judged,
+                "within": report.within.get(name, 1.0),
+                "serves": report.serves(name),
+            }
             for name, judged in report.candidates.items()
         },
         "shortfalls": report.shortfalls(),

@@ -6,12 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from sphinxfuzz.generators.catalogue import load_catalogue
+from sphinxfuzz.generators.catalogue import default_generators_dir, load_catalogue
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.solver_check import check_terms
 from sphinxfuzz.generators.term_metrics import distinct_errors
 from sphinxfuzz.generators.theory_docs import parse_theory_doc
-from sphinxfuzz.generators.theory_validation import candidate_share, validate_theory
+from sphinxfuzz.generators.theory_validation import (
+    MIN_WITHIN,
+    candidate_share,
+    validate_theory,
+    within_features,
+)
 from sphinxfuzz.solvers import SolverSpec, parse_specs
 
 INVALID = [
@@ -123,13 +128,36 @@ def test_a_candidate_that_lacks_the_theory_stops_at_the_floor(
     yices = parse_specs("yices")
     samples = sample_terms(entry.source, 100, seed=3).samples
     assert candidate_share(samples, yices[0], 0.98, timeout=10.0) == (0.0, 3)
+    # in a validation it judges only the few terms without a String, which it lacks
     report = validate_theory(entry, None, specs, n=100, seed=3, candidates=yices)
-    assert report.candidates == {"yices": 3} and not report.serves("yices")
+    assert report.within["yices"] < MIN_WITHIN and not report.serves("yices")
+    assert report.candidates == {"yices": round(report.within["yices"] * 100)}
     assert report.serves("z3") and report.shortfalls() == []
     # a candidate that takes the terms judges them all
     core = sample_terms(load_catalogue(fixtures_dir_module).entries["Ints"].source, 40, 3)
     share, judged = candidate_share(core.samples, parse_specs("z3")[0], 0.98, timeout=10.0)
     assert (share, judged) == (1.0, 40)
+
+
+def test_a_candidate_is_judged_on_the_terms_within_its_features() -> None:
+    """bitwuzla has no Int: the shipped bit-vector generator's terms it refused all use Int
+    (`ubv_to_int`, `int_to_bv`, Int comparisons), which a campaign redraws for it. Judged on
+    the others, the terms a campaign gives it, it is served; judged on all it was not."""
+    entry = load_catalogue(default_generators_dir()).entries["FixedSizeBitVectors"]
+    bitwuzla = parse_specs("bitwuzla")
+    samples = sample_terms(entry.source, 60, seed=0).samples
+    everything, _judged = candidate_share(samples, bitwuzla[0], 0.98, timeout=10.0)
+    assert everything < 0.9
+    within = within_features(samples, bitwuzla[0])
+    assert MIN_WITHIN < len(within) / len(samples) < 0.9
+    assert not any("_to_int" in term or "int_to_bv" in term for _decls, term in within)
+    report = validate_theory(entry, None, parse_specs("z3"), n=60, seed=0, candidates=bitwuzla)
+    assert report.within == {"bitwuzla": len(within) / len(samples)}
+    assert report.candidates == {"bitwuzla": len(within)}
+    assert report.validity_by_solver["bitwuzla"] == 1.0 and report.serves("bitwuzla")
+    # accepting every term it judged is not enough when too few were within its features
+    report.within["bitwuzla"] = MIN_WITHIN / 2
+    assert not report.serves("bitwuzla")
 
 
 def test_each_family_checks_a_batch_in_the_incremental_mode_its_record_names() -> None:
