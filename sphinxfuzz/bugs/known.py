@@ -13,7 +13,8 @@ A finding is marked "likely known" (known.json in its folder, `bugs.record.Known
 
 Each reproducer runs once per release and command line, with a short limit
 (`REPRODUCER_TIMEOUT`), and its signature is cached per release in the solver cache
-(`<cache>/known/`, filed by `solvers.versions.cache_name`). The runs happen only when a
+(`<cache>/known/`, filed by `solvers.versions.cache_name`, with how they were made: a
+changed run or signing, `KNOWN_PROBE`, makes them again). The runs happen only when a
 finding is recognised (a campaign stores one, or a command judges the folder), only for the
 reproducers of the blamed family, at most `BATCH` new ones a time, those sharing most
 operators with the finding first: a campaign pays for them only when it stores a bug, and the
@@ -50,7 +51,7 @@ from sphinxfuzz.oracle.dialect import for_family
 from sphinxfuzz.smtlib import SmtParseError
 from sphinxfuzz.solvers import Family, Outcome, SolverSpec, SolverSpecError, parse_specs, run_solver
 from sphinxfuzz.solvers.installs import cache_root
-from sphinxfuzz.solvers.versions import cache_name
+from sphinxfuzz.solvers.versions import cache_name, probe_digest
 
 # tracker name in a reproducer's file name -> (the family whose bugs it holds, issue URL), as
 # the family records list them (`FamilyRecord.trackers`)
@@ -69,6 +70,9 @@ REPRODUCER_TIMEOUT = 2.0
 REPRODUCER_MEMORY_MB = 2048
 # new reproducers run per recognition (the cache keeps every one ever run)
 BATCH = 100
+# The version of how a reproducer is run and signed (`signature_of`): raise it when that
+# changes, and every release's cached signatures are made again (`made_by`).
+KNOWN_PROBE = 1
 
 _REPRODUCER = re.compile(rf"^(?P<tracker>{'|'.join(map(re.escape, TRACKERS))})_(?P<issue>\d+)_\d+$")
 _ISSUE_SEED = re.compile(r"^issue(?P<issue>\d+)(?:[-_.].*)?$", re.IGNORECASE)
@@ -190,12 +194,22 @@ def _cache_path(spec: SolverSpec) -> Path:
     return cache_root().parent / "known" / cache_name(spec)
 
 
-def _read_cache(path: Path) -> dict[str, dict[str, str]]:
+def made_by(spec: SolverSpec) -> str:
+    """How `spec`'s reproducer signatures are made: `KNOWN_PROBE`, the run's limits and the
+    record's fields a run reads (`solvers.versions.probe_digest`)."""
+    return probe_digest(spec, [KNOWN_PROBE, REPRODUCER_TIMEOUT, REPRODUCER_MEMORY_MB])
+
+
+def _read_cache(path: Path, made: str) -> dict[str, dict[str, str]]:
+    """file name -> its text's digest and signature; {} when made otherwise than `made`
+    says (an older run or signing): those runs are redone, never used."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}  # none yet, or damaged: the runs are redone
-    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("made_by") != made:
+        return {}
+    files = data.get("files")
     return (
         {k: v for k, v in files.items() if isinstance(v, dict)} if isinstance(files, dict) else {}
     )
@@ -225,8 +239,8 @@ def corpus_signatures(
     """file name -> signature of every reproducer of the spec's family whose run the cache
     holds for this release and command line, after running at most `batch` new ones (those
     sharing most operator heads with `prefer` first)."""
-    path = _cache_path(spec)
-    cached = _read_cache(path)
+    path, made = _cache_path(spec), made_by(spec)
+    cached = _read_cache(path, made)
     texts = {}
     for reproducer in reproducers(corpus, spec.family):
         try:
@@ -241,7 +255,8 @@ def corpus_signatures(
     for done, name in enumerate(todo[:batch], 1):
         cached[name] = {"sha": _digest(texts[name]), "signature": signature_of(spec, texts[name])}
         if done % 20 == 0 or done == min(batch, len(todo)):  # a stop keeps most of the work
-            write_atomic(path, json.dumps({"spec": spec.text, "files": cached}, indent=1) + "\n")
+            data = {"spec": spec.text, "made_by": made, "files": cached}
+            write_atomic(path, json.dumps(data, indent=1) + "\n")
     return {
         n: entry.get("signature", "")
         for n, entry in cached.items()

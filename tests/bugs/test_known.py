@@ -12,11 +12,15 @@ import pytest
 from sphinxfuzz.bugs import Store
 from sphinxfuzz.bugs.folder import CampaignFolder
 from sphinxfuzz.bugs.known import (
+    _cache_path,
     _crash_match,
+    _digest,
     bugs_found,
+    corpus_signatures,
     from_bugs_found,
     from_corpus,
     from_seed_name,
+    made_by,
     recognise,
     reproducers,
 )
@@ -187,3 +191,21 @@ def test_a_campaign_with_known_reproducers_marks_its_seed_finding(tmp_path: Path
     (folder,) = (tmp_path / "c" / "seed-findings").iterdir()
     known = load_known(folder)
     assert known is not None and known.label == "z3#7777"
+
+
+def test_signatures_cached_by_an_older_run_are_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reproducer's cached signature says how it was made: one cached before (no word on
+    how, or another run's limits or signing) is run again on the release, never used."""
+    monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
+    z3, corpus = parse_specs("z3")[0], tmp_path / "corpus"
+    corpus.mkdir()
+    text = "(declare-const x Int)(assert (> x 0))(check-sat)\n"
+    (corpus / "z3_2222_0.smt2").write_text(text)
+    old = {"spec": z3.text, "files": {"z3_2222_0.smt2": {
+        "sha": _digest(text), "signature": "z3: ASSERTION VIOLATION File: a.cpp Line: 1"}}}  # fmt: skip
+    _cache_path(z3).parent.mkdir(parents=True)
+    _cache_path(z3).write_text(json.dumps(old))
+    assert corpus_signatures(corpus, z3) == {"z3_2222_0.smt2": ""}  # it answers sat
+    assert json.loads(_cache_path(z3).read_text())["made_by"] == made_by(z3)
