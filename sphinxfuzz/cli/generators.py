@@ -90,7 +90,7 @@ def list_generators(
         typer.Option("--prompts", help="Prompt templates (default: the repo's prompts/)."),
     ] = None,
 ) -> None:
-    """Every generator: theory, solver families, kind, the validity its build recorded, and
+    """Every generator: theory, the solver families it serves, kind, the validity its build recorded, and
     its status: fresh, or stale with the reasons (a changed document or prompt template, a
     newer solver release than it was validated on, an unrecorded edit)."""
     catalogue = _catalogue(generators, strict=False)
@@ -101,7 +101,7 @@ def list_generators(
             "schema": "sphinxfuzz/generators-list/1",
             "directory": str(catalogue.directory),
             "generators": [
-                {"theory": theory, "solvers": list(entry.solvers),
+                {"theory": theory, "solvers": list(entry.solvers), "serves": list(entry.families),
                  "kind": corpus[theory].kind if theory in corpus else None,
                  "path": str(entry.path), "manifest": entry.manifest,
                  "freshness": statuses[theory].to_json()}
@@ -112,13 +112,13 @@ def list_generators(
         return
     console = Console()
     table = Table(title=f"generators in {catalogue.directory}")
-    for column in ("theory", "solvers", "kind", "validity", "status"):
+    for column in ("theory", "serves", "kind", "validity", "status"):
         table.add_column(column)
     for theory, entry in sorted(catalogue.entries.items()):
         doc = corpus.get(theory)
         table.add_row(
             theory,
-            ", ".join(entry.solvers),
+            ", ".join(entry.families),  # its SOLVERS, then the candidates it proved fit for
             doc.kind if doc else "-",
             _manifest_validity(entry.manifest),
             statuses[theory].status,

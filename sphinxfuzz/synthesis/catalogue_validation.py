@@ -162,5 +162,6 @@ def _record(
         folder.path, releases, report.validity_by_solver, terms=report.samples, seed=seed,
         serves=[name.split("@")[0] for name in report.candidates if report.serves(name)],
         judged={name: n for name, n in report.candidates.items() if n < report.samples},
+        within=report.within,
     )  # fmt: skip
     return folder.manifest, releases

@@ -217,10 +217,12 @@ def record_validation(
     date: str | None = None,
     serves: Sequence[str] = (),
     judged: Mapping[str, int] | None = None,
+    within: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """Append a validation entry to `folder`'s manifest (atomically) and return it. `serves`:
     the families outside its SOLVERS the generator proved fit for; `judged`: the terms a
-    solver judged when it stopped short of `terms` (`generators.theory_validation.candidate_share`)."""
+    solver judged when it stopped short of `terms` (`generators.theory_validation.candidate_share`);
+    `within`: the share of the terms whose every feature a candidate accepts (it judged those)."""
     manifest = read_manifest(folder)
     entry: dict[str, Any] = {
         "date": date or datetime.now(UTC).isoformat(timespec="seconds"),
@@ -233,6 +235,8 @@ def record_validation(
         entry["serves"] = sorted(serves)
     if judged:
         entry["judged"] = dict(judged)
+    if within:  # a candidate judged only the terms within its features
+        entry["within"] = {name: round(share, 4) for name, share in within.items()}
     manifest.setdefault("validations", []).append(entry)
     manifest_path = GeneratorFolder(folder).manifest
     validate_manifest(manifest, str(manifest_path))

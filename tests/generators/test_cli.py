@@ -80,3 +80,25 @@ def test_validate_flags_a_generator_below_target(tmp_path: Path) -> None:
     row = next(line for line in result.output.splitlines() if line.startswith("| Halfway"))
     assert row.endswith("| no |") and "| standard |" in row
     assert "misses target: z3 valid" in result.output
+
+
+def test_list_names_the_families_a_validation_found_a_generator_fit_for(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """A family its build did not name is served once a validation lists it in `serves`."""
+    import json
+    import shutil
+
+    folder = tmp_path / "Ints"
+    shutil.copytree(fixtures_dir / "Ints", folder)
+    validation = {
+        "releases": {"z3": "5.4.1", "bitwuzla": "0.10.0", "yices": "2.6.5"},
+        "validity_by_solver": {"z3": 1.0, "bitwuzla": 1.0, "yices": 0.5},
+        "serves": ["bitwuzla"],
+    }
+    manifest = {"theory": "Ints", "validations": [validation]}
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    listed = runner.invoke(app, ["generators", "list", "--generators", str(tmp_path), "--json"])
+    assert listed.exit_code == 0, listed.output
+    (row,) = json.loads(listed.output)["generators"]
+    assert row["serves"] == [*row["solvers"], "bitwuzla"] and "yices" not in row["serves"]

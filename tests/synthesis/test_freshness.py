@@ -143,8 +143,9 @@ def test_each_family_keeps_its_own_validation(tmp_path: Path) -> None:
     # not served by Core (half its terms refused): a newer yices is no reason to re-validate
     assert staleness(folder, doc, Prompts(), newest).releases == []
     assert load_catalogue(gens).theories_for({"yices"}) == []
-    record_validation(folder, {"yices": "2.6.4"}, {"yices": 1.0}, terms=100, seed=0,
-                      serves=["yices"])  # fmt: skip
+    entry = record_validation(folder, {"yices": "2.6.4"}, {"yices": 1.0}, terms=100, seed=0,
+                              serves=["yices"], within={"yices": 0.56789})  # fmt: skip
+    assert entry["within"] == {"yices": 0.5679}  # the manifest's schema takes it
     assert staleness(folder, doc, Prompts(), newest).releases == [
         "validated on yices 2.6.4, yices 2.6.5 installed"
     ]
