@@ -269,7 +269,9 @@ def _print_notes(console: Console, reports: list[Any]) -> None:
 def _candidate_note(report: Any, name: str, judged: int) -> str:
     """What a family the build did not name made of the terms (`ValidationReport.serves`)."""
     share, within = report.validity_by_solver[name], report.within.get(name, 1.0)
-    judged_text = f"{judged} terms within its features ({within:.1%} of the sample)"
+    judged_text = f"{judged} terms within its features ({within:.1%} of the sample"
+    coverage = report.within_coverage.get(name)
+    judged_text += ")" if coverage is None else f", using {coverage:.0%} of the operators)"
     if report.serves(name):
         return f"serves {name} ({share:.1%} of {judged_text} accepted)"
     return f"does not serve {name} ({share:.1%} of the {judged_text} it judged accepted)"

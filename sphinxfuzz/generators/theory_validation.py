@@ -13,8 +13,10 @@ or Real, and all 440 of the 1000 FixedSizeBitVectors terms it refused used them 
 `int_to_bv`): judged on every term it was never served the theories it is built for. The first
 `CANDIDATE_TERMS` such terms are judged in growing batches, and it stops as soon as it refused
 more terms than the validity floor allows (a family that lacks the theory costs a few calls,
-not one per term). It is served only when at least `MIN_WITHIN` of the terms are such terms:
-else the campaign's redraws would too often leave a site unfilled.
+not one per term). It is served only when at least `MIN_WITHIN` of the terms are such terms
+(else the campaign's redraws would too often leave a site unfilled), and when they still use
+`MIN_COVERAGE` of the document's operators, as the build's own terms must: 40% of the
+CVC5_Sequences terms use no sequence at all, and yices took them all.
 """
 
 from __future__ import annotations
@@ -95,6 +97,8 @@ class ValidationReport:
     # candidate solver -> the share of the sampled terms whose every feature it accepts
     # (`within_features`): it judged only those
     within: dict[str, float] = field(default_factory=dict)
+    # candidate solver -> the document's operators those terms use (None: no document)
+    within_coverage: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def samples(self) -> int:
@@ -106,10 +110,13 @@ class ValidationReport:
 
     def serves(self, name: str) -> bool:
         """Whether solver `name` accepts enough of the terms for the generator to serve it
-        (a candidate: of those within its features, themselves enough of the sample)."""
+        (a candidate: of those within its features, themselves enough of the sample and
+        still using the theory's operators)."""
+        coverage = self.within_coverage.get(name)
         return (
             self.validity_by_solver.get(name, 0.0) >= self.floor
             and self.within.get(name, 1.0) >= MIN_WITHIN
+            and (coverage is None or coverage >= MIN_COVERAGE)
         )
 
     def shortfalls(self) -> list[str]:
@@ -225,4 +232,8 @@ def validate_theory(
         kind=kind,
         candidates={name: judged for name, (_share, judged) in tried.items()},
         within={name: len(kept) / max(len(sampled.samples), 1) for name, kept in within.items()},
+        within_coverage={
+            name: operator_coverage(doc, [term for _, term in kept])[0] if doc else None
+            for name, kept in within.items()
+        },
     )

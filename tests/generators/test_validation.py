@@ -10,7 +10,7 @@ from sphinxfuzz.generators.catalogue import default_generators_dir, load_catalog
 from sphinxfuzz.generators.sandbox import sample_terms
 from sphinxfuzz.generators.solver_check import check_terms
 from sphinxfuzz.generators.term_metrics import distinct_errors
-from sphinxfuzz.generators.theory_docs import parse_theory_doc
+from sphinxfuzz.generators.theory_docs import default_docs_dir, load_theory_doc, parse_theory_doc
 from sphinxfuzz.generators.theory_validation import (
     MIN_WITHIN,
     candidate_share,
@@ -158,6 +158,17 @@ def test_a_candidate_is_judged_on_the_terms_within_its_features() -> None:
     # accepting every term it judged is not enough when too few were within its features
     report.within["bitwuzla"] = MIN_WITHIN / 2
     assert not report.serves("bitwuzla")
+
+
+def test_a_candidate_is_not_served_terms_that_avoid_the_theory() -> None:
+    """Many CVC5_Sequences terms use no sequence at all; yices, which has none, accepts those,
+    but a campaign drawing the theory for it would give it none of the theory's operators."""
+    entry = load_catalogue(default_generators_dir()).entries["CVC5_Sequences"]
+    doc = load_theory_doc(default_docs_dir() / "CVC5_Sequences.md")
+    yices = parse_specs("yices")
+    report = validate_theory(entry, doc, parse_specs("cvc5"), n=60, seed=0, candidates=yices)
+    assert report.within["yices"] >= MIN_WITHIN and report.validity_by_solver["yices"] == 1.0
+    assert report.within_coverage == {"yices": 0.0} and not report.serves("yices")
 
 
 def test_each_family_checks_a_batch_in_the_incremental_mode_its_record_names() -> None:
