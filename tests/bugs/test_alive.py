@@ -120,11 +120,7 @@ def test_a_failed_assertion_of_a_build_is_replayed_on_a_newer_build(
     campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A release checks no assertions: it would call every failed one fixed."""
-    root = tmp_path / "campaign"
-    shutil.copytree(campaign, root)
-    with Store(root) as store:
-        folder = next(r.folder for r in store.bugs() if "fixed_later" in r.folder.joinpath(
-            "mutant.smt2").read_text())  # fmt: skip
+    root, folder = _copied_fixed_later(campaign, tmp_path)
     # the bug as a z3 build with assertions stores it (the crashing stand-in as that build)
     monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
     _blame_build(folder, "4.8.11+assert", _fake_build(tmp_path / "cache", "4.8.11+assert", CRASHER))
@@ -136,6 +132,16 @@ def test_a_failed_assertion_of_a_build_is_replayed_on_a_newer_build(
     assert (today.solver, today.version, today.status) == (
         "z3@4.9.1+assert", "4.9.1+assert", FIXED,
     ), today  # fmt: skip
+
+
+def _copied_fixed_later(campaign: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the campaign, and the folder of its bug that a newer release fixed."""
+    root = tmp_path / "campaign"
+    shutil.copytree(campaign, root)
+    with Store(root) as store:
+        folder = next(r.folder for r in store.bugs() if "fixed_later" in r.folder.joinpath(
+            "mutant.smt2").read_text())  # fmt: skip
+    return root, folder
 
 
 def _blame_build(folder: Path, version: str, binary: Path) -> None:
@@ -155,11 +161,7 @@ def test_a_failed_assertion_of_the_newest_build_of_its_kind_is_replayed_on_it(
     """Found on a build with assertions of the newest release (z3@5.4.1+assert, z3 5.4.1 the
     newest installed): no newer build can exist, so that build's own run says alive or
     fixed, not "undecided"."""
-    root = tmp_path / "campaign"
-    shutil.copytree(campaign, root)
-    with Store(root) as store:
-        folder = next(r.folder for r in store.bugs() if "fixed_later" in r.folder.joinpath(
-            "mutant.smt2").read_text())  # fmt: skip
+    root, folder = _copied_fixed_later(campaign, tmp_path)
     monkeypatch.setenv("SPHINXFUZZ_CACHE", str(tmp_path / "cache"))
     newest = solver_version(parse_specs("z3")[0])  # the installed wheel's
     build = f"{newest}+assert"

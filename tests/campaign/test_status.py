@@ -111,6 +111,14 @@ def test_the_schema_is_documented_field_by_field() -> None:
     assert fields - named == set()
 
 
+def _on_clock(tmp_path: Path, stats: Stats, now: list[float], every: float) -> StatusWriter:
+    """A status writer of one job over `stats`, its clock `now[0]` (moved by the test)."""
+    return StatusWriter(
+        tmp_path, lambda: stats, every=every, seed_count=1, jobs=1, budget=(None, None),
+        clock=lambda: now[0],
+    )  # fmt: skip
+
+
 def test_the_status_file_follows_the_counters_within_a_second_whatever_the_log_period(
     tmp_path: Path,
 ) -> None:
@@ -118,10 +126,7 @@ def test_the_status_file_follows_the_counters_within_a_second_whatever_the_log_p
     # even when the log is printed every minute, and an idle campaign's file is not rewritten
     # each second for its clock alone
     stats, now = Stats(), [0.0]
-    writer = StatusWriter(
-        tmp_path, lambda: stats, every=60.0, seed_count=1, jobs=1, budget=(None, None),
-        clock=lambda: now[0],
-    )  # fmt: skip
+    writer = _on_clock(tmp_path, stats, now, every=60.0)
     status = tmp_path / "status.json"
     assert writer.period == STATUS_PERIOD == 1.0
     assert writer.write(unless_same=True) and json.loads(status.read_text())["mutants"] == 0
@@ -145,10 +150,7 @@ def test_a_log_period_of_0_still_shows_the_counters_move(tmp_path: Path) -> None
     # `status --watch` showed a campaign that never moved: now it follows every change, on
     # the writer's own thread, and only an unchanged document is never rewritten
     stats, now = Stats(), [0.0]
-    writer = StatusWriter(
-        tmp_path, lambda: stats, every=0, seed_count=1, jobs=1, budget=(None, None),
-        clock=lambda: now[0],
-    )  # fmt: skip
+    writer = _on_clock(tmp_path, stats, now, every=0)
     status = tmp_path / "status.json"
     assert writer.period == STATUS_PERIOD
     with writer:
