@@ -38,12 +38,11 @@ Choices worth knowing:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from sphinxfuzz.smtlib.lexer import blotted, error_message, lexemes
 from sphinxfuzz.solvers.families import Family, FamilyRecord
-from sphinxfuzz.solvers.result import Answer, Outcome
+from sphinxfuzz.solvers.result import Answer, Classified, Outcome
 from sphinxfuzz.solvers.sanitizer_reports import memory_exhausted
 
 _BENIGN_ERRORS = re.compile(
@@ -104,16 +103,6 @@ _ANNOTATION = re.compile(
     r"Expected result (?:sat|unsat|unknown) but got (sat|unsat|unknown)|check annotation that says"
     r"|'(sat|unsat|unknown)' but status is '(?:sat|unsat|unknown)'"
 )
-
-
-@dataclass
-class Classified:
-    outcome: Outcome
-    answers: list[Answer]
-    model: str | None
-    failure_line: str | None
-    model_check_failed: bool
-    annotation_conflict: bool = False
 
 
 def _first_line(pattern: re.Pattern[str], text: str) -> str | None:
@@ -235,6 +224,16 @@ def _is_model(inner: str) -> bool:
     )
 
 
+def _stderr_errors(record: FamilyRecord, stderr: str) -> list[str]:
+    """The errors a family says on stderr (bitwuzla's `[error] `), without their prefix."""
+    if not record.error_prefix:
+        return []
+    start = len(record.error_prefix)
+    return [
+        line[start:].strip() for line in stderr.splitlines() if line.startswith(record.error_prefix)
+    ]
+
+
 def classify(
     stdout: str, stderr: str, exit_code: int, timed_out: bool, family: Family = Family.OTHER
 ) -> Classified:
@@ -242,12 +241,7 @@ def classify(
     (negative: killed by that signal). An unknown family's conventions are the loosest."""
     record = family.record
     answers, model, errors = _scan(stdout)
-    if record.error_prefix:  # a family that says its errors on stderr (bitwuzla's `[error] `)
-        errors += [
-            line[len(record.error_prefix) :].strip()
-            for line in stderr.splitlines()
-            if line.startswith(record.error_prefix)
-        ]
+    errors += _stderr_errors(record, stderr)
     # "model is not available" after an unsat is no rejection (the mutants always ask for a
     # model), but "not available" from a run that answered nothing is (cvc5 1.4.2:
     # "Higher-order logic not available in this configuration" under --no-uf-ho-exp)

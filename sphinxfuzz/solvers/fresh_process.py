@@ -14,9 +14,9 @@ import tempfile
 from pathlib import Path
 
 from sphinxfuzz.solvers import scratch
-from sphinxfuzz.solvers.classify import Classified, classify
+from sphinxfuzz.solvers.classify import classify
 from sphinxfuzz.solvers.reaper import OUTPUT_LIMIT, run_bounded
-from sphinxfuzz.solvers.result import Outcome, SolverResult
+from sphinxfuzz.solvers.result import Classified, Outcome, SolverResult
 from sphinxfuzz.solvers.spec import SolverSpec
 from sphinxfuzz.solvers.string_escapes import misread
 from sphinxfuzz.solvers.vanished import SolverVanished, check_started

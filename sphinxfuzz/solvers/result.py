@@ -7,7 +7,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sphinxfuzz.solvers.classify import Classified
     from sphinxfuzz.solvers.spec import SolverSpec
 
 
@@ -44,6 +43,19 @@ class Outcome(StrEnum):
     TIMEOUT = "timeout"
     CRASH = "crash"
     ERROR = "error"  # the solver rejected the input (parse error, unsupported feature)
+
+
+@dataclass
+class Classified:
+    """What `solvers.classify` read from a run's output and exit status: a `SolverResult`
+    without the run's own facts (its spec, texts, status and time)."""
+
+    outcome: Outcome
+    answers: list[Answer]
+    model: str | None
+    failure_line: str | None
+    model_check_failed: bool
+    annotation_conflict: bool = False
 
 
 @dataclass

@@ -14,9 +14,9 @@ import pytest
 from sphinxfuzz.oracle.backtrace import gdb_backtrace
 from sphinxfuzz.oracle.crash import crash_signature
 from sphinxfuzz.solvers import Outcome, SolverSpecError, parse_specs, run_solver
-from sphinxfuzz.solvers.classify import Classified, classify
+from sphinxfuzz.solvers.classify import classify
 from sphinxfuzz.solvers.persistent import PersistentSolver
-from sphinxfuzz.solvers.result import SolverResult
+from sphinxfuzz.solvers.result import Classified, SolverResult
 
 FAKES = Path(__file__).resolve().parent.parent / "fixtures" / "fake_solvers"
 SAT = "(set-option :produce-models true)(set-logic QF_LIA)\n(declare-const x Int)(assert (> x 41))(check-sat)(get-model)\n"
