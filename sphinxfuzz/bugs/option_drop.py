@@ -48,7 +48,11 @@ class Dropped:
 
 def option_words(text: str) -> list[int]:
     """Indexes (into `shlex.split(text)`) of the option words of one spec text."""
-    words = shlex.split(text)
+    return _option_indexes(shlex.split(text))
+
+
+def _option_indexes(words: Sequence[str]) -> list[int]:
+    """Indexes of the option words of a command line's words (those after its program)."""
     start = len(program_argv(tuple(words)))
     return [i for i in range(start, len(words)) if _OPTION.fullmatch(words[i])]
 
@@ -153,7 +157,7 @@ def _raised(reduction: Reduction, stored: Standing) -> Standing:
     if summary is None or not summary.argv:
         return stored
     family, argv = Family.read(summary.family), tuple(summary.argv)
-    words = [w for w in argv[len(program_argv(argv)) :] if _OPTION.fullmatch(w)]
+    words = [argv[i] for i in _option_indexes(argv)]
     standings = _standings(family, argv)
     now = None if standings is None else command_standing(family, words, standings)
     return stored if now is None else highest([stored, now])

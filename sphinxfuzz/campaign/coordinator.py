@@ -290,8 +290,8 @@ def run_campaign(
     `validate`) is run as it is, without checking it again. `ray`: run the `jobs` workers as
     actors of the Ray cluster at that address ("local": start one here; `campaign.cluster`).
     `status_every`: seconds between rewrites of the folder's `status.json` while its counters
-    stay; within a second of their change otherwise (`campaign.status_file`; 0: only at the start
-    and the end). The story is `CampaignRun.run`'s."""
+    stay; within a second of their change otherwise (`campaign.status_file`; 0: on a change
+    alone). The story is `CampaignRun.run`'s."""
     if isinstance(persistent, bool):  # True would mean one script a process
         raise TypeError(f"persistent: scripts a process serves (0: fresh), not {persistent}")
     settings = RunSettings(root, budget, jobs, resume, persistent, unconfined, ray,

@@ -90,9 +90,9 @@ def list_generators(
         typer.Option("--prompts", help="Prompt templates (default: the repo's prompts/)."),
     ] = None,
 ) -> None:
-    """Every generator: theory, the solver families it serves, kind, the validity its build recorded, and
-    its status: fresh, or stale with the reasons (a changed document or prompt template, a
-    newer solver release than it was validated on, an unrecorded edit)."""
+    """Every generator: theory, the solver families it serves, kind, the validity its build
+    recorded, and its status: fresh, or stale with the reasons (a changed document or prompt
+    template, a newer solver release than it was validated on, an unrecorded edit)."""
     catalogue = _catalogue(generators, strict=False)
     corpus = _corpus(docs)
     statuses = _statuses(catalogue, corpus, prompts)  # imported late: it reads solver releases
